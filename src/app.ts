@@ -1,0 +1,14 @@
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { buildServer, type RestFeature } from './http/server.js';
+import type { Catalog } from './services/catalog.js';
+
+/**
+ * The whole Almanac server: the Foundation's REST surface plus every feature. Features are plugins; adding one
+ * means adding it to these lists, nothing else.
+ */
+const REST_FEATURES: RestFeature[] = [];
+const ROOT_FEATURES: RestFeature[] = [];
+
+export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
+  return buildServer(catalog, { logger: opts.logger, restFeatures: REST_FEATURES, rootFeatures: ROOT_FEATURES });
+}

@@ -1,0 +1,36 @@
+import { ConfigError, loadConfig } from '../config.js';
+import { openCatalog, type Catalog } from '../services/catalog.js';
+
+/** Opens the catalog from the environment; configuration and connection problems end in one clear line. */
+export async function withCatalog<T>(fn: (catalog: Catalog) => Promise<T>): Promise<T> {
+  const catalog = await openFromEnv();
+  try {
+    return await fn(catalog);
+  } finally {
+    await catalog.close();
+  }
+}
+
+export async function openFromEnv(): Promise<Catalog> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    fail(e instanceof ConfigError ? `almanac: invalid configuration: ${e.message}` : String(e));
+  }
+  try {
+    return await openCatalog(config);
+  } catch (e) {
+    fail(`almanac: cannot open the database (${redact(config.databaseUrl)}): ${(e as Error).message}`);
+  }
+}
+
+export function fail(line: string): never {
+  process.stderr.write(`${line}\n`);
+  process.exit(1);
+}
+
+/** Hides a password in a connection string. */
+export function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}

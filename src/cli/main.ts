@@ -1,0 +1,14 @@
+import { Command } from 'commander';
+import { ALMANAC_VERSION, DATAHUB_VERSION } from '../version.js';
+import { registerIngest } from './ingest.js';
+import { registerServe } from './serve.js';
+import { registerToken } from './token.js';
+
+const program = new Command('almanac')
+  .description(`Almanac: a metadata catalog that speaks the DataHub ${DATAHUB_VERSION} API`)
+  .version(ALMANAC_VERSION);
+registerServe(program);
+registerIngest(program);
+registerToken(program);
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { createApp } from '../app.js';
+import { fail, openFromEnv, redact } from './context.js';
+
+export function registerServe(program: Command) {
+  program
+    .command('serve')
+    .description('serve the catalog (REST, GraphQL and the explorer) on PORT')
+    .action(async () => {
+      const catalog = await openFromEnv();
+      const app = await createApp(catalog);
+      let closing = false;
+      const shutdown = async (signal: string) => {
+        if (closing) return;
+        closing = true;
+        app.log.info({ signal }, 'shutting down');
+        // Stop accepting, let in-flight requests finish, then close the database cleanly.
+        await app.close();
+        await catalog.close();
+        process.exit(0);
+      };
+      process.on('SIGTERM', () => void shutdown('SIGTERM'));
+      process.on('SIGINT', () => void shutdown('SIGINT'));
+      try {
+        await app.listen({ port: catalog.config.port, host: catalog.config.host });
+      } catch (e) {
+        await catalog.close();
+        fail(`almanac: cannot listen on ${catalog.config.host}:${catalog.config.port}: ${(e as Error).message}`);
+      }
+      app.log.info(`Almanac serving on ${catalog.config.host}:${catalog.config.port} with ${redact(catalog.config.databaseUrl)}`);
+    });
+}

@@ -1,0 +1,75 @@
+/**
+ * Configuration from the environment. Every value is checked here, so a bad one stops start-up with one clear
+ * line (ConfigError) instead of a failure somewhere deep inside.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  /** HS256 signing key; when absent one is generated on first start and kept in the database. */
+  tokenSecret?: string;
+  logLevel: string;
+  /** Versions kept per (entity, aspect), latest included. */
+  historyCap: number;
+  /** Largest request body accepted, in bytes. */
+  bodyLimit: number;
+  /** Allow personal access tokens that never expire. */
+  allowNoExpiryTokens: boolean;
+  /** `Basic <id>:<secret>` credentials for service-to-service callers, when configured. */
+  systemClientId: string;
+  systemClientSecret?: string;
+  /** How long a node trusts a token lookup before asking the store again (revocation on other nodes). */
+  tokenCacheMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function int(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got '${raw}'`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return dflt;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got '${env[name]}'`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = env.DATABASE_URL?.trim() || 'sqlite:./data/almanac.db';
+  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must be sqlite:<path> or postgres://…, got '${databaseUrl}'`);
+  }
+  const logLevel = (env.LOG_LEVEL ?? 'info').trim().toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
+  const tokenSecret = env.ALMANAC_TOKEN_SECRET;
+  if (tokenSecret !== undefined && tokenSecret !== '' && tokenSecret.length < 32) {
+    throw new ConfigError('ALMANAC_TOKEN_SECRET must be at least 32 characters long');
+  }
+  return {
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST?.trim() || '0.0.0.0',
+    databaseUrl,
+    tokenSecret: tokenSecret || undefined,
+    logLevel,
+    historyCap: int(env, 'ALMANAC_HISTORY_CAP', 20, 1, 10_000),
+    bodyLimit: int(env, 'ALMANAC_BODY_LIMIT', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    allowNoExpiryTokens: bool(env, 'ALMANAC_ALLOW_NO_EXPIRY_TOKENS', false),
+    systemClientId: env.DATAHUB_SYSTEM_CLIENT_ID?.trim() || '__datahub_system',
+    systemClientSecret: env.DATAHUB_SYSTEM_CLIENT_SECRET || undefined,
+    tokenCacheMs: int(env, 'ALMANAC_TOKEN_CACHE_MS', 10_000, 0, 600_000),
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The one catalogue of Almanac's coded errors. Services throw these; the HTTP surface maps them to a
+ * status (REST) or a GraphQL error code in one place (src/http/errors.ts, src/graphql/errors.ts).
+ */
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNPROCESSABLE'
+  | 'INTERNAL';
+
+export const STATUS_OF: Record<ErrorCode, number> = {
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNPROCESSABLE: 422,
+  INTERNAL: 500,
+};
+
+export class AlmanacError extends Error {
+  readonly code: ErrorCode;
+  /** Extra, safe-to-show facts (the field that failed, the urn that is missing). */
+  readonly details?: Record<string, unknown>;
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'AlmanacError';
+    this.code = code;
+    this.details = details;
+  }
+  get status(): number {
+    return STATUS_OF[this.code];
+  }
+}
+
+export const badRequest = (message: string, details?: Record<string, unknown>) =>
+  new AlmanacError('BAD_REQUEST', message, details);
+export const notFound = (message: string, details?: Record<string, unknown>) =>
+  new AlmanacError('NOT_FOUND', message, details);
+export const conflict = (message: string, details?: Record<string, unknown>) =>
+  new AlmanacError('CONFLICT', message, details);
+export const unprocessable = (message: string, details?: Record<string, unknown>) =>
+  new AlmanacError('UNPROCESSABLE', message, details);
+export const unauthenticated = (message = 'Unauthorized to perform this action.') =>
+  new AlmanacError('UNAUTHENTICATED', message);
+/** DataHub's refusal sentence, kept word for word because clients match on it. */
+export const UNAUTHORIZED_MESSAGE = 'Unauthorized to perform this action. Please contact your DataHub administrator.';
+export const forbidden = (message = UNAUTHORIZED_MESSAGE) => new AlmanacError('FORBIDDEN', message);
+
+export function isAlmanacError(e: unknown): e is AlmanacError {
+  return e instanceof AlmanacError;
+}

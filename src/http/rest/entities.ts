@@ -1,0 +1,136 @@
+import type { FastifyInstance } from 'fastify';
+import { badRequest, notFound } from '../../errors.js';
+import { aspectSpec, entitySpec } from '../../model/registry.js';
+import { parseUrn } from '../../model/urn.js';
+import { requirePrivilege } from '../../services/authz.js';
+import type { Catalog } from '../../services/catalog.js';
+import { changeFromProposal, changesFromSnapshot, type ChangeItem } from '../../services/ingest-format.js';
+import { REQUIRES } from '../../services/privileges.js';
+import type { AspectRecord } from '../../storage/types.js';
+import { optionalNumber, registerActions, requiredString, restliList, urnFromPath } from './actions.js';
+
+/** Ingestion and reads of versioned aspects: the Rest.li resources the Python SDK and emitter use. */
+export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
+  const { entities, authz } = catalog;
+
+  async function ingest(items: ChangeItem[], actor: Parameters<typeof entities.ingest>[1]) {
+    for (const urn of new Set(items.map((i) => i.urn))) await requirePrivilege(authz, actor, REQUIRES['rest.ingestProposal'], urn);
+    return entities.ingest(items, actor);
+  }
+
+  registerActions(app, 'aspects', {
+    async ingestProposal(body, request) {
+      const item = changeFromProposal(body.proposal);
+      await ingest([item], request.actor);
+      return item.urn;
+    },
+    async ingestProposalBatch(body, request) {
+      if (!Array.isArray(body.proposals)) throw badRequest('proposals must be a list', { field: 'proposals' });
+      const items = body.proposals.map(changeFromProposal);
+      await ingest(items, request.actor);
+      return items.map((i) => i.urn);
+    },
+  });
+
+  registerActions(app, 'entities', {
+    async ingest(body, request) {
+      const entity = body.entity as { value?: unknown } | undefined;
+      if (!entity || typeof entity !== 'object') throw badRequest('entity must be {"value": {<snapshot class>: {...}}}', { field: 'entity' });
+      await ingest(changesFromSnapshot(entity.value, body.systemMetadata), request.actor);
+      return undefined;
+    },
+    async batchIngest(body, request) {
+      if (!Array.isArray(body.entities)) throw badRequest('entities must be a list', { field: 'entities' });
+      const sys = Array.isArray(body.systemMetadata) ? body.systemMetadata : [];
+      const items = body.entities.flatMap((e, i) => changesFromSnapshot((e as { value?: unknown })?.value, sys[i]));
+      await ingest(items, request.actor);
+      return undefined;
+    },
+    async delete(body, request) {
+      const urn = parseUrn(requiredString(body, 'urn')).raw;
+      await requirePrivilege(authz, request.actor, REQUIRES['rest.deleteEntity'], urn);
+      if (!(await entities.exists(urn))) throw notFound(`Entity ${urn} does not exist`, { urn });
+      const aspectName = body.aspectName;
+      if (aspectName !== undefined && aspectName !== null) {
+        const spec = aspectSpec(String(aspectName));
+        if (!spec?.timeseries) throw badRequest('Not supported for non-timeseries aspect', { field: 'aspectName' });
+        const u = parseUrn(urn);
+        const n = await entities.store.deleteTimeseriesRange(urn, entitySpec(u.entityType)!.name, spec.name,
+          optionalNumber(body, 'startTimeMillis'), optionalNumber(body, 'endTimeMillis'));
+        return { urn, rows: 0, timeseriesRows: n };
+      }
+      const { rows, timeseriesRows } = await entities.deleteEntity(urn);
+      return { urn, rows, timeseriesRows };
+    },
+  });
+
+  app.get('/aspects/*', async (request) => {
+    const urn = parseUrn(urnFromPath(request, 'aspects')).raw;
+    await requirePrivilege(authz, request.actor, REQUIRES['rest.getAspect'], urn);
+    const q = request.query as Record<string, string | undefined>;
+    if (!q.aspect) throw badRequest('Missing required parameter aspect', { field: 'aspect' });
+    const version = q.version === undefined ? 0 : Number(q.version);
+    const rec = await entities.getAspect(urn, q.aspect, version);
+    return { urn, version: rec.version, aspect: { [aspectSpec(rec.aspect)!.className]: rec.value } };
+  });
+
+  app.get('/entitiesV2/*', async (request) => {
+    const urn = parseUrn(urnFromPath(request, 'entitiesV2')).raw;
+    await requirePrivilege(authz, request.actor, REQUIRES['rest.getEntity'], urn);
+    const aspects = restliList((request.query as Record<string, unknown>).aspects);
+    const response = await entityResponses([urn], aspects);
+    const found = response.get(urn);
+    if (!found) throw notFound(`Entity ${urn} does not exist`, { urn });
+    return found;
+  });
+
+  app.get('/entitiesV2', async (request) => {
+    const q = request.query as Record<string, unknown>;
+    const ids = restliList(q.ids);
+    if (!ids?.length) throw badRequest('Missing required parameter ids=List(<urn>,…)', { field: 'ids' });
+    const urns = ids.map((u) => parseUrn(u).raw);
+    for (const urn of urns) await requirePrivilege(authz, request.actor, REQUIRES['rest.getEntity'], urn);
+    const responses = await entityResponses(urns, restliList(q.aspects));
+    return { results: Object.fromEntries(responses), statuses: {}, errors: {} };
+  });
+
+  app.get('/entities/*', async (request) => {
+    const urn = parseUrn(urnFromPath(request, 'entities')).raw;
+    await requirePrivilege(authz, request.actor, REQUIRES['rest.getEntity'], urn);
+    const u = parseUrn(urn);
+    const spec = entitySpec(u.entityType);
+    if (!(await entities.exists(urn))) throw notFound(`Entity ${urn} does not exist`, { urn });
+    const latest = await entities.getLatest(urn);
+    const snapshotClass = spec?.snapshotClass ?? `com.linkedin.metadata.snapshot.${u.entityType[0]!.toUpperCase()}${u.entityType.slice(1)}Snapshot`;
+    const aspects = [...latest.values()].map((r) => ({ [aspectSpec(r.aspect)?.className ?? r.aspect]: r.value }));
+    return { value: { [snapshotClass]: { urn, aspects } } };
+  });
+
+  /** EntityResponse records for the urns that exist; time-series aspects are not part of it, as in DataHub. */
+  async function entityResponses(urns: string[], aspects?: string[]) {
+    const existing = await entities.store.existing(urns);
+    const latest = await entities.store.getLatest([...existing], aspects);
+    const out = new Map<string, unknown>();
+    for (const urn of urns) {
+      if (!existing.has(urn)) continue;
+      const recs = latest.get(urn) ?? new Map<string, AspectRecord>();
+      out.set(urn, {
+        entityName: entitySpec(parseUrn(urn).entityType)?.name ?? parseUrn(urn).entityType,
+        urn,
+        aspects: Object.fromEntries([...recs.values()].map((r) => [r.aspect, envelope(r)])),
+      });
+    }
+    return out;
+  }
+}
+
+function envelope(r: AspectRecord) {
+  return {
+    name: r.aspect,
+    type: 'VERSIONED',
+    version: r.version,
+    value: { [aspectSpec(r.aspect)?.className ?? r.aspect]: r.value },
+    created: { time: r.createdOn, actor: r.createdBy },
+    ...(r.systemMetadata ? { systemMetadata: r.systemMetadata } : {}),
+  };
+}

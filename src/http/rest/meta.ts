@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import type { Catalog } from '../../services/catalog.js';
+import { ALMANAC_VERSION, DATAHUB_VERSION } from '../../version.js';
+
+/** `GET /config` (how the Python client recognises a GMS) and `GET /health`. */
+export async function metaRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
+  app.get('/config', async () => ({
+    noCode: 'true',
+    retention: 'true',
+    statefulIngestionCapable: true,
+    patchCapable: false,
+    supportsImpactAnalysis: false,
+    timeZone: 'GMT',
+    datasetUrnNameCasing: false,
+    versions: {
+      'linkedin/datahub': { version: DATAHUB_VERSION, commit: 'almanac' },
+      almanac: { version: ALMANAC_VERSION, engine: catalog.store.engine },
+    },
+    telemetry: { enabledCli: false, enabledIngestion: false },
+    managedIngestion: { enabled: false, defaultCliVersion: '0.12.1' },
+    datahub: { serverType: 'almanac' },
+    models: {},
+  }));
+
+  app.get('/health', { config: { public: true } }, async () => ({ status: 'ok' }));
+}

@@ -1,0 +1,65 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { badRequest } from '../errors.js';
+import type { Catalog } from '../services/catalog.js';
+import { authPlugin } from './auth.js';
+import { sendError } from './errors.js';
+import { entityRoutes } from './rest/entities.js';
+import { metaRoutes } from './rest/meta.js';
+
+/** The Rest.li surface answers at the root, under /gms (DataHub Cloud's form) and /api/gms (the frontend proxy). */
+export const REST_PREFIXES = ['', '/gms', '/api/gms'] as const;
+
+/** A REST feature: a Fastify plugin registered once per prefix. */
+export type RestFeature = (app: FastifyInstance, opts: { catalog: Catalog }) => Promise<void>;
+
+export interface ServerOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** Extra REST features (metadata tests, time series…), mounted like the built-in ones. */
+  restFeatures?: RestFeature[];
+  /** Features mounted once at the root (GraphQL, the explorer). */
+  rootFeatures?: RestFeature[];
+}
+
+function parseJson(body: string): unknown {
+  if (body.trim() === '') return {};
+  try {
+    return JSON.parse(body);
+  } catch (e) {
+    throw badRequest(`Malformed JSON in request body: ${(e as Error).message}`);
+  }
+}
+
+export async function buildServer(catalog: Catalog, opts: ServerOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? { level: catalog.config.logLevel, redact: ['req.headers.authorization'] },
+    bodyLimit: catalog.config.bodyLimit,
+    // Urns are long: a dataset urn with a deep path easily passes find-my-way's 100-character default.
+    routerOptions: { maxParamLength: 4096, ignoreDuplicateSlashes: true },
+    disableRequestLogging: catalog.config.logLevel !== 'debug' && catalog.config.logLevel !== 'trace',
+  });
+
+  // Clients send JSON with, without, or with the wrong content type (curl defaults to form encoding).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, parseJson(body as string));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
+
+  app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ status: 404, code: 'NOT_FOUND', message: `No route for ${request.method} ${request.url.split('?')[0]}` }));
+
+  await app.register(authPlugin, { catalog });
+  for (const prefix of REST_PREFIXES) {
+    await app.register(async (scope) => {
+      await metaRoutes(scope, { catalog });
+      await entityRoutes(scope, { catalog });
+      for (const feature of opts.restFeatures ?? []) await feature(scope, { catalog });
+    }, { prefix });
+  }
+  for (const feature of opts.rootFeatures ?? []) await app.register(feature, { catalog });
+  return app;
+}

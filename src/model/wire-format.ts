@@ -1,0 +1,41 @@
+/**
+ * Normalising what DataHub clients and files send into plain aspect JSON.
+ *
+ * Avro JSON (the file form) wraps optional and union values in a one-key object named after the member type:
+ * `{"string": "x"}`, `{"array": [...]}`, `{"com.linkedin.pegasus2avro.schema.StringType": {}}`. Pegasus JSON (the
+ * REST form) wraps union members the same way but only for record members, with their class name. We unwrap the
+ * Avro primitive wrappers everywhere, and keep record-member union keys with `pegasus2avro` removed, because those
+ * are part of the Pegasus value (e.g. `schemaMetadata.platformSchema`, `fields[].type.type`).
+ */
+
+const AVRO_PRIMITIVES = new Set(['string', 'int', 'long', 'float', 'double', 'boolean', 'bytes', 'array', 'map', 'null']);
+
+export function normaliseAspectValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normaliseAspectValue);
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length === 1) {
+    const [k, v] = entries[0]!;
+    if (AVRO_PRIMITIVES.has(k)) return normaliseAspectValue(v);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of entries) {
+    // Avro writes absent optionals as null; Pegasus omits them. Dropping them keeps stored values canonical.
+    if (v === null) continue;
+    out[k.includes('.pegasus2avro.') ? k.replace('.pegasus2avro.', '.') : k] = normaliseAspectValue(v);
+  }
+  return out;
+}
+
+/** JSON with sorted keys: two values that differ only in key order compare equal. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value as object).sort()) out[k] = sortKeys((value as Record<string, unknown>)[k]);
+  return out;
+}

@@ -1,0 +1,25 @@
+import type { Config } from '../config.js';
+import { openStore } from '../storage/index.js';
+import type { Store } from '../storage/types.js';
+import { FoundationAuthorizer, type Authorizer } from './authz.js';
+import { EntityService } from './entities.js';
+import { TokenService } from './tokens.js';
+
+/** Everything the HTTP surface and the CLI use: the services, built once over one store. */
+export interface Catalog {
+  config: Config;
+  store: Store;
+  entities: EntityService;
+  tokens: TokenService;
+  authz: Authorizer;
+  close(): Promise<void>;
+}
+
+export async function openCatalog(config: Config, store?: Store): Promise<Catalog> {
+  const s = store ?? (await openStore(config.databaseUrl));
+  const entities = new EntityService(s, config.historyCap);
+  const tokens = await TokenService.create(s, entities, {
+    secret: config.tokenSecret, cacheMs: config.tokenCacheMs, allowNoExpiry: config.allowNoExpiryTokens,
+  });
+  return { config, store: s, entities, tokens, authz: new FoundationAuthorizer(), close: () => s.close() };
+}

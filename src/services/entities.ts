@@ -1,0 +1,139 @@
+import { badRequest, notFound, unprocessable } from '../errors.js';
+import { validateOrThrow } from '../model/aspect-schemas.js';
+import { aspectSpec, entityHasAspect, entitySpec, keyAspectValue } from '../model/registry.js';
+import { parseUrn, type Urn } from '../model/urn.js';
+import type { AspectRecord, AspectWrite, Store, TimeseriesWrite } from '../storage/types.js';
+import type { Actor } from './actor.js';
+import type { ChangeItem } from './ingest-format.js';
+
+export interface IngestResult {
+  /** Versioned aspects whose value changed (a new version was made). */
+  changed: number;
+  /** Versioned aspects that equalled the latest value. */
+  unchanged: number;
+  timeseries: number;
+  deleted: number;
+}
+
+/**
+ * The catalog's rules for entities and aspects: registry checks, payload validation, key aspects for new
+ * entities, versioned vs time-series routing. Every batch is all-or-nothing.
+ */
+export class EntityService {
+  constructor(readonly store: Store, private readonly historyCap: number) {}
+
+  /** Checks one change against the registry and the aspect's schema; throws 422/400 naming the problem. */
+  validate(item: ChangeItem): void {
+    const spec = entitySpec(item.entityType);
+    if (!spec) throw unprocessable(`Unknown entity type '${item.entityType}'`, { urn: item.urn });
+    if (!aspectSpec(item.aspect)) throw unprocessable(`Unknown aspect '${item.aspect}'`, { urn: item.urn, aspect: item.aspect });
+    if (!entityHasAspect(spec.name, item.aspect)) {
+      throw unprocessable(`Aspect '${item.aspect}' is not an aspect of entity type '${spec.name}'`, { urn: item.urn, aspect: item.aspect });
+    }
+    if (item.changeType === 'PATCH') {
+      throw unprocessable(`changeType PATCH is not supported for '${item.aspect}'; send the whole aspect with UPSERT`, { aspect: item.aspect });
+    }
+    if (item.changeType === 'DELETE') {
+      if (item.aspect === spec.keyAspect) throw unprocessable('The key aspect cannot be deleted; delete the entity instead');
+      return;
+    }
+    if (item.aspect === spec.keyAspect) {
+      throw unprocessable(`Key aspect '${item.aspect}' is derived from the urn and cannot be written`, { aspect: item.aspect });
+    }
+    validateOrThrow(item.aspect, item.value);
+  }
+
+  /** Validates every item first, then writes all of them in one transaction per kind. */
+  async ingest(items: ChangeItem[], actor: Actor): Promise<IngestResult> {
+    for (const item of items) this.validate(item);
+    const versioned: AspectWrite[] = [];
+    const timeseries: TimeseriesWrite[] = [];
+    const deletes: ChangeItem[] = [];
+    const now = Date.now();
+    for (const item of items) {
+      const entityType = entitySpec(item.entityType)!.name;
+      if (item.changeType === 'DELETE') deletes.push(item);
+      else if (aspectSpec(item.aspect)!.timeseries) timeseries.push(toTimeseriesWrite({ ...item, entityType }));
+      else versioned.push({ urn: item.urn, entityType, aspect: item.aspect, value: item.value,
+        systemMetadata: item.systemMetadata, actor: actor.urn, time: now });
+    }
+    // DataHub writes the key aspect of every entity it has not seen; so do we (identical writes are no-ops).
+    const newUrns = [...new Set([...versioned, ...timeseries].map((w) => w.urn))];
+    const known = newUrns.length ? await this.store.existing(newUrns) : new Set<string>();
+    for (const urn of newUrns) {
+      if (known.has(urn)) continue;
+      const u = parseUrn(urn);
+      const spec = entitySpec(u.entityType)!;
+      const key = keyAspectValue(spec.name, u.parts);
+      if (key) versioned.unshift({ urn, entityType: spec.name, aspect: spec.keyAspect, value: key, systemMetadata: null,
+        actor: actor.urn, time: now });
+    }
+    const results = versioned.length || timeseries.length
+      ? await this.store.writeAspects(versioned, this.historyCap, timeseries) : [];
+    let deleted = 0;
+    for (const d of deletes) {
+      deleted += aspectSpec(d.aspect)!.timeseries
+        ? await this.store.deleteTimeseriesRange(d.urn, entitySpec(d.entityType)!.name, d.aspect)
+        : await this.store.deleteAspects(d.urn, [d.aspect]);
+    }
+    const changed = results.filter((r) => r.changed).length;
+    return { changed, unchanged: results.length - changed, timeseries: timeseries.length, deleted };
+  }
+
+  /** Writes aspects of an entity that must already exist (GraphQL edits): 404 otherwise, nothing written. */
+  async writeToExisting(urn: string, aspects: Record<string, unknown>, actor: Actor): Promise<void> {
+    await this.requireExists(urn);
+    const u = parseUrn(urn);
+    const items: ChangeItem[] = Object.entries(aspects).map(([aspect, value]) => ({
+      urn, entityType: u.entityType, aspect, changeType: 'UPSERT', value, systemMetadata: null,
+    }));
+    await this.ingest(items, actor);
+  }
+
+  async exists(urn: string): Promise<boolean> {
+    return (await this.store.existing([urn])).has(urn);
+  }
+
+  async requireExists(urn: string): Promise<Urn> {
+    const u = parseUrn(urn);
+    if (!(await this.exists(u.raw))) throw notFound(`Entity ${u.raw} does not exist`, { urn: u.raw });
+    return u;
+  }
+
+  async getLatest(urn: string, aspects?: readonly string[]): Promise<Map<string, AspectRecord>> {
+    return (await this.store.getLatest([urn], aspects)).get(urn) ?? new Map();
+  }
+
+  async getAspect(urn: string, aspect: string, version = 0): Promise<AspectRecord> {
+    const u = parseUrn(urn);
+    const spec = aspectSpec(aspect);
+    if (!spec) throw unprocessable(`Unknown aspect '${aspect}'`, { aspect });
+    if (spec.timeseries) throw badRequest(`Aspect '${aspect}' is a time-series aspect; read it with getTimeseriesAspectValues`);
+    if (!Number.isInteger(version) || version < 0) throw badRequest(`version must be a whole number ≥ 0, got '${version}'`);
+    const rec = await this.store.getVersion(u.raw, aspect, version);
+    if (!rec) throw notFound(`Aspect ${aspect} (version ${version}) of ${u.raw} not found`, { urn: u.raw, aspect });
+    return rec;
+  }
+
+  async deleteEntity(urn: string): Promise<{ rows: number; timeseriesRows: number }> {
+    const u = parseUrn(urn);
+    return this.store.deleteEntity(u.raw);
+  }
+}
+
+function toTimeseriesWrite(item: ChangeItem): TimeseriesWrite {
+  const v = item.value as Record<string, unknown>;
+  const ts = v.timestampMillis;
+  if (typeof ts !== 'number' || !Number.isFinite(ts)) {
+    throw unprocessable(`Invalid aspect ${item.aspect}: timestampMillis: required field is missing`, { field: 'timestampMillis' });
+  }
+  const part = v.partitionSpec as { partition?: string } | undefined;
+  const gran = v.eventGranularity as { unit?: string; multiple?: number } | undefined;
+  return {
+    urn: item.urn, entityType: item.entityType, aspect: item.aspect, timestampMillis: ts,
+    partition: part?.partition ?? '',
+    granularity: gran?.unit ? `${gran.unit}:${gran.multiple ?? 1}` : '',
+    messageId: typeof v.messageId === 'string' ? v.messageId : '',
+    value: item.value, systemMetadata: item.systemMetadata,
+  };
+}

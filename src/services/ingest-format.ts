@@ -1,0 +1,149 @@
+import { unprocessable, badRequest, AlmanacError } from '../errors.js';
+import { aspectNameOfClass, aspectSpec, entitySpec, entityTypeOfSnapshot } from '../model/registry.js';
+import { tryParseUrn } from '../model/urn.js';
+import { normaliseAspectValue } from '../model/wire-format.js';
+import type { SystemMetadata } from '../storage/types.js';
+
+/**
+ * Turning DataHub's wire and file records (MCE snapshots, MCPs in both aspect encodings) into change items.
+ * Shape checks only; registry and payload validation happen in the entity service.
+ */
+export type ChangeType = 'UPSERT' | 'CREATE' | 'UPDATE' | 'RESTATE' | 'DELETE' | 'PATCH';
+
+export interface ChangeItem {
+  urn: string;
+  entityType: string;
+  aspect: string;
+  changeType: ChangeType;
+  value: unknown;
+  systemMetadata: SystemMetadata | null;
+}
+
+const CHANGE_TYPES = new Set(['UPSERT', 'CREATE', 'UPDATE', 'RESTATE', 'DELETE', 'PATCH', 'CREATE_ENTITY']);
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function normaliseSystemMetadata(raw: unknown): SystemMetadata | null {
+  if (!isObject(raw)) return null;
+  const v = normaliseAspectValue(raw) as SystemMetadata;
+  return Object.keys(v).length ? v : null;
+}
+
+function urnOf(raw: unknown, where: string): { urn: string; entityType: string } {
+  const u = tryParseUrn(raw);
+  if (typeof u === 'string') throw badRequest(`Invalid urn in ${where}: ${u}`, { field: where });
+  return { urn: u.raw, entityType: u.entityType };
+}
+
+/** An MCP (REST `proposal` or a file record with `aspect`). */
+export function changeFromProposal(p: unknown): ChangeItem {
+  if (!isObject(p)) throw badRequest('proposal must be an object');
+  const changeType = String(p.changeType ?? 'UPSERT').toUpperCase();
+  if (!CHANGE_TYPES.has(changeType)) throw unprocessable(`Unknown changeType '${p.changeType}'`, { field: 'changeType' });
+  let urn: string;
+  let entityType: string;
+  if (p.entityUrn !== undefined && p.entityUrn !== null) {
+    ({ urn, entityType } = urnOf(p.entityUrn, 'entityUrn'));
+  } else if (isObject(p.entityKeyAspect)) {
+    ({ urn, entityType } = urnFromKeyAspect(String(p.entityType ?? ''), p.entityKeyAspect));
+  } else {
+    throw badRequest('proposal needs entityUrn (or entityKeyAspect)', { field: 'entityUrn' });
+  }
+  if (p.entityType !== undefined && p.entityType !== null) {
+    const declared = entitySpec(String(p.entityType))?.name;
+    if (!declared) throw unprocessable(`Unknown entity type '${p.entityType}'`, { field: 'entityType' });
+    if (declared !== entityType) {
+      throw badRequest(`entityType '${p.entityType}' does not match the urn's entity type '${entityType}'`, { field: 'entityType' });
+    }
+  }
+  if (typeof p.aspectName !== 'string' || !p.aspectName) throw badRequest('proposal needs aspectName', { field: 'aspectName' });
+  const aspect = p.aspectName;
+  let value: unknown = null;
+  if (changeType !== 'DELETE') {
+    if (!isObject(p.aspect)) throw badRequest('proposal needs aspect {value, contentType} or {json}', { field: 'aspect' });
+    value = decodeGenericAspect(p.aspect);
+  }
+  return { urn, entityType, aspect, changeType: changeType === 'CREATE_ENTITY' ? 'CREATE' : changeType as ChangeType,
+    value, systemMetadata: normaliseSystemMetadata(p.systemMetadata) };
+}
+
+function decodeGenericAspect(a: Record<string, unknown>): unknown {
+  if ('json' in a && a.json !== undefined) return normaliseAspectValue(a.json);
+  const ct = a.contentType === undefined || a.contentType === null ? 'application/json' : String(a.contentType);
+  if (ct !== 'application/json' && ct !== 'application/json-patch+json') {
+    throw unprocessable(`Unsupported aspect contentType '${ct}'`, { field: 'aspect.contentType' });
+  }
+  let raw = a.value;
+  if (isObject(raw) && Object.keys(raw).length === 1 && 'string' in raw) raw = raw.string; // Avro-wrapped bytes
+  if (typeof raw !== 'string') {
+    if (isObject(raw) || Array.isArray(raw)) return normaliseAspectValue(raw);
+    throw badRequest('aspect.value must be a JSON string', { field: 'aspect.value' });
+  }
+  try {
+    return normaliseAspectValue(JSON.parse(raw));
+  } catch (e) {
+    throw badRequest(`aspect.value is not valid JSON: ${(e as Error).message}`, { field: 'aspect.value' });
+  }
+}
+
+function urnFromKeyAspect(entityType: string, key: Record<string, unknown>): { urn: string; entityType: string } {
+  const spec = entitySpec(entityType);
+  if (!spec) throw unprocessable(`Unknown entity type '${entityType}'`, { field: 'entityType' });
+  let k = key;
+  if ('value' in k && typeof k.value === 'string') k = JSON.parse(k.value);
+  const parts = spec.keyFields.map((f) => {
+    const v = (k as Record<string, unknown>)[f];
+    if (v === undefined || v === null) throw badRequest(`entityKeyAspect lacks key field '${f}'`, { field: `entityKeyAspect.${f}` });
+    return String(v);
+  });
+  const urn = parts.length === 1 ? `urn:li:${spec.name}:${parts[0]}` : `urn:li:${spec.name}:(${parts.join(',')})`;
+  return urnOf(urn, 'entityKeyAspect');
+}
+
+/** An MCE snapshot `{"<...>.DatasetSnapshot": {urn, aspects: [{"<class>": {...}}]}}` → one item per aspect. */
+export function changesFromSnapshot(snapshot: unknown, systemMetadata: unknown): ChangeItem[] {
+  if (!isObject(snapshot) || Object.keys(snapshot).length !== 1) {
+    throw badRequest('snapshot must be an object with one key, the snapshot class');
+  }
+  const [cls, body] = Object.entries(snapshot)[0]!;
+  const snapshotEntity = entityTypeOfSnapshot(cls);
+  if (!snapshotEntity) throw unprocessable(`Unknown snapshot class '${cls}'`, { field: 'proposedSnapshot' });
+  if (!isObject(body)) throw badRequest(`${cls} must be an object with urn and aspects`);
+  const { urn, entityType } = urnOf(body.urn, `${cls}.urn`);
+  if (entityType !== snapshotEntity) {
+    throw badRequest(`urn '${urn}' is not a ${snapshotEntity} urn`, { field: `${cls}.urn` });
+  }
+  if (!Array.isArray(body.aspects)) throw badRequest(`${cls}.aspects must be a list`, { field: 'aspects' });
+  const sys = normaliseSystemMetadata(systemMetadata);
+  return body.aspects.map((a, i) => {
+    if (!isObject(a) || Object.keys(a).length !== 1) {
+      throw badRequest(`aspects[${i}] must be an object with one key, the aspect class`, { field: `aspects[${i}]` });
+    }
+    const [aCls, value] = Object.entries(a)[0]!;
+    const aspect = aspectNameOfClass(aCls);
+    if (!aspect) throw unprocessable(`Unknown aspect class '${aCls}'`, { field: `aspects[${i}]` });
+    return { urn, entityType, aspect, changeType: 'UPSERT' as const, value: normaliseAspectValue(value), systemMetadata: sys };
+  });
+}
+
+export type FileRecordKind = 'mce' | 'mcp';
+
+/** A record of DataHub's file format: classified by its keys, as the file source does. */
+export function changesFromFileRecord(rec: unknown): { kind: FileRecordKind; items: ChangeItem[] } {
+  if (!isObject(rec)) throw badRequest('record must be a JSON object');
+  if ('proposedSnapshot' in rec) {
+    return { kind: 'mce', items: changesFromSnapshot(rec.proposedSnapshot, rec.systemMetadata) };
+  }
+  if ('aspect' in rec || 'aspectName' in rec) return { kind: 'mcp', items: [changeFromProposal(rec)] };
+  throw unprocessable('record is neither an MCE (proposedSnapshot) nor an MCP (aspectName, aspect)');
+}
+
+/** Describes an ingestion failure for one record in one line. */
+export function describeFailure(e: unknown): string {
+  if (e instanceof AlmanacError) return e.message;
+  return (e as Error)?.message ?? String(e);
+}
+
+export function isTimeseriesAspect(aspect: string): boolean {
+  return aspectSpec(aspect)?.timeseries ?? false;
+}

@@ -1,0 +1,158 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { AlmanacError, badRequest, notFound, unauthenticated } from '../errors.js';
+import { parseUrn } from '../model/urn.js';
+import type { Store } from '../storage/types.js';
+import type { Actor } from './actor.js';
+import type { EntityService } from './entities.js';
+
+/**
+ * Personal access tokens, as DataHub issues them: HS256 JWTs with claims actorType, actorId, type PERSONAL,
+ * version "2", jti, exp. Only a hash is stored (as a dataHubAccessToken entity), so a token can be revoked.
+ * Lookups are cached for `cacheMs`; revoking on this node clears the cache entry at once.
+ */
+export const ISSUER = 'datahub-metadata-service';
+const SECRET_SETTING = 'token_signing_key';
+
+export const DURATIONS: Record<string, number | null> = {
+  ONE_HOUR: 3_600_000,
+  ONE_DAY: 86_400_000,
+  ONE_WEEK: 7 * 86_400_000,
+  ONE_MONTH: 30 * 86_400_000,
+  THREE_MONTHS: 90 * 86_400_000,
+  SIX_MONTHS: 180 * 86_400_000,
+  ONE_YEAR: 365 * 86_400_000,
+  NO_EXPIRY: null,
+};
+
+export interface TokenMetadata {
+  urn: string;
+  id: string;
+  name: string;
+  description?: string;
+  actorUrn: string;
+  ownerUrn: string;
+  createdAt: number;
+  expiresAt?: number;
+}
+
+export interface CreateTokenInput {
+  actorUrn: string;
+  ownerUrn: string;
+  name: string;
+  description?: string;
+  /** Lifetime in ms; null for no expiry (only when configuration allows it). */
+  durationMs: number | null;
+}
+
+export class TokenService {
+  private readonly cache = new Map<string, { at: number; info: TokenMetadata | null }>();
+
+  private constructor(
+    private readonly key: Uint8Array,
+    private readonly entities: EntityService,
+    private readonly cacheMs: number,
+    readonly allowNoExpiry: boolean,
+  ) {}
+
+  static async create(store: Store, entities: EntityService, opts: { secret?: string; cacheMs: number; allowNoExpiry: boolean }) {
+    const secret = opts.secret ?? (await store.getOrSetSetting(SECRET_SETTING, randomBytes(48).toString('base64url')));
+    return new TokenService(new TextEncoder().encode(secret), entities, opts.cacheMs, opts.allowNoExpiry);
+  }
+
+  static hash(token: string): string {
+    return createHash('sha256').update(token).digest('base64url');
+  }
+
+  async create(input: CreateTokenInput, actor: Actor): Promise<{ accessToken: string; metadata: TokenMetadata }> {
+    const actorUrn = parseUrn(input.actorUrn);
+    if (actorUrn.entityType !== 'corpuser') throw badRequest(`actorUrn must be a corpuser urn, got '${input.actorUrn}'`);
+    if (!input.name?.trim()) throw badRequest('A token needs a name');
+    if (input.durationMs === null && !this.allowNoExpiry) {
+      throw badRequest('Tokens that never expire are disabled (set ALMANAC_ALLOW_NO_EXPIRY_TOKENS=true to allow them)');
+    }
+    const now = Date.now();
+    const expiresAt = input.durationMs === null ? undefined : now + input.durationMs;
+    const jwt = new SignJWT({ actorType: 'USER', actorId: actorUrn.key, type: 'PERSONAL', version: '2' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(actorUrn.key)
+      .setIssuer(ISSUER)
+      .setJti(randomUUID())
+      .setIssuedAt(Math.floor(now / 1000));
+    if (expiresAt !== undefined) jwt.setExpirationTime(Math.floor(expiresAt / 1000));
+    const accessToken = await jwt.sign(this.key);
+    const id = TokenService.hash(accessToken);
+    const urn = `urn:li:dataHubAccessToken:${id}`;
+    const info: Record<string, unknown> = { name: input.name, actorUrn: actorUrn.raw, ownerUrn: input.ownerUrn, createdAt: now };
+    if (input.description) info.description = input.description;
+    if (expiresAt !== undefined) info.expiresAt = expiresAt;
+    await this.entities.ingest([{ urn, entityType: 'dataHubAccessToken', aspect: 'dataHubAccessTokenInfo', changeType: 'UPSERT',
+      value: info, systemMetadata: null }], actor);
+    return { accessToken, metadata: { urn, id, ...(info as Omit<TokenMetadata, 'urn' | 'id'>) } };
+  }
+
+  /** Verifies a bearer token and returns its actor; any failure is a 401. */
+  async authenticate(token: string): Promise<Actor> {
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] }));
+    } catch (e) {
+      if (e instanceof joseErrors.JWTExpired) throw unauthenticated('Failed to validate DataHub token. Token has expired.');
+      throw unauthenticated();
+    }
+    if (typeof payload.actorId !== 'string' || !payload.actorId || payload.actorType !== 'USER' || typeof payload.type !== 'string') {
+      throw unauthenticated("Found malformed or missing 'actor' claim.");
+    }
+    const id = TokenService.hash(token);
+    if (payload.version === '2') {
+      const info = await this.lookup(id);
+      if (!info) throw unauthenticated('Token has been revoked.');
+      if (info.expiresAt !== undefined && info.expiresAt <= Date.now()) {
+        throw unauthenticated('Failed to validate DataHub token. Token has expired.');
+      }
+    } else {
+      throw unauthenticated('Only personal access tokens (version 2) are accepted.');
+    }
+    return { urn: `urn:li:corpuser:${payload.actorId}`, kind: 'user', tokenId: id };
+  }
+
+  private async lookup(id: string): Promise<TokenMetadata | null> {
+    const hit = this.cache.get(id);
+    if (hit && Date.now() - hit.at < this.cacheMs) return hit.info;
+    const rec = (await this.entities.getLatest(`urn:li:dataHubAccessToken:${id}`, ['dataHubAccessTokenInfo'])).get('dataHubAccessTokenInfo');
+    const info = rec ? { urn: `urn:li:dataHubAccessToken:${id}`, id, ...(rec.value as object) } as TokenMetadata : null;
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(id, { at: Date.now(), info });
+    return info;
+  }
+
+  async metadata(id: string): Promise<TokenMetadata> {
+    const info = await this.lookup(id);
+    if (!info) throw notFound(`Access token ${id} does not exist`);
+    return info;
+  }
+
+  /** Lists stored tokens, newest expiry first (DataHub's order), optionally those of one owner. */
+  async list(opts: { ownerUrn?: string; start: number; count: number }): Promise<{ total: number; tokens: TokenMetadata[] }> {
+    const rows = await this.entities.store.listEntities({ entityType: 'dataHubAccessToken' });
+    const latest = await this.entities.store.getLatest(rows.map((r) => r.urn), ['dataHubAccessTokenInfo']);
+    let tokens = [...latest.entries()].flatMap(([urn, m]) => {
+      const v = m.get('dataHubAccessTokenInfo')?.value as Omit<TokenMetadata, 'urn' | 'id'> | undefined;
+      return v ? [{ urn, id: urn.slice('urn:li:dataHubAccessToken:'.length), ...v }] : [];
+    });
+    if (opts.ownerUrn) tokens = tokens.filter((t) => t.ownerUrn === opts.ownerUrn);
+    tokens.sort((a, b) => (b.expiresAt ?? Infinity) - (a.expiresAt ?? Infinity) || b.createdAt - a.createdAt);
+    return { total: tokens.length, tokens: tokens.slice(opts.start, opts.start + opts.count) };
+  }
+
+  async revoke(id: string): Promise<void> {
+    const urn = `urn:li:dataHubAccessToken:${id}`;
+    if (!(await this.entities.exists(urn))) throw notFound(`Access token ${id} does not exist`);
+    await this.entities.deleteEntity(urn);
+    this.cache.delete(id);
+  }
+
+  isAuthError(e: unknown): boolean {
+    return e instanceof AlmanacError && e.code === 'UNAUTHENTICATED';
+  }
+}

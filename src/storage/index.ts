@@ -1,0 +1,19 @@
+import { PostgresStore } from './postgres.js';
+import { SqliteStore } from './sqlite.js';
+import type { Store } from './types.js';
+
+export type { Store } from './types.js';
+
+/** Opens the store a DATABASE_URL names (`sqlite:<path>`, `sqlite::memory:`, `postgres://…`) and migrates it. */
+export async function openStore(databaseUrl: string): Promise<Store> {
+  const store: Store = databaseUrl.startsWith('sqlite:')
+    ? new SqliteStore(databaseUrl.slice('sqlite:'.length))
+    : new PostgresStore(databaseUrl);
+  try {
+    await store.migrate();
+  } catch (e) {
+    await store.close().catch(() => {});
+    throw e;
+  }
+  return store;
+}

@@ -1,0 +1,265 @@
+import pg from 'pg';
+import { canonicalJson } from '../model/wire-format.js';
+import {
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
+  timeseriesTableStatements,
+} from './schema.js';
+import type {
+  AspectRecord, AspectWrite, AspectWriteResult, EntityRow, Store, TableSize, TimeseriesQuery, TimeseriesRecord,
+  TimeseriesWrite,
+} from './types.js';
+
+// BIGINT comes back as a string by default; our values (ms timestamps, versions, counts) fit in a double.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+interface AspectRow {
+  urn: string;
+  aspect: string;
+  version: number;
+  metadata: string;
+  systemmetadata: string | null;
+  createdon: number;
+  createdby: string;
+}
+
+const toRecord = (r: AspectRow): AspectRecord => ({
+  urn: r.urn,
+  aspect: r.aspect,
+  version: r.version,
+  value: JSON.parse(r.metadata),
+  systemMetadata: r.systemmetadata ? JSON.parse(r.systemmetadata) : null,
+  createdOn: r.createdon,
+  createdBy: r.createdby,
+});
+
+/** Serialises migrations of several servers starting at once on one database. */
+const MIGRATION_LOCK = 727_100_001;
+
+export class PostgresStore implements Store {
+  readonly engine = 'postgres' as const;
+  private readonly pool: pg.Pool;
+
+  constructor(connectionString: string, poolSize = 10) {
+    this.pool = new pg.Pool({ connectionString, max: poolSize });
+    // An idle client that loses its connection must not crash the process.
+    this.pool.on('error', () => {});
+  }
+
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      const r = await fn(c);
+      await c.query('COMMIT');
+      return r;
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      c.release();
+    }
+  }
+
+  async migrate(): Promise<void> {
+    await this.tx(async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await c.query(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, applied_on BIGINT NOT NULL)`);
+      const done = new Set((await c.query(`SELECT version FROM ${MIGRATIONS_TABLE}`)).rows.map((r) => r.version as number));
+      for (const m of migrations('postgres')) {
+        if (done.has(m.version)) continue;
+        for (const s of m.statements) await c.query(s);
+        await c.query(`INSERT INTO ${MIGRATIONS_TABLE} (version, applied_on) VALUES ($1, $2)`, [m.version, Date.now()]);
+      }
+      for (const s of timeseriesTableStatements('postgres')) await c.query(s);
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  async writeAspects(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[] = []): Promise<AspectWriteResult[]> {
+    // Lock (urn, aspect) pairs in a fixed order so two writers of overlapping sets cannot deadlock.
+    const keys = [...new Set(writes.map((w) => `${w.urn}\n${w.aspect}`))].sort();
+    return this.tx(async (c) => {
+      for (const k of keys) await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [k]);
+      const results: AspectWriteResult[] = [];
+      for (const w of writes) {
+        const now = w.time ?? Date.now();
+        const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
+        await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+          [w.urn, w.entityType, now]);
+        const cur = (await c.query(`SELECT metadata, systemmetadata FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version = 0`,
+          [w.urn, w.aspect])).rows[0] as { metadata: string; systemmetadata: string | null } | undefined;
+        if (cur && canonicalJson(JSON.parse(cur.metadata)) === canonicalJson(w.value)) {
+          if (sys !== null && sys !== cur.systemmetadata) {
+            await c.query(`UPDATE ${ASPECT_TABLE} SET systemmetadata = $1 WHERE urn = $2 AND aspect = $3 AND version = 0`,
+              [sys, w.urn, w.aspect]);
+          }
+          results.push({ urn: w.urn, aspect: w.aspect, changed: false });
+          continue;
+        }
+        if (cur) {
+          const max = (await c.query(`SELECT MAX(version) AS m FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2`,
+            [w.urn, w.aspect])).rows[0].m as number;
+          const next = max + 1;
+          await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby)
+            SELECT urn, aspect, $1, metadata, systemmetadata, createdon, createdby FROM ${ASPECT_TABLE}
+            WHERE urn = $2 AND aspect = $3 AND version = 0`, [next, w.urn, w.aspect]);
+          await c.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version > 0 AND version <= $3`,
+            [w.urn, w.aspect, next - Math.max(historyCap - 1, 0)]);
+        }
+        await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby)
+          VALUES ($1, $2, 0, $3, $4, $5, $6) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
+          systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby`,
+          [w.urn, w.aspect, JSON.stringify(w.value), sys, now, w.actor]);
+        results.push({ urn: w.urn, aspect: w.aspect, changed: true });
+      }
+      await this.upsertTimeseriesRows(c, timeseries);
+      return results;
+    });
+  }
+
+  async getLatest(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>> {
+    const out = new Map<string, Map<string, AspectRecord>>();
+    if (urns.length === 0 || (aspects && aspects.length === 0)) return out;
+    const { rows } = aspects
+      ? await this.pool.query(`SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn = ANY($1) AND aspect = ANY($2)`,
+        [urns, aspects])
+      : await this.pool.query(`SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn = ANY($1)`, [urns]);
+    for (const row of rows as AspectRow[]) {
+      let m = out.get(row.urn);
+      if (!m) out.set(row.urn, (m = new Map()));
+      m.set(row.aspect, toRecord(row));
+    }
+    return out;
+  }
+
+  async getVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null> {
+    const { rows } = await this.pool.query(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version = $3`,
+      [urn, aspect, version]);
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  async listVersions(urn: string, aspect: string): Promise<AspectRecord[]> {
+    const { rows } = await this.pool.query(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2
+      ORDER BY CASE WHEN version = 0 THEN 0 ELSE 1 END, version DESC`, [urn, aspect]);
+    return (rows as AspectRow[]).map(toRecord);
+  }
+
+  async deleteAspects(urn: string, aspects: readonly string[]): Promise<number> {
+    if (aspects.length === 0) return 0;
+    const r = await this.pool.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = ANY($2)`, [urn, aspects]);
+    return r.rowCount ?? 0;
+  }
+
+  async existing(urns: readonly string[]): Promise<Set<string>> {
+    if (urns.length === 0) return new Set();
+    const { rows } = await this.pool.query(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY($1)`, [urns]);
+    return new Set(rows.map((r) => r.urn as string));
+  }
+
+  async listEntities(opts: { entityType?: string; start?: number; count?: number; after?: string }): Promise<EntityRow[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (opts.entityType) { params.push(opts.entityType); where.push(`entity_type = $${params.length}`); }
+    if (opts.after !== undefined) { params.push(opts.after); where.push(`urn > $${params.length}`); }
+    params.push(opts.count ?? null, opts.start ?? 0);
+    const { rows } = await this.pool.query(`SELECT urn, entity_type AS "entityType" FROM ${ENTITY_TABLE}
+      ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY urn COLLATE "C" LIMIT $${params.length - 1} OFFSET $${params.length}`, params);
+    return rows as EntityRow[];
+  }
+
+  async countEntities(entityType?: string): Promise<number> {
+    const { rows } = entityType
+      ? await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${ENTITY_TABLE} WHERE entity_type = $1`, [entityType])
+      : await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${ENTITY_TABLE}`);
+    return rows[0].n as number;
+  }
+
+  async deleteEntity(urn: string): Promise<{ rows: number; timeseriesRows: number }> {
+    return this.tx(async (c) => {
+      const rows = (await c.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1`, [urn])).rowCount ?? 0;
+      let timeseriesRows = 0;
+      for (const t of timeseriesTableNames()) timeseriesRows += (await c.query(`DELETE FROM ${t} WHERE urn = $1`, [urn])).rowCount ?? 0;
+      await c.query(`DELETE FROM ${ENTITY_TABLE} WHERE urn = $1`, [urn]);
+      return { rows, timeseriesRows };
+    });
+  }
+
+  async upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> {
+    await this.tx((c) => this.upsertTimeseriesRows(c, rows));
+  }
+
+  private async upsertTimeseriesRows(c: pg.PoolClient, rows: TimeseriesWrite[]): Promise<void> {
+    for (const r of rows) {
+      const t = tableFor(r.entityType, r.aspect);
+      await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [r.urn, r.entityType, Date.now()]);
+      await c.query(`INSERT INTO ${t} (urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata, run_id)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT ON CONSTRAINT ${t}_key
+        DO UPDATE SET event = excluded.event, system_metadata = excluded.system_metadata, run_id = excluded.run_id`,
+        [r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId, JSON.stringify(r.value),
+          r.systemMetadata ? JSON.stringify(r.systemMetadata) : null, r.systemMetadata?.runId ?? null]);
+    }
+  }
+
+  async queryTimeseries(q: TimeseriesQuery): Promise<TimeseriesRecord[]> {
+    const t = tableFor(q.entityType, q.aspect);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.urn !== undefined) { params.push(q.urn); where.push(`urn = $${params.length}`); }
+    if (q.startTimeMillis !== undefined) { params.push(q.startTimeMillis); where.push(`timestamp_millis >= $${params.length}`); }
+    if (q.endTimeMillis !== undefined) { params.push(q.endTimeMillis); where.push(`timestamp_millis <= $${params.length}`); }
+    params.push(q.limit ?? null);
+    const { rows } = await this.pool.query(`SELECT urn, timestamp_millis, event, system_metadata FROM ${t}
+      ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY timestamp_millis ${q.order === 'asc' ? 'ASC' : 'DESC'}
+      LIMIT $${params.length}`, params);
+    return rows.map((r) => ({
+      urn: r.urn, timestampMillis: r.timestamp_millis, value: JSON.parse(r.event),
+      systemMetadata: r.system_metadata ? JSON.parse(r.system_metadata) : null,
+    }));
+  }
+
+  async countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> {
+    const t = tableFor(entityType, aspect);
+    const { rows } = beforeMillis === undefined
+      ? await this.pool.query(`SELECT COUNT(*)::bigint AS n FROM ${t}`)
+      : await this.pool.query(`SELECT COUNT(*)::bigint AS n FROM ${t} WHERE timestamp_millis < $1`, [beforeMillis]);
+    return rows[0].n as number;
+  }
+
+  async deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number): Promise<number> {
+    const t = tableFor(entityType, aspect);
+    const r = await this.pool.query(`DELETE FROM ${t} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${t} WHERE timestamp_millis < $1 LIMIT $2))`,
+      [endTimeMillis, batchSize]);
+    return r.rowCount ?? 0;
+  }
+
+  async deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number): Promise<number> {
+    const t = tableFor(entityType, aspect);
+    const r = await this.pool.query(`DELETE FROM ${t} WHERE urn = $1 AND timestamp_millis >= $2 AND timestamp_millis <= $3`,
+      [urn, start ?? Number.MIN_SAFE_INTEGER, end ?? Number.MAX_SAFE_INTEGER]);
+    return r.rowCount ?? 0;
+  }
+
+  async reclaimTimeseriesSpace(entityType: string, aspect: string): Promise<void> {
+    // Plain VACUUM never blocks readers or writers; it marks dead rows reusable and trims empty trailing pages.
+    await this.pool.query(`VACUUM (ANALYZE) ${tableFor(entityType, aspect)}`);
+  }
+
+  async timeseriesSizes(): Promise<TableSize[]> {
+    const names = timeseriesTableNames();
+    const { rows } = await this.pool.query(`SELECT c.relname AS tbl, pg_total_relation_size(c.oid)::bigint AS bytes
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname = ANY($1)`, [names]);
+    return sizesFor(new Map(rows.map((r) => [r.tbl as string, r.bytes as number])));
+  }
+
+  async getOrSetSetting(key: string, value: string): Promise<string> {
+    const { rows } = await this.pool.query(`WITH ins AS (INSERT INTO ${SETTINGS_TABLE} (key, value) VALUES ($1, $2)
+      ON CONFLICT (key) DO NOTHING RETURNING value) SELECT value FROM ins UNION ALL
+      SELECT value FROM ${SETTINGS_TABLE} WHERE key = $1 LIMIT 1`, [key, value]);
+    return rows[0].value as string;
+  }
+}

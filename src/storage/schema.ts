@@ -1,0 +1,66 @@
+import { TIMESERIES_INDICES, findTimeseriesIndex } from '../model/registry.js';
+import type { TableSize } from './types.js';
+
+/**
+ * Table layout shared by both engines. Migrations are numbered; each engine renders them in its dialect.
+ * Time-series tables are named after DataHub's index names so operators see the same names in both systems.
+ */
+export const ASPECT_TABLE = 'metadata_aspect_v2';
+export const ENTITY_TABLE = 'almanac_entities';
+export const SETTINGS_TABLE = 'almanac_settings';
+export const MIGRATIONS_TABLE = 'almanac_migrations';
+
+const SAFE_NAME = /^[a-z][a-z0-9_]*$/;
+
+export function timeseriesTableNames(): string[] {
+  return TIMESERIES_INDICES.map((i) => {
+    if (!SAFE_NAME.test(i.indexName)) throw new Error(`unsafe table name ${i.indexName}`);
+    return i.indexName;
+  });
+}
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** Migration N → list of statements. Never edit a released migration; add a new one. */
+export function migrations(d: Dialect): { version: number; statements: string[] }[] {
+  const bigint = d === 'sqlite' ? 'INTEGER' : 'BIGINT';
+  return [
+    {
+      version: 1,
+      statements: [
+        `CREATE TABLE ${ENTITY_TABLE} (urn TEXT PRIMARY KEY, entity_type TEXT NOT NULL, created_on ${bigint} NOT NULL)`,
+        `CREATE INDEX ${ENTITY_TABLE}_type ON ${ENTITY_TABLE} (entity_type, urn)`,
+        `CREATE TABLE ${ASPECT_TABLE} (urn TEXT NOT NULL, aspect TEXT NOT NULL, version ${bigint} NOT NULL,
+           metadata TEXT NOT NULL, systemmetadata TEXT, createdon ${bigint} NOT NULL, createdby TEXT NOT NULL,
+           PRIMARY KEY (urn, aspect, version))`,
+        `CREATE TABLE ${SETTINGS_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+      ],
+    },
+  ];
+}
+
+/** Idempotent: run on every start so aspects added to the registry get their table. */
+export function timeseriesTableStatements(d: Dialect): string[] {
+  const bigint = d === 'sqlite' ? 'INTEGER' : 'BIGINT';
+  return timeseriesTableNames().flatMap((t) => [
+    `CREATE TABLE IF NOT EXISTS ${t} (urn TEXT NOT NULL, timestamp_millis ${bigint} NOT NULL,
+       partition_key TEXT NOT NULL DEFAULT '', granularity TEXT NOT NULL DEFAULT '', message_id TEXT NOT NULL DEFAULT '',
+       event TEXT NOT NULL, system_metadata TEXT, run_id TEXT,
+       ${d === 'postgres' ? 'CONSTRAINT ' + t + '_key ' : ''}UNIQUE (urn, timestamp_millis, partition_key, granularity, message_id))`,
+    `CREATE INDEX IF NOT EXISTS ${t}_time ON ${t} (timestamp_millis)`,
+  ]);
+}
+
+/** The table of one time-series aspect; callers validated the pair, so a miss is a programming error. */
+export function tableFor(entityType: string, aspect: string): string {
+  const idx = findTimeseriesIndex(entityType, aspect);
+  if (!idx) throw new Error(`no time-series table for ${entityType}.${aspect}`);
+  return idx.indexName;
+}
+
+/** One size row per registered time-series table, in registry order. */
+export function sizesFor(bytes: Map<string, number>): TableSize[] {
+  return TIMESERIES_INDICES.map((i) => ({
+    entityType: i.entityType, aspect: i.aspect, table: i.indexName, bytes: Number(bytes.get(i.indexName) ?? 0),
+  }));
+}

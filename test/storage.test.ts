@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Store } from '../src/storage/types.js';
+import { forEachEngine, storeFor } from './support/engines.js';
+
+const DS = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.t,PROD)';
+const ACTOR = 'urn:li:corpuser:datahub';
+
+forEachEngine('aspect store', (ctx) => {
+  let store: Store;
+  before(async () => { store = await storeFor(ctx); });
+  after(async () => store.close());
+
+  test('migrate is idempotent', async () => {
+    await store.migrate();
+    await store.migrate();
+  });
+
+  test('first write is version 0 with its actor, time and system metadata', async () => {
+    const res = await store.writeAspects([{ urn: DS, entityType: 'dataset', aspect: 'status', value: { removed: false },
+      systemMetadata: { runId: 'r1', lastObserved: 5 }, actor: ACTOR, time: 1000 }], 20);
+    assert.deepEqual(res, [{ urn: DS, aspect: 'status', changed: true }]);
+    assert.deepEqual(await store.getVersion(DS, 'status', 0), {
+      urn: DS, aspect: 'status', version: 0, value: { removed: false }, systemMetadata: { runId: 'r1', lastObserved: 5 },
+      createdOn: 1000, createdBy: ACTOR,
+    });
+    assert.deepEqual(await store.existing([DS, 'urn:li:tag:nope']), new Set([DS]));
+  });
+
+  test('an identical value makes no version but refreshes system metadata', async () => {
+    const res = await store.writeAspects([{ urn: DS, entityType: 'dataset', aspect: 'status', value: { removed: false },
+      systemMetadata: { runId: 'r2', lastObserved: 6 }, actor: 'urn:li:corpuser:other', time: 2000 }], 20);
+    assert.deepEqual(res, [{ urn: DS, aspect: 'status', changed: false }]);
+    const versions = await store.listVersions(DS, 'status');
+    assert.equal(versions.length, 1);
+    assert.deepEqual(versions[0], { urn: DS, aspect: 'status', version: 0, value: { removed: false },
+      systemMetadata: { runId: 'r2', lastObserved: 6 }, createdOn: 1000, createdBy: ACTOR });
+  });
+
+  test('key order does not make a value different', async () => {
+    await store.writeAspects([{ urn: DS, entityType: 'dataset', aspect: 'subTypes', value: { typeNames: ['a'], x: 1 }, actor: ACTOR }], 20);
+    const res = await store.writeAspects([{ urn: DS, entityType: 'dataset', aspect: 'subTypes', value: { x: 1, typeNames: ['a'] }, actor: ACTOR }], 20);
+    assert.equal(res[0]!.changed, false);
+  });
+
+  test('a new value moves the old latest into history: v1 oldest, higher newer', async () => {
+    for (let i = 1; i <= 3; i++) {
+      await store.writeAspects([{ urn: DS, entityType: 'dataset', aspect: 'datasetProperties', value: { description: `d${i}` },
+        actor: ACTOR, time: i }], 20);
+    }
+    const versions = await store.listVersions(DS, 'datasetProperties');
+    assert.deepEqual(versions.map((v) => [v.version, (v.value as { description: string }).description, v.createdOn]),
+      [[0, 'd3', 3], [2, 'd2', 2], [1, 'd1', 1]]);
+    assert.deepEqual((await store.getVersion(DS, 'datasetProperties', 1))?.value, { description: 'd1' });
+    assert.equal(await store.getVersion(DS, 'datasetProperties', 9), null);
+  });
+
+  test('history is capped: at most cap versions in all, the oldest go first', async () => {
+    const urn = 'urn:li:tag:capped';
+    for (let i = 1; i <= 7; i++) {
+      await store.writeAspects([{ urn, entityType: 'tag', aspect: 'tagProperties', value: { name: `n${i}` }, actor: ACTOR }], 3);
+    }
+    const versions = await store.listVersions(urn, 'tagProperties');
+    assert.deepEqual(versions.map((v) => [v.version, (v.value as { name: string }).name]), [[0, 'n7'], [6, 'n6'], [5, 'n5']]);
+  });
+
+  test('several aspects commit together or not at all', async () => {
+    const urn = 'urn:li:tag:atomic';
+    await assert.rejects(store.writeAspects([
+      { urn, entityType: 'tag', aspect: 'tagProperties', value: { name: 'x' }, actor: ACTOR },
+      // A value that cannot be serialised fails inside the transaction, after the first write.
+      { urn, entityType: 'tag', aspect: 'status', value: { big: 10n }, actor: ACTOR },
+    ], 20));
+    assert.deepEqual(await store.getLatest([urn]), new Map());
+    assert.deepEqual(await store.existing([urn]), new Set());
+  });
+
+  test('getLatest reads many entities and aspects in one call', async () => {
+    const a = 'urn:li:tag:a';
+    const b = 'urn:li:tag:b';
+    await store.writeAspects([
+      { urn: a, entityType: 'tag', aspect: 'tagProperties', value: { name: 'a' }, actor: ACTOR, time: 7 },
+      { urn: b, entityType: 'tag', aspect: 'tagProperties', value: { name: 'b' }, actor: ACTOR, time: 7 },
+      { urn: b, entityType: 'tag', aspect: 'status', value: { removed: true }, actor: ACTOR, time: 7 },
+    ], 20);
+    const latest = await store.getLatest([a, b, 'urn:li:tag:none'], ['tagProperties']);
+    assert.deepEqual([...latest.keys()].sort(), [a, b]);
+    assert.deepEqual(latest.get(b)?.get('tagProperties')?.value, { name: 'b' });
+    assert.equal(latest.get(b)?.has('status'), false);
+    assert.deepEqual([...(await store.getLatest([b])).get(b)!.keys()].sort(), ['status', 'tagProperties']);
+  });
+
+  test('time-series rows upsert on (urn, timestamp, partition, granularity, messageId)', async () => {
+    const row = (ts: number, rowCount: number, partition = 'FULL_TABLE_SNAPSHOT') => ({
+      urn: DS, entityType: 'dataset', aspect: 'datasetProfile', timestampMillis: ts, partition, granularity: 'DAY:1',
+      messageId: '', value: { timestampMillis: ts, rowCount }, systemMetadata: { runId: 'p' },
+    });
+    await store.upsertTimeseries([row(100, 1), row(200, 2), row(100, 3), row(100, 4, 'p2')]);
+    const all = await store.queryTimeseries({ entityType: 'dataset', aspect: 'datasetProfile', urn: DS });
+    assert.deepEqual(all.map((r) => [r.timestampMillis, (r.value as { rowCount: number }).rowCount]).sort(),
+      [[100, 3], [100, 4], [200, 2]]);
+    assert.deepEqual((await store.queryTimeseries({ entityType: 'dataset', aspect: 'datasetProfile', limit: 1 }))
+      .map((r) => r.timestampMillis), [200]);
+    assert.equal(await store.countTimeseries('dataset', 'datasetProfile'), 3);
+    assert.equal(await store.countTimeseries('dataset', 'datasetProfile', 200), 2);
+  });
+
+  test('a time-series row alone makes an entity exist', async () => {
+    const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,only_profile,PROD)';
+    await store.upsertTimeseries([{ urn, entityType: 'dataset', aspect: 'operation', timestampMillis: 1, partition: '',
+      granularity: '', messageId: '', value: { timestampMillis: 1 } }]);
+    assert.deepEqual(await store.existing([urn]), new Set([urn]));
+  });
+
+  test('deleting before a time removes only older rows, in batches', async () => {
+    const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,trunc,PROD)';
+    await store.upsertTimeseries(Array.from({ length: 10 }, (_, i) => ({ urn, entityType: 'dataset', aspect: 'datasetUsageStatistics',
+      timestampMillis: 1000 + i, partition: '', granularity: '', messageId: '', value: { timestampMillis: 1000 + i } })));
+    assert.equal(await store.deleteTimeseriesBefore('dataset', 'datasetUsageStatistics', 1005, 3), 3);
+    assert.equal(await store.deleteTimeseriesBefore('dataset', 'datasetUsageStatistics', 1005, 3), 2);
+    assert.equal(await store.deleteTimeseriesBefore('dataset', 'datasetUsageStatistics', 1005, 3), 0);
+    const left = await store.queryTimeseries({ entityType: 'dataset', aspect: 'datasetUsageStatistics', order: 'asc' });
+    assert.deepEqual(left.map((r) => r.timestampMillis), [1005, 1006, 1007, 1008, 1009]);
+  });
+
+  test('sizes list every time-series table with a positive size for used ones', async () => {
+    const sizes = await store.timeseriesSizes();
+    const profile = sizes.find((s) => s.table === 'dataset_datasetprofileaspect_v1');
+    assert.ok(profile && profile.bytes > 0, JSON.stringify(profile));
+    assert.ok(sizes.every((s) => s.bytes >= 0));
+    assert.ok(sizes.some((s) => s.table === 'dataprocessinstance_dataprocessinstanceruneventaspect_v1'));
+  });
+
+  test('deleting an entity removes its aspects, history and time-series rows', async () => {
+    const res = await store.deleteEntity(DS);
+    assert.equal(res.rows, 5); // status, subTypes, and datasetProperties with its two history rows
+    assert.equal(res.timeseriesRows, 3);
+    assert.deepEqual(await store.getLatest([DS]), new Map());
+    assert.deepEqual(await store.existing([DS]), new Set());
+  });
+
+  test('listing entities pages by type in urn order', async () => {
+    const rows = await store.listEntities({ entityType: 'tag' });
+    assert.deepEqual(rows.map((r) => r.urn), ['urn:li:tag:a', 'urn:li:tag:b', 'urn:li:tag:capped']);
+    assert.deepEqual((await store.listEntities({ entityType: 'tag', start: 1, count: 1 })).map((r) => r.urn), ['urn:li:tag:b']);
+    assert.equal(await store.countEntities('tag'), 3);
+  });
+
+  test('settings: the first value written wins', async () => {
+    assert.equal(await store.getOrSetSetting('k', 'one'), 'one');
+    assert.equal(await store.getOrSetSetting('k', 'two'), 'one');
+  });
+});
