@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildServer, type RestFeature } from './http/server.js';
+import { graphqlFeature } from './graphql/plugin.js';
 import type { Catalog } from './services/catalog.js';
 
 /**
@@ -7,7 +8,7 @@ import type { Catalog } from './services/catalog.js';
  * means adding it to these lists, nothing else.
  */
 const REST_FEATURES: RestFeature[] = [];
-const ROOT_FEATURES: RestFeature[] = [];
+const ROOT_FEATURES: RestFeature[] = [graphqlFeature];
 
 export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
   return buildServer(catalog, { logger: opts.logger, restFeatures: REST_FEATURES, rootFeatures: ROOT_FEATURES });

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { badRequest } from '../errors.js';
 import type { Catalog } from '../services/catalog.js';
 import { authPlugin } from './auth.js';
@@ -35,7 +35,10 @@ export async function buildServer(catalog: Catalog, opts: ServerOptions = {}): P
     bodyLimit: catalog.config.bodyLimit,
     // Urns are long: a dataset urn with a deep path easily passes find-my-way's 100-character default.
     routerOptions: { maxParamLength: 4096, ignoreDuplicateSlashes: true },
-    disableRequestLogging: catalog.config.logLevel !== 'debug' && catalog.config.logLevel !== 'trace',
+    // One line per request only when debugging; errors are logged where they are handled.
+    logController: new LogController({
+      disableRequestLogging: catalog.config.logLevel !== 'debug' && catalog.config.logLevel !== 'trace',
+    }),
   });
 
   // Clients send JSON with, without, or with the wrong content type (curl defaults to form encoding).

@@ -2,7 +2,9 @@ import type { Config } from '../config.js';
 import { openStore } from '../storage/index.js';
 import type { Store } from '../storage/types.js';
 import { FoundationAuthorizer, type Authorizer } from './authz.js';
+import { EditService } from './edits.js';
 import { EntityService } from './entities.js';
+import { LineageService } from './lineage.js';
 import { TokenService } from './tokens.js';
 
 /** Everything the HTTP surface and the CLI use: the services, built once over one store. */
@@ -11,6 +13,8 @@ export interface Catalog {
   store: Store;
   entities: EntityService;
   tokens: TokenService;
+  lineage: LineageService;
+  edits: EditService;
   authz: Authorizer;
   close(): Promise<void>;
 }
@@ -21,5 +25,5 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   const tokens = await TokenService.create(s, entities, {
     secret: config.tokenSecret, cacheMs: config.tokenCacheMs, allowNoExpiry: config.allowNoExpiryTokens,
   });
-  return { config, store: s, entities, tokens, authz: new FoundationAuthorizer(), close: () => s.close() };
+  return { config, store: s, entities, tokens, lineage: new LineageService(s), edits: new EditService(entities), authz: new FoundationAuthorizer(), close: () => s.close() };
 }

@@ -86,6 +86,9 @@ export async function ingestFiles(
       onProgress?.(file, Math.min(start + BATCH, records.length), records.length);
     }
   }
+  // Parse failures are found before write failures within a batch; report them in file order.
+  const fileOrder = new Map(files.map((f, i) => [f, i]));
+  summary.failures.sort((a, b) => fileOrder.get(a.file)! - fileOrder.get(b.file)! || a.index - b.index);
   return summary;
 }
 

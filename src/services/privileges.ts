@@ -14,6 +14,28 @@ export const REQUIRES = {
   'rest.getEntity': [['GET_ENTITY_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   'rest.getTimeseriesAspectValues': [['GET_TIMESERIES_ASPECT_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   'rest.config': [],
+
+  // GraphQL reads (every authenticated user holds these until policies say otherwise)
+  'graphql.read': [['VIEW_ENTITY_PAGE']],
+  // GraphQL mutations, on the resource they change
+  'graphql.updateDataset.editableProperties': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOCS']],
+  'graphql.updateDataset.institutionalMemory': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOC_LINKS']],
+  'graphql.updateDataset.ownership': [['EDIT_ENTITY'], ['EDIT_ENTITY_OWNERS']],
+  'graphql.updateDataset.tags': [['EDIT_ENTITY'], ['EDIT_ENTITY_TAGS']],
+  'graphql.updateDataset.deprecation': [['EDIT_ENTITY'], ['EDIT_ENTITY_DEPRECATION'], ['EDIT_DEPRECATION_PRIVILEGE']],
+  'graphql.updateDataset.editableSchemaMetadata': [['EDIT_ENTITY'], ['EDIT_DATASET_COL_DESCRIPTION', 'EDIT_DATASET_COL_TAGS']],
+  'graphql.updateDescription': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOCS']],
+  'graphql.updateDescription.column': [['EDIT_ENTITY'], ['EDIT_DATASET_COL_DESCRIPTION']],
+  'graphql.createTag': [['CREATE_TAGS'], ['MANAGE_TAGS']],
+  'graphql.updateTag': [['EDIT_ENTITY'], ['MANAGE_TAGS']],
+  'graphql.deleteTag': [['MANAGE_TAGS'], ['DELETE_ENTITY']],
+  'graphql.setTagColor': [['EDIT_ENTITY'], ['EDIT_TAG_COLOR'], ['MANAGE_TAGS']],
+  'graphql.tags': [['EDIT_ENTITY'], ['EDIT_ENTITY_TAGS']],
+  'graphql.tags.column': [['EDIT_ENTITY'], ['EDIT_DATASET_COL_TAGS']],
+  'graphql.terms': [['EDIT_ENTITY'], ['EDIT_ENTITY_GLOSSARY_TERMS']],
+  'graphql.terms.column': [['EDIT_ENTITY'], ['EDIT_DATASET_COL_GLOSSARY_TERMS']],
+  'graphql.links': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOC_LINKS']],
+  'graphql.owners': [['EDIT_ENTITY'], ['EDIT_ENTITY_OWNERS']],
 } as const satisfies Record<string, Requirement>;
 
 export type Operation = keyof typeof REQUIRES;

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { GraphQLError } from 'graphql';
+import mercurius from 'mercurius';
+import { AlmanacError, badRequest } from '../errors.js';
+import type { Catalog } from '../services/catalog.js';
+import { sendError } from '../http/errors.js';
+import { EntityLoader, type GraphQLContext } from './context.js';
+import { costLimitRule } from './cost-limit.js';
+import { formatExecutionError, formatRequestError } from './errors.js';
+import { resolvers, schemaFiles } from './schema.js';
+
+/** Limits that refuse abusive documents before anything runs. */
+export const LIMITS = { depth: 20, fields: 5000, tokens: 50_000 };
+
+const PATHS = ['/api/graphql', '/api/v2/graphql'];
+
+/**
+ * POST /api/graphql (and the frontend's /api/v2/graphql). Mercurius provides parsing/validation caches and
+ * graphql-jit; the HTTP envelope is ours so that it is exactly DataHub's: `{data, extensions: {}}` plus
+ * `errors` when there are any, HTTP 200 for every GraphQL-level error.
+ */
+export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
+  const schema = schemaFiles().map((f) => readFileSync(f, 'utf8')).join('\n');
+  await app.register(mercurius, {
+    schema,
+    resolvers: resolvers() as never,
+    routes: false,
+    graphiql: false,
+    jit: 1,
+    cache: 1024,
+    queryDepth: LIMITS.depth,
+    validationRules: [costLimitRule(LIMITS.fields)],
+    graphql: { parseOptions: { maxTokens: LIMITS.tokens } },
+    // Errors are formatted by us (below), from the raw GraphQL errors.
+    errorFormatter: (execution) => ({ statusCode: 200, response: execution as never }),
+  });
+
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const body = request.body as Record<string, unknown> | undefined;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The request body must be a JSON object with a query');
+    const { query, variables, operationName } = body;
+    if (typeof query !== 'string' || query.trim() === '') throw badRequest("The request body needs a 'query' string");
+    if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
+      throw badRequest("'variables' must be a JSON object");
+    }
+    if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
+      throw badRequest("'operationName' must be a string");
+    }
+    const context: GraphQLContext = { catalog, actor: request.actor, loader: new EntityLoader(catalog) };
+    const log = (e: unknown) => request.log.error({ err: e }, 'GraphQL resolver failed');
+    reply.type('application/json; charset=utf-8');
+    try {
+      const result = await app.graphql(query, context as never, (variables ?? undefined) as never,
+        (operationName ?? undefined) as string | undefined);
+      // No data at all means the request failed before execution (graphql-jit coerces variables itself).
+      if (result.data === undefined && result.errors?.length) {
+        return { errors: result.errors.map((e) => formatRequestError(e as GraphQLError)), data: null, extensions: {} };
+      }
+      const errors = result.errors?.map((e) => formatExecutionError(e as GraphQLError, log));
+      return errors?.length
+        ? { errors, data: result.data ?? null, extensions: {} }
+        : { data: result.data ?? null, extensions: {} };
+    } catch (e) {
+      const list = (e as { errors?: GraphQLError[] }).errors;
+      if (Array.isArray(list) && list.length) return { errors: list.map(formatRequestError), data: null, extensions: {} };
+      if (e instanceof AlmanacError) throw e;
+      log(e);
+      return { errors: [{ message: 'An unknown error occurred.', extensions: { code: 500, type: 'SERVER_ERROR',
+        classification: 'DataFetchingException' } }], data: null, extensions: {} };
+    }
+  };
+
+  for (const url of PATHS) {
+    app.post(url, handler);
+    app.route({
+      method: ['GET', 'PUT', 'DELETE', 'PATCH'],
+      url,
+      config: { public: true },
+      handler: async (request, reply) => sendError(request, reply,
+        new AlmanacError('METHOD_NOT_ALLOWED', `${request.method} is not supported on ${url}; use POST`, { allow: 'POST' })),
+    });
+  }
+}

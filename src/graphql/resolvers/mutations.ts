@@ -1,0 +1,154 @@
+import { badRequest } from '../../errors.js';
+import { parseUrn } from '../../model/urn.js';
+import type { DatasetUpdate, OwnerInput, ResourceRef } from '../../services/edits.js';
+import type { Operation } from '../../services/privileges.js';
+import type { GraphQLContext } from '../context.js';
+import { ref } from './common.js';
+import { authorize } from './privileges.js';
+
+/**
+ * Mutation resolvers: check privileges on each resource (wrapped around the edit service, never inside it),
+ * call the service, and clear the request's cache so a selection after the write reads the new values.
+ */
+type Ctx = GraphQLContext;
+type Obj = Record<string, any>;
+
+async function authorizeDatasetUpdate(ctx: Ctx, urn: string, input: DatasetUpdate) {
+  const sections: [keyof DatasetUpdate, Operation][] = [
+    ['editableProperties', 'graphql.updateDataset.editableProperties'],
+    ['institutionalMemory', 'graphql.updateDataset.institutionalMemory'],
+    ['ownership', 'graphql.updateDataset.ownership'],
+    ['tags', 'graphql.updateDataset.tags'],
+    ['globalTags', 'graphql.updateDataset.tags'],
+    ['deprecation', 'graphql.updateDataset.deprecation'],
+    ['editableSchemaMetadata', 'graphql.updateDataset.editableSchemaMetadata'],
+  ];
+  // Unlike DataHub, an input with no section is not a free pass: it still needs EDIT_ENTITY.
+  const present = sections.filter(([k]) => input[k] != null);
+  if (present.length === 0) return authorize(ctx, 'graphql.updateDataset.editableProperties', urn);
+  for (const [, op] of present) await authorize(ctx, op, urn);
+}
+
+async function updateDataset(urn: string, input: DatasetUpdate, ctx: Ctx) {
+  const u = parseUrn(urn).raw;
+  await authorizeDatasetUpdate(ctx, u, input);
+  await ctx.catalog.edits.updateDataset(u, input, ctx.actor);
+  ctx.loader.clear(u);
+  return ref(u);
+}
+
+function resourcesOf(input: Obj): ResourceRef[] {
+  return [{ resourceUrn: input.resourceUrn, subResourceType: input.subResourceType, subResource: input.subResource }];
+}
+
+async function authorizeLabels(ctx: Ctx, kind: 'tag' | 'term', resources: ResourceRef[]) {
+  for (const r of resources) {
+    const op: Operation = kind === 'tag'
+      ? (r.subResource ? 'graphql.tags.column' : 'graphql.tags')
+      : (r.subResource ? 'graphql.terms.column' : 'graphql.terms');
+    await authorize(ctx, op, parseUrn(r.resourceUrn).raw);
+  }
+}
+
+async function changeLabels(ctx: Ctx, kind: 'tag' | 'term', op: 'add' | 'remove', labels: string[], resources: (ResourceRef | null)[]) {
+  const refs = resources.filter((r): r is ResourceRef => r != null);
+  await authorizeLabels(ctx, kind, refs);
+  await ctx.catalog.edits.changeLabels(kind, op, labels, refs, ctx.actor);
+  ctx.loader.clear();
+  return true;
+}
+
+function ownersOf(list: Obj[]): OwnerInput[] {
+  return list.map((o) => {
+    if (o.ownerEntityType === 'CORP_GROUP' && !String(o.ownerUrn).startsWith('urn:li:corpGroup:')) {
+      throw badRequest(`ownerEntityType CORP_GROUP needs a corpGroup urn, got '${o.ownerUrn}'`);
+    }
+    return { ownerUrn: o.ownerUrn, type: o.type, ownershipTypeUrn: o.ownershipTypeUrn };
+  });
+}
+
+export const mutationResolvers = {
+  Mutation: {
+    updateDataset: (_: unknown, { urn, input }: { urn: string; input: DatasetUpdate }, ctx: Ctx) => updateDataset(urn, input, ctx),
+    updateDatasets: async (_: unknown, { input }: { input: { urn: string; update: DatasetUpdate }[] }, ctx: Ctx) => {
+      const out = [];
+      for (const i of input) out.push(await updateDataset(i.urn, i.update, ctx));
+      return out;
+    },
+    updateDescription: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+      const urn = parseUrn(input.resourceUrn).raw;
+      await authorize(ctx, input.subResource ? 'graphql.updateDescription.column' : 'graphql.updateDescription', urn);
+      await ctx.catalog.edits.updateDescription({ ...input, resourceUrn: urn } as never, ctx.actor);
+      ctx.loader.clear(urn);
+      return true;
+    },
+    createTag: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+      await authorize(ctx, 'graphql.createTag');
+      return ctx.catalog.edits.createTag(input as never, ctx.actor);
+    },
+    updateTag: async (_: unknown, { urn, input }: { urn: string; input: Obj }, ctx: Ctx) => {
+      const u = parseUrn(urn).raw;
+      await authorize(ctx, 'graphql.updateTag', u);
+      await ctx.catalog.edits.updateTag(u, input as never, ctx.actor);
+      ctx.loader.clear(u);
+      return ref(u);
+    },
+    deleteTag: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
+      const u = parseUrn(urn).raw;
+      await authorize(ctx, 'graphql.deleteTag', u);
+      await ctx.catalog.edits.deleteTag(u);
+      ctx.loader.clear(u);
+      return true;
+    },
+    setTagColor: async (_: unknown, { urn, colorHex }: { urn: string; colorHex: string }, ctx: Ctx) => {
+      const u = parseUrn(urn).raw;
+      await authorize(ctx, 'graphql.setTagColor', u);
+      await ctx.catalog.edits.setTagColor(u, colorHex, ctx.actor);
+      ctx.loader.clear(u);
+      return true;
+    },
+    addTag: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'tag', 'add', [input.tagUrn], resourcesOf(input)),
+    addTags: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'tag', 'add', input.tagUrns, resourcesOf(input)),
+    removeTag: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'tag', 'remove', [input.tagUrn], resourcesOf(input)),
+    batchAddTags: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'tag', 'add', input.tagUrns, input.resources),
+    batchRemoveTags: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'tag', 'remove', input.tagUrns, input.resources),
+    addTerm: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'term', 'add', [input.termUrn], resourcesOf(input)),
+    addTerms: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'term', 'add', input.termUrns, resourcesOf(input)),
+    removeTerm: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'term', 'remove', [input.termUrn], resourcesOf(input)),
+    addLink: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+      const u = parseUrn(input.resourceUrn).raw;
+      await authorize(ctx, 'graphql.links', u);
+      await ctx.catalog.edits.addLink(u, input.linkUrl, input.label, ctx.actor);
+      ctx.loader.clear(u);
+      return true;
+    },
+    removeLink: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+      const u = parseUrn(input.resourceUrn).raw;
+      await authorize(ctx, 'graphql.links', u);
+      await ctx.catalog.edits.removeLink(u, input.linkUrl, ctx.actor);
+      ctx.loader.clear(u);
+      return true;
+    },
+    addOwner: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+      const u = parseUrn(input.resourceUrn).raw;
+      await authorize(ctx, 'graphql.owners', u);
+      await ctx.catalog.edits.addOwners(u, ownersOf([input]), ctx.actor);
+      ctx.loader.clear(u);
+      return true;
+    },
+    addOwners: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+      const u = parseUrn(input.resourceUrn).raw;
+      await authorize(ctx, 'graphql.owners', u);
+      await ctx.catalog.edits.addOwners(u, ownersOf(input.owners), ctx.actor);
+      ctx.loader.clear(u);
+      return true;
+    },
+    removeOwner: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+      const u = parseUrn(input.resourceUrn).raw;
+      await authorize(ctx, 'graphql.owners', u);
+      await ctx.catalog.edits.removeOwner(u, input.ownerUrn, input.ownershipTypeUrn, ctx.actor);
+      ctx.loader.clear(u);
+      return true;
+    },
+  },
+};

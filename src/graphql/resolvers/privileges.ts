@@ -1,0 +1,21 @@
+import { requirePrivilege, type Requirement } from '../../services/authz.js';
+import { REQUIRES, type Operation } from '../../services/privileges.js';
+import type { GraphQLContext } from '../context.js';
+
+/** Refuses with a 403-coded error unless the caller holds the operation's privileges on the resource. */
+export function authorize(ctx: GraphQLContext, op: Operation, resourceUrn?: string) {
+  return requirePrivilege(ctx.catalog.authz, ctx.actor, REQUIRES[op] as Requirement, resourceUrn);
+}
+
+const can = (ctx: GraphQLContext, op: Operation, urn: string) => ctx.catalog.authz.allowed(ctx.actor, REQUIRES[op] as Requirement, urn);
+
+/** Dataset.privileges: what the caller may do on this entity. */
+export async function entityPrivileges(urn: string, ctx: GraphQLContext) {
+  const [docs, tags, owners, links, terms, deprecation, manage] = await Promise.all([
+    can(ctx, 'graphql.updateDescription', urn), can(ctx, 'graphql.tags', urn), can(ctx, 'graphql.owners', urn),
+    can(ctx, 'graphql.links', urn), can(ctx, 'graphql.terms', urn), can(ctx, 'graphql.updateDataset.deprecation', urn),
+    ctx.catalog.authz.allowed(ctx.actor, [['EDIT_ENTITY']], urn),
+  ]);
+  return { canEditLineage: manage, canManageEntity: manage, canEditDescription: docs, canEditTags: tags,
+    canEditOwners: owners, canEditLinks: links, canEditGlossaryTerms: terms, canEditDeprecation: deprecation };
+}

@@ -1,0 +1,27 @@
+import { GraphQLScalarType } from 'graphql';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { entityResolvers } from './resolvers/common.js';
+import { datasetResolvers } from './resolvers/datasets.js';
+import { entityReaders } from './resolvers/entities.js';
+import { mutationResolvers } from './resolvers/mutations.js';
+import { LongScalar } from './scalars.js';
+
+/**
+ * One SDL file and one resolver module per area. A new area adds its file here and its resolvers below.
+ */
+const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'schema');
+const FILES = ['common', 'datasets', 'tags', 'entities'];
+export const schemaFiles = () => FILES.map((f) => path.join(dir, `${f}.graphql`));
+
+const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, datasetResolvers, entityReaders, mutationResolvers];
+
+export function resolvers(): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (const area of AREAS) {
+    for (const [type, fields] of Object.entries(area)) {
+      merged[type] = fields instanceof GraphQLScalarType ? fields : { ...(merged[type] as object), ...(fields as object) };
+    }
+  }
+  return merged;
+}

@@ -1,0 +1,363 @@
+import { badRequest, conflict, notFound } from '../errors.js';
+import { parseUrn, tryParseUrn } from '../model/urn.js';
+import type { Actor } from './actor.js';
+import type { EntityService } from './entities.js';
+
+/**
+ * The catalog's edit rules: descriptions, tags, terms, links, owners and deprecation, on the "editable"
+ * aspects that ingestion never overwrites. Every operation checks that what it touches exists (Almanac writes
+ * nothing for an entity that was never ingested), then writes all its aspects in one transaction.
+ */
+type Obj = Record<string, any>;
+
+export interface ResourceRef {
+  resourceUrn: string;
+  subResourceType?: 'DATASET_FIELD' | null;
+  subResource?: string | null;
+}
+
+export interface OwnerInput {
+  ownerUrn: string;
+  type?: string | null;
+  ownershipTypeUrn?: string | null;
+}
+
+export interface DatasetUpdate {
+  editableProperties?: { description: string; name?: string | null } | null;
+  institutionalMemory?: { elements: { url: string; description?: string | null; author: string; createdAt?: number | null }[] } | null;
+  ownership?: { owners: { owner: string; type?: string | null; ownershipTypeUrn?: string | null }[] } | null;
+  tags?: { tags?: { tag: { urn: string } }[] | null } | null;
+  globalTags?: { tags?: { tag: { urn: string } }[] | null } | null;
+  deprecation?: { deprecated: boolean; decommissionTime?: number | null; note: string } | null;
+  editableSchemaMetadata?: { editableSchemaFieldInfo: { fieldPath: string; description?: string | null;
+    globalTags?: { tags?: { tag: { urn: string } }[] | null } | null }[] } | null;
+}
+
+const TYPE_URNS: Record<string, string> = {
+  TECHNICAL_OWNER: 'urn:li:ownershipType:__system__technical_owner',
+  BUSINESS_OWNER: 'urn:li:ownershipType:__system__business_owner',
+  DATA_STEWARD: 'urn:li:ownershipType:__system__data_steward',
+  NONE: 'urn:li:ownershipType:__system__none',
+};
+
+/** Where a description of each entity type lives, as DataHub's updateDescription dispatches it. */
+const DESCRIPTION_TARGETS: Record<string, { aspect: string; field: string; needsExisting?: string }> = {
+  container: { aspect: 'editableContainerProperties', field: 'description' },
+  domain: { aspect: 'domainProperties', field: 'description', needsExisting: 'Domain' },
+  glossaryTerm: { aspect: 'glossaryTermInfo', field: 'definition', needsExisting: 'Glossary Term' },
+  glossaryNode: { aspect: 'glossaryNodeInfo', field: 'definition', needsExisting: 'Glossary Node' },
+  tag: { aspect: 'tagProperties', field: 'description' },
+  corpGroup: { aspect: 'corpGroupEditableInfo', field: 'description' },
+  notebook: { aspect: 'editableNotebookProperties', field: 'description' },
+  mlModel: { aspect: 'editableMLModelProperties', field: 'description' },
+  mlFeatureTable: { aspect: 'editableMLFeatureTableProperties', field: 'description' },
+  dataProduct: { aspect: 'dataProductProperties', field: 'description' },
+};
+
+function checkUrn(urn: string, entityType: string | string[], what: string): string {
+  const u = tryParseUrn(urn);
+  const types = Array.isArray(entityType) ? entityType : [entityType];
+  if (typeof u === 'string' || !types.includes(u.entityType)) {
+    throw badRequest(`${what} '${urn}' is not a valid ${types.join(' or ')} urn`, { urn });
+  }
+  return u.raw;
+}
+
+const stamp = (actor: Actor, time = Date.now()) => ({ time, actor: actor.urn });
+
+export class EditService {
+  constructor(private readonly entities: EntityService) {}
+
+  private async aspects(urn: string): Promise<Map<string, Obj>> {
+    const latest = await this.entities.getLatest(urn);
+    return new Map([...latest].map(([k, v]) => [k, v.value as Obj]));
+  }
+
+  /** Throws NOT_FOUND naming every urn that does not exist. */
+  private async requireAll(urns: string[], what: string) {
+    const unique = [...new Set(urns)];
+    const existing = await this.entities.store.existing(unique);
+    const missing = unique.filter((u) => !existing.has(u));
+    if (missing.length) throw notFound(`${what} ${missing.join(', ')} ${missing.length > 1 ? 'do' : 'does'} not exist`, { urns: missing });
+  }
+
+  private async requireField(urn: string, fieldPath: string, schema: Obj | undefined) {
+    if (!schema) throw notFound(`Failed to update ${urn} & field ${fieldPath}. ${urn} has no schema.`, { urn, fieldPath });
+    if (!(schema.fields ?? []).some((f: Obj) => f.fieldPath === fieldPath)) {
+      throw notFound(`Failed to update ${urn} & field ${fieldPath}. Field ${fieldPath} does not exist in the datasets schema.`, { urn, fieldPath });
+    }
+  }
+
+  async updateDataset(urn: string, input: DatasetUpdate, actor: Actor): Promise<void> {
+    const u = parseUrn(urn);
+    if (u.entityType !== 'dataset') throw badRequest(`Invalid urn: '${urn}' is not a dataset urn`);
+    await this.entities.requireExists(u.raw);
+    const current = await this.aspects(u.raw);
+    const now = Date.now();
+    const writes: Record<string, unknown> = {};
+    const referenced: string[] = [];
+
+    if (input.editableProperties) {
+      const prev = current.get('editableDatasetProperties');
+      writes.editableDatasetProperties = {
+        ...prev,
+        description: input.editableProperties.description,
+        ...(input.editableProperties.name != null ? { name: input.editableProperties.name } : {}),
+        created: prev?.created ?? stamp(actor, now),
+        lastModified: stamp(actor, now),
+      };
+    }
+    if (input.institutionalMemory) {
+      writes.institutionalMemory = {
+        elements: input.institutionalMemory.elements.map((e) => ({
+          url: checkUrl(e.url),
+          description: e.description ?? '',
+          createStamp: { time: e.createdAt ?? now, actor: checkUrn(e.author, ['corpuser', 'corpGroup'], 'author') },
+        })),
+      };
+    }
+    if (input.ownership) {
+      writes.ownership = {
+        owners: input.ownership.owners.map((o) => {
+          const owner = checkUrn(o.owner, ['corpuser', 'corpGroup'], 'owner');
+          referenced.push(owner);
+          return ownerRecord({ ownerUrn: owner, type: o.type, ownershipTypeUrn: o.ownershipTypeUrn });
+        }),
+        lastModified: stamp(actor, now),
+      };
+    }
+    // DataHub takes the deprecated `globalTags` when both are given; so do we.
+    const tagInput = input.globalTags ?? input.tags;
+    if (tagInput) {
+      const tags = (tagInput.tags ?? []).map((t) => checkUrn(t.tag.urn, 'tag', 'tag'));
+      referenced.push(...tags);
+      writes.globalTags = { tags: [...new Set(tags)].map((tag) => ({ tag })) };
+    }
+    if (input.deprecation) {
+      writes.deprecation = {
+        deprecated: input.deprecation.deprecated,
+        note: input.deprecation.note,
+        actor: actor.urn,
+        ...(input.deprecation.decommissionTime != null ? { decommissionTime: input.deprecation.decommissionTime } : {}),
+      };
+    }
+    if (input.editableSchemaMetadata) {
+      // Merged per fieldPath: editing one column never erases another column's edits (an Almanac difference).
+      const esm = structuredClone(current.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] });
+      for (const f of input.editableSchemaMetadata.editableSchemaFieldInfo) {
+        await this.requireField(u.raw, f.fieldPath, current.get('schemaMetadata'));
+        const entry = fieldEntry(esm, f.fieldPath);
+        if (f.description !== undefined && f.description !== null) entry.description = f.description;
+        if (f.globalTags) {
+          const tags = (f.globalTags.tags ?? []).map((t) => checkUrn(t.tag.urn, 'tag', 'tag'));
+          referenced.push(...tags);
+          entry.globalTags = { tags: [...new Set(tags)].map((tag) => ({ tag })) };
+        }
+      }
+      esm.created ??= stamp(actor, now);
+      esm.lastModified = stamp(actor, now);
+      writes.editableSchemaMetadata = esm;
+    }
+    if (referenced.length) await this.requireAll(referenced, 'Entity');
+    if (Object.keys(writes).length) await this.entities.writeToExisting(u.raw, writes, actor);
+  }
+
+  async updateDescription(input: { description: string; resourceUrn: string; subResourceType?: string | null; subResource?: string | null }, actor: Actor) {
+    const u = parseUrn(input.resourceUrn);
+    await this.entities.requireExists(u.raw);
+    const current = await this.aspects(u.raw);
+    const now = Date.now();
+    if (u.entityType === 'dataset') {
+      if (input.subResourceType !== 'DATASET_FIELD' || !input.subResource) {
+        // Dataset documentation lives in editableDatasetProperties; DataHub refuses this form, we honour it.
+        const prev = current.get('editableDatasetProperties');
+        await this.entities.writeToExisting(u.raw, { editableDatasetProperties: { ...prev, description: input.description,
+          created: prev?.created ?? stamp(actor, now), lastModified: stamp(actor, now) } }, actor);
+        return;
+      }
+      await this.requireField(u.raw, input.subResource, current.get('schemaMetadata'));
+      const esm = structuredClone(current.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] });
+      fieldEntry(esm, input.subResource).description = input.description;
+      esm.created ??= stamp(actor, now);
+      esm.lastModified = stamp(actor, now);
+      await this.entities.writeToExisting(u.raw, { editableSchemaMetadata: esm }, actor);
+      return;
+    }
+    if (input.subResourceType) throw badRequest(`subResourceType ${input.subResourceType} applies to datasets only`);
+    const target = DESCRIPTION_TARGETS[u.entityType];
+    if (!target) throw badRequest(`Failed to update description. Unsupported resource type ${u.entityType}`);
+    const prev = current.get(target.aspect);
+    if (!prev && target.needsExisting) throw notFound(`Properties for this ${target.needsExisting} do not yet exist!`);
+    const next: Obj = { ...prev, [target.field]: input.description };
+    if (u.entityType === 'tag' && !next.name) next.name = u.key;
+    await this.entities.writeToExisting(u.raw, { [target.aspect]: next }, actor);
+  }
+
+  async createTag(input: { id?: string | null; name: string; description?: string | null }, actor: Actor): Promise<string> {
+    if (!input.name?.trim()) throw badRequest('A tag needs a name');
+    const id = input.id ?? crypto.randomUUID();
+    if (!id.trim() || /[\s,()]/.test(id)) throw badRequest(`Tag id '${id}' must be non-empty and contain no spaces, commas or parentheses`);
+    const urn = parseUrn(`urn:li:tag:${id}`).raw;
+    if (await this.entities.exists(urn)) throw conflict(`This Tag already exists: ${urn}`, { urn });
+    const props: Obj = { name: input.name };
+    if (input.description != null) props.description = input.description;
+    await this.entities.ingest([
+      { urn, entityType: 'tag', aspect: 'tagProperties', changeType: 'CREATE', value: props, systemMetadata: null },
+      { urn, entityType: 'tag', aspect: 'ownership', changeType: 'CREATE', systemMetadata: null,
+        value: { owners: [ownerRecord({ ownerUrn: actor.urn, type: 'TECHNICAL_OWNER' })], lastModified: stamp(actor) } },
+    ], actor);
+    return urn;
+  }
+
+  async updateTag(urn: string, input: { urn: string; name: string; description?: string | null; ownership?: DatasetUpdate['ownership'] }, actor: Actor) {
+    const u = parseUrn(urn);
+    if (u.entityType !== 'tag') throw badRequest(`Invalid urn: '${urn}' is not a tag urn`);
+    if (input.urn !== u.raw) throw badRequest(`input.urn '${input.urn}' does not match urn '${u.raw}'`);
+    await this.entities.requireExists(u.raw);
+    const prev = (await this.aspects(u.raw)).get('tagProperties');
+    const writes: Record<string, unknown> = {
+      tagProperties: { ...prev, name: input.name, ...(input.description != null ? { description: input.description } : {}) },
+    };
+    if (input.ownership) {
+      const owners = input.ownership.owners.map((o) => checkUrn(o.owner, ['corpuser', 'corpGroup'], 'owner'));
+      await this.requireAll(owners, 'Owner');
+      writes.ownership = { owners: input.ownership.owners.map((o) => ownerRecord({ ownerUrn: o.owner, type: o.type,
+        ownershipTypeUrn: o.ownershipTypeUrn })), lastModified: stamp(actor) };
+    }
+    await this.entities.writeToExisting(u.raw, writes, actor);
+  }
+
+  async deleteTag(urn: string): Promise<void> {
+    const u = parseUrn(urn);
+    if (u.entityType !== 'tag') throw badRequest(`Invalid urn: '${urn}' is not a tag urn`);
+    await this.entities.requireExists(u.raw);
+    await this.entities.deleteEntity(u.raw);
+  }
+
+  async setTagColor(urn: string, colorHex: string, actor: Actor) {
+    const u = parseUrn(urn);
+    if (u.entityType !== 'tag') throw badRequest(`Invalid urn: '${urn}' is not a tag urn`);
+    if (!/^#?[0-9a-fA-F]{3,8}$/.test(colorHex)) throw badRequest(`colorHex '${colorHex}' is not a hex colour like #0077b6`);
+    if (!(await this.entities.exists(u.raw))) throw notFound(`Failed to set Tag ${u.raw} color. Tag does not exist.`, { urn: u.raw });
+    const prev = (await this.aspects(u.raw)).get('tagProperties');
+    await this.entities.writeToExisting(u.raw, { tagProperties: { name: u.key, ...prev, colorHex } }, actor);
+  }
+
+  /** Adds or removes tags or glossary terms on many resources (and columns): all of them, or none. */
+  async changeLabels(kind: 'tag' | 'term', op: 'add' | 'remove', labelUrns: string[], resources: ResourceRef[], actor: Actor) {
+    const labelType = kind === 'tag' ? 'tag' : 'glossaryTerm';
+    const labels = [...new Set(labelUrns.map((l) => checkUrn(l, labelType, kind === 'tag' ? 'tag' : 'term')))];
+    if (labels.length === 0) throw badRequest(`No ${kind} urns given`);
+    if (resources.length === 0) throw badRequest('No resources given');
+    if (op === 'add') await this.requireAll(labels, kind === 'tag' ? 'Tag' : 'Glossary term');
+    const byUrn = new Map<string, ResourceRef[]>();
+    for (const r of resources) {
+      const urn = parseUrn(r.resourceUrn).raw;
+      if (r.subResourceType && !r.subResource) throw badRequest('subResource is required with subResourceType');
+      if (r.subResource && r.subResourceType !== 'DATASET_FIELD') throw badRequest('subResourceType must be DATASET_FIELD when subResource is given');
+      byUrn.set(urn, [...(byUrn.get(urn) ?? []), r]);
+    }
+    await this.requireAll([...byUrn.keys()], 'Resource');
+    const aspectName = kind === 'tag' ? 'globalTags' : 'glossaryTerms';
+    const listKey = kind === 'tag' ? 'tags' : 'terms';
+    const idKey = kind === 'tag' ? 'tag' : 'urn';
+    const apply = (holder: Obj | undefined): Obj => {
+      const list: Obj[] = [...(holder?.[listKey] ?? [])];
+      const next = op === 'add'
+        ? [...list, ...labels.filter((l) => !list.some((x) => x[idKey] === l)).map((l) => ({ [idKey]: l }))]
+        : list.filter((x) => !labels.includes(x[idKey]));
+      return { ...holder, [listKey]: next, ...(kind === 'term' ? { auditStamp: stamp(actor) } : {}) };
+    };
+    const items = [];
+    for (const [urn, refs] of byUrn) {
+      const current = await this.aspects(urn);
+      const writes: Record<string, unknown> = {};
+      let esm: Obj | undefined;
+      for (const r of refs) {
+        if (r.subResource) {
+          if (parseUrn(urn).entityType !== 'dataset') throw badRequest(`Columns exist on datasets only, not on ${urn}`);
+          await this.requireField(urn, r.subResource, current.get('schemaMetadata'));
+          esm ??= structuredClone(current.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] }) as Obj;
+          const entry = fieldEntry(esm, r.subResource);
+          entry[aspectName] = apply(entry[aspectName]);
+        } else {
+          writes[aspectName] = apply((writes[aspectName] as Obj | undefined) ?? current.get(aspectName));
+        }
+      }
+      if (esm) {
+        esm.created ??= stamp(actor);
+        esm.lastModified = stamp(actor);
+        writes.editableSchemaMetadata = esm;
+      }
+      items.push(...Object.entries(writes).map(([aspect, value]) => ({ urn, entityType: parseUrn(urn).entityType, aspect,
+        changeType: 'UPSERT' as const, value, systemMetadata: null })));
+    }
+    await this.entities.ingest(items, actor);
+  }
+
+  async addLink(resourceUrn: string, linkUrl: string, label: string, actor: Actor) {
+    const urn = (await this.entities.requireExists(resourceUrn)).raw;
+    const prev = (await this.aspects(urn)).get('institutionalMemory');
+    const elements: Obj[] = [...(prev?.elements ?? [])];
+    const url = checkUrl(linkUrl);
+    const i = elements.findIndex((e) => e.url === url && e.description === label);
+    if (i >= 0) return; // the same link with the same label is already there
+    elements.push({ url, description: label, createStamp: stamp(actor) });
+    await this.entities.writeToExisting(urn, { institutionalMemory: { ...prev, elements } }, actor);
+  }
+
+  async removeLink(resourceUrn: string, linkUrl: string, actor: Actor) {
+    const urn = (await this.entities.requireExists(resourceUrn)).raw;
+    const prev = (await this.aspects(urn)).get('institutionalMemory');
+    const elements = (prev?.elements ?? []).filter((e: Obj) => e.url !== linkUrl);
+    await this.entities.writeToExisting(urn, { institutionalMemory: { ...prev, elements } }, actor);
+  }
+
+  async addOwners(resourceUrn: string, owners: OwnerInput[], actor: Actor) {
+    const urn = (await this.entities.requireExists(resourceUrn)).raw;
+    if (owners.length === 0) throw badRequest('No owners given');
+    for (const o of owners) checkUrn(o.ownerUrn, ['corpuser', 'corpGroup'], 'owner');
+    await this.requireAll(owners.map((o) => o.ownerUrn), 'Owner');
+    const prev = (await this.aspects(urn)).get('ownership');
+    const list: Obj[] = [...(prev?.owners ?? [])];
+    for (const o of owners) {
+      const rec = ownerRecord(o);
+      const same = (x: Obj) => x.owner === rec.owner && (x.typeUrn ?? TYPE_URNS[x.type] ?? TYPE_URNS.NONE) === rec.typeUrn;
+      if (!list.some(same)) list.push(rec);
+    }
+    await this.entities.writeToExisting(urn, { ownership: { ...prev, owners: list, lastModified: stamp(actor) } }, actor);
+  }
+
+  async removeOwner(resourceUrn: string, ownerUrn: string, ownershipTypeUrn: string | null | undefined, actor: Actor) {
+    const urn = (await this.entities.requireExists(resourceUrn)).raw;
+    const prev = (await this.aspects(urn)).get('ownership');
+    // Without an ownership type the owner goes under every type, as DataHub does.
+    const owners = (prev?.owners ?? []).filter((x: Obj) => !(x.owner === ownerUrn &&
+      (!ownershipTypeUrn || (x.typeUrn ?? TYPE_URNS[x.type] ?? TYPE_URNS.NONE) === ownershipTypeUrn)));
+    await this.entities.writeToExisting(urn, { ownership: { ...prev, owners, lastModified: stamp(actor) } }, actor);
+  }
+}
+
+function fieldEntry(esm: Obj, fieldPath: string): Obj {
+  esm.editableSchemaFieldInfo ??= [];
+  let entry = esm.editableSchemaFieldInfo.find((e: Obj) => e.fieldPath === fieldPath);
+  if (!entry) esm.editableSchemaFieldInfo.push((entry = { fieldPath }));
+  return entry;
+}
+
+/** An owner as stored: the deprecated enum type kept for old readers, plus the ownership-type urn. */
+function ownerRecord(o: OwnerInput): Obj {
+  const type = o.type ?? (o.ownershipTypeUrn ? 'CUSTOM' : 'TECHNICAL_OWNER');
+  const typeUrn = o.ownershipTypeUrn ?? TYPE_URNS[type] ?? TYPE_URNS.TECHNICAL_OWNER;
+  return { owner: o.ownerUrn, type, typeUrn };
+}
+
+function checkUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!['http:', 'https:', 'mailto:', 'ftp:'].includes(u.protocol)) throw new Error('scheme');
+    return url;
+  } catch {
+    throw badRequest(`'${url}' is not a valid http(s) URL`, { url });
+  }
+}

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { forEachEngine } from './support/engines.js';
+import { SAMPLES } from './support/app.js';
+
+// The CLI and the server as real child processes, the way a user runs them.
+const BIN = path.resolve(import.meta.dirname, '../bin/almanac.js');
+const HDFS = 'urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)';
+
+function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function serve(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(`${base}/health`)).ok) return { child, base, exited };
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error('server did not start');
+}
+
+forEachEngine('CLI and server processes', (ctx) => {
+  let dir: string;
+  let env: Record<string, string>;
+  let token: string;
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'almanac-cli-'));
+    env = { DATABASE_URL: ctx.engine === 'sqlite' ? `sqlite:${path.join(dir, 'almanac.db')}` : ctx.url };
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('token create prints the token alone on stdout', async () => {
+    const res = await run(['token', 'create', '--user', 'datahub'], env);
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\n$/);
+    token = res.stdout.trim();
+  });
+
+  test('ingest loads every sample file and reports counts', async () => {
+    const files = readdirSync(SAMPLES).filter((f) => f.endsWith('.json')).map((f) => path.join(SAMPLES, f));
+    const res = await run(['ingest', ...files], env);
+    assert.equal(res.code, 0, res.stderr);
+    assert.equal(res.stderr, '');
+    assert.match(res.stdout, /^Ingested 190 of 190 records from 10 file\(s\) \(113 MCE, 77 MCP\): \d+ aspect versions written, \d+ unchanged, 54 time-series rows, 0 refused, in \d+ ms\n$/);
+  });
+
+  test('ingest names each refused record and exits 1, keeping the good ones', async () => {
+    const file = path.join(dir, 'mixed.json');
+    writeFileSync(file, JSON.stringify([
+      { entityType: 'tag', entityUrn: 'urn:li:tag:cli_good', changeType: 'UPSERT', aspectName: 'tagProperties', aspect: { json: { name: 'good' } } },
+      { entityType: 'tag', entityUrn: 'urn:li:tag:cli_bad', changeType: 'UPSERT', aspectName: 'tagProperties', aspect: { json: { name: 7 } } },
+      { something: 'else' },
+    ]));
+    const res = await run(['ingest', file], env);
+    assert.equal(res.code, 1);
+    assert.equal(res.stderr,
+      `refused: ${file} record 1 (urn:li:tag:cli_bad): Invalid aspect tagProperties: name: expected a string, got number\n` +
+      `refused: ${file} record 2: record is neither an MCE (proposedSnapshot) nor an MCP (aspectName, aspect)\n`);
+    assert.match(res.stdout, /^Ingested 1 of 3 records from 1 file\(s\) \(0 MCE, 2 MCP\)/);
+  });
+
+  test('the server reads back what the CLI ingested, with the CLI token', async () => {
+    const { child, base, exited } = await serve(env);
+    try {
+      const res = await fetch(`${base}/aspects/${encodeURIComponent(HDFS)}?aspect=schemaMetadata`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(res.status, 200);
+      const body = await res.json() as any;
+      assert.equal(body.aspect['com.linkedin.schema.SchemaMetadata'].schemaName, 'SampleHdfsSchema');
+      const gql = await fetch(`${base}/api/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `{ dataset(urn: "${HDFS}") { urn } }` }) });
+      assert.deepEqual(await gql.json(), { data: { dataset: { urn: HDFS } }, extensions: {} });
+    } finally {
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, 'SIGTERM shuts down cleanly with exit code 0');
+    }
+  });
+
+  test('kill -9 right after an acknowledged write loses nothing', async () => {
+    const first = await serve(env);
+    const urn = 'urn:li:tag:survives_kill';
+    const res = await fetch(`${first.base}/aspects?action=ingestProposal`, { method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ proposal: { entityType: 'tag', entityUrn: urn, changeType: 'UPSERT', aspectName: 'tagProperties',
+        aspect: { value: JSON.stringify({ name: 'Survivor' }), contentType: 'application/json' } } }) });
+    assert.deepEqual(await res.json(), { value: urn });
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await serve(env);
+    try {
+      const read = await fetch(`${second.base}/aspects/${encodeURIComponent(urn)}?aspect=tagProperties`, { headers: { authorization: `Bearer ${token}` } });
+      assert.deepEqual(await read.json(), { urn, version: 0, aspect: { 'com.linkedin.tag.TagProperties': { name: 'Survivor' } } });
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+  });
+
+  test('invalid configuration stops start-up with one clear line', async () => {
+    const res = await run(['serve'], { ...env, PORT: 'eighty' });
+    assert.equal(res.code, 1);
+    assert.equal(res.stderr, "almanac: invalid configuration: PORT must be a whole number, got 'eighty'\n");
+    const db = await run(['serve'], { DATABASE_URL: 'mysql://x' });
+    assert.equal(db.stderr, "almanac: invalid configuration: DATABASE_URL must be sqlite:<path> or postgres://…, got 'mysql://x'\n");
+  });
+});

@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { createApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { rootActor, systemActor } from '../../src/services/actor.js';
+import { openCatalog, type Catalog } from '../../src/services/catalog.js';
+import { ingestFiles } from '../../src/services/ingest-files.js';
+import type { EngineContext } from './engines.js';
+
+export const SAMPLES = path.resolve(import.meta.dirname, '../../samples/datahub');
+export const sample = (name: string) => path.join(SAMPLES, name);
+export const readSample = (name: string): unknown => JSON.parse(readFileSync(sample(name), 'utf8'));
+
+export interface TestApp {
+  app: FastifyInstance;
+  catalog: Catalog;
+  /** A personal access token of the root user (urn:li:corpuser:datahub). */
+  rootToken: string;
+  /** Bearer header for the root token. */
+  auth: { authorization: string };
+  /** POST a GraphQL document as the root user (or with the given headers) and return status and parsed body. */
+  graphql(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  /** A token for another user. */
+  tokenFor(username: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Builds the real app in-process on the suite's database (requests go through `app.inject`). */
+export async function startApp(ctx: EngineContext, overrides: Partial<Config> = {}): Promise<TestApp> {
+  const config: Config = { ...loadConfig({ DATABASE_URL: ctx.url, LOG_LEVEL: 'silent' }), ...overrides };
+  const catalog = await openCatalog(config);
+  const app = await createApp(catalog, { logger: false });
+  await app.ready();
+  const tokenFor = async (username: string) => (await catalog.tokens.create({
+    actorUrn: `urn:li:corpuser:${username}`, ownerUrn: `urn:li:corpuser:${username}`, name: `test ${username}`,
+    durationMs: 3_600_000 }, rootActor())).accessToken;
+  const rootToken = await tokenFor('datahub');
+  const auth = { authorization: `Bearer ${rootToken}` };
+  return {
+    app, catalog, rootToken, auth, tokenFor,
+    async graphql(query, variables, headers) {
+      const res = await app.inject({ method: 'POST', url: '/api/graphql', headers: headers ?? auth, payload: { query, variables } });
+      return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
+    },
+    async close() {
+      await app.close();
+      await catalog.close();
+    },
+  };
+}
+
+/** Loads sample files straight through the ingestion service; fails the test if any record is refused. */
+export async function ingestSamples(catalog: Catalog, ...names: string[]) {
+  const summary = await ingestFiles(catalog.entities, names.map(sample), systemActor());
+  if (summary.failures.length) throw new Error(`sample ingestion refused records: ${JSON.stringify(summary.failures)}`);
+  return summary;
+}
