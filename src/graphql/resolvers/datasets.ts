@@ -93,7 +93,10 @@ async function lineage(r: EntityRef, { input }: { input: Obj }, ctx: Ctx) {
   let rels: Obj[];
   if (input.direction === 'UPSTREAM') {
     const up = await ctx.loader.aspect(r.urn, 'upstreamLineage');
-    rels = (up?.upstreams ?? []).map((u: Obj) => ({
+    // One edge per upstream entity, however many times the aspect lists it.
+    const seen = new Set<string>();
+    const upstreams = ((up?.upstreams ?? []) as Obj[]).filter((u) => !seen.has(u.dataset) && seen.add(u.dataset));
+    rels = upstreams.map((u: Obj) => ({
       type: 'DownstreamOf', entity: ref(u.dataset), degree: 1, createdOn: u.created?.time ?? u.auditStamp?.time ?? null,
       createdActor: u.created?.actor ?? u.auditStamp?.actor ? ref(u.created?.actor ?? u.auditStamp?.actor) : null,
       updatedOn: u.auditStamp?.time ?? null, isManual: u.properties?.source === 'UI',
