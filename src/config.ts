@@ -20,6 +20,8 @@ export interface Config {
   systemClientSecret?: string;
   /** How long a node trusts a token lookup before asking the store again (revocation on other nodes). */
   tokenCacheMs: number;
+  /** How long a node trusts its snapshot of policies and groups (changes made on other nodes). */
+  policyCacheMs: number;
 }
 
 export class ConfigError extends Error {
@@ -71,5 +73,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     systemClientId: env.DATAHUB_SYSTEM_CLIENT_ID?.trim() || '__datahub_system',
     systemClientSecret: env.DATAHUB_SYSTEM_CLIENT_SECRET || undefined,
     tokenCacheMs: int(env, 'ALMANAC_TOKEN_CACHE_MS', 10_000, 0, 600_000),
+    policyCacheMs: int(env, 'ALMANAC_POLICY_CACHE_MS', 5_000, 0, 600_000),
   };
 }

@@ -155,7 +155,7 @@ forEachEngine('GraphQL: errors', (ctx) => {
   });
 
   test('a user without edit privileges gets 403 UNAUTHORIZED and nothing changes', async () => {
-    const token = await t.tokenFor('jdoe');
+    const token = await t.tokenFor('alice'); // owns nothing, so the default policies let her read only
     const before = await t.catalog.entities.getLatest(HDFS);
     const res = await t.graphql(`mutation { updateDataset(urn: "${HDFS}", input: { editableProperties: { description: "mine" } }) { urn } }`,
       undefined, { authorization: `Bearer ${token}` });

@@ -165,7 +165,7 @@ forEachEngine('REST ingestion and reads', (ctx) => {
     }
   });
 
-  test('only the root user may ingest; others are 403 and nothing is stored', async () => {
+  test('a user without EDIT_ENTITY may not ingest: 403 and nothing is stored', async () => {
     const token = await t.tokenFor('jdoe');
     const res = await post('/aspects?action=ingestProposal', { proposal: { entityType: 'tag', entityUrn: 'urn:li:tag:jdoes',
       aspectName: 'tagProperties', aspect: { json: { name: 'x' } } } }, { authorization: `Bearer ${token}` });

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { rootActor } from '../services/actor.js';
 import { DURATIONS } from '../services/tokens.js';
 import { fail, withCatalog } from './context.js';
+import { printTable } from './table.js';
 
 /** `30d`, `12h`, `90m`, or one of DataHub's duration names (ONE_DAY…, NO_EXPIRY). */
 export function parseExpiry(s: string): number | null {
@@ -35,4 +36,32 @@ export function registerToken(program: Command) {
         }
       });
     });
+
+  token
+    .command('list')
+    .description('list stored tokens (newest expiry first): id, name, user, expiry')
+    .option('--user <username|urn>', 'only the tokens of this user')
+    .action(async (opts: { user?: string }) => {
+      const ownerUrn = opts.user ? (opts.user.startsWith('urn:') ? opts.user : `urn:li:corpuser:${opts.user}`) : undefined;
+      await withCatalog(async (catalog) => {
+        const { tokens } = await catalog.tokens.list({ ownerUrn, start: 0, count: 100_000 });
+        const rows = tokens.map((t) => [t.id, t.name, t.actorUrn, t.expiresAt ? new Date(t.expiresAt).toISOString() : 'never']);
+        printTable(['ID', 'NAME', 'USER', 'EXPIRES'], rows);
+      });
+    });
+  token
+    .command('revoke')
+    .description('revoke a token by its id (see token list); it stops working at once on this database')
+    .argument('<id>', 'the token id')
+    .action(async (id: string) => {
+      await withCatalog(async (catalog) => {
+        try {
+          await catalog.tokens.revoke(id);
+          process.stdout.write(`Revoked ${id}\n`);
+        } catch (e) {
+          fail(`almanac: ${(e as Error).message}`);
+        }
+      });
+    });
 }
+

@@ -1,6 +1,7 @@
 import { GraphQLScalarType } from 'graphql';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { authResolvers } from './resolvers/auth.js';
 import { entityResolvers } from './resolvers/common.js';
 import { datasetResolvers } from './resolvers/datasets.js';
 import { entityReaders } from './resolvers/entities.js';
@@ -11,10 +12,10 @@ import { LongScalar } from './scalars.js';
  * One SDL file and one resolver module per area. A new area adds its file here and its resolvers below.
  */
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'schema');
-const FILES = ['common', 'datasets', 'tags', 'entities'];
+const FILES = ['common', 'datasets', 'tags', 'entities', 'auth'];
 export const schemaFiles = () => FILES.map((f) => path.join(dir, `${f}.graphql`));
 
-const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, datasetResolvers, entityReaders, mutationResolvers];
+const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, datasetResolvers, entityReaders, mutationResolvers, authResolvers];
 
 export function resolvers(): Record<string, unknown> {
   const merged: Record<string, unknown> = {};

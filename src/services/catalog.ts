@@ -1,10 +1,12 @@
 import type { Config } from '../config.js';
 import { openStore } from '../storage/index.js';
 import type { Store } from '../storage/types.js';
-import { FoundationAuthorizer, type Authorizer } from './authz.js';
+import { systemActor } from './actor.js';
+import type { Authorizer } from './authz.js';
 import { EditService } from './edits.js';
 import { EntityService } from './entities.js';
 import { LineageService } from './lineage.js';
+import { PolicyService } from './policies.js';
 import { TokenService } from './tokens.js';
 
 /** Everything the HTTP surface and the CLI use: the services, built once over one store. */
@@ -15,7 +17,9 @@ export interface Catalog {
   tokens: TokenService;
   lineage: LineageService;
   edits: EditService;
+  /** Decides every privilege check; the policy service, behind the Authorizer interface. */
   authz: Authorizer;
+  policies: PolicyService;
   close(): Promise<void>;
 }
 
@@ -25,5 +29,10 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   const tokens = await TokenService.create(s, entities, {
     secret: config.tokenSecret, cacheMs: config.tokenCacheMs, allowNoExpiry: config.allowNoExpiryTokens,
   });
-  return { config, store: s, entities, tokens, lineage: new LineageService(s), edits: new EditService(entities), authz: new FoundationAuthorizer(), close: () => s.close() };
+  const policies = new PolicyService(entities, s, config.policyCacheMs);
+  await policies.bootstrap(systemActor());
+  return {
+    config, store: s, entities, tokens, lineage: new LineageService(s), edits: new EditService(entities),
+    authz: policies, policies, close: () => s.close(),
+  };
 }

@@ -20,7 +20,19 @@ export interface IngestResult {
  * entities, versioned vs time-series routing. Every batch is all-or-nothing.
  */
 export class EntityService {
+  private readonly listeners: ((entityTypes: Set<string>) => void)[] = [];
+
   constructor(readonly store: Store, private readonly historyCap: number) {}
+
+  /** Called after every successful write or delete with the entity types it touched (cache invalidation). */
+  onWrite(listener: (entityTypes: Set<string>) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private written(entityTypes: Iterable<string>) {
+    const set = new Set(entityTypes);
+    for (const l of this.listeners) l(set);
+  }
 
   /** Checks one change against the registry and the aspect's schema; throws 422/400 naming the problem. */
   validate(item: ChangeItem): void {
@@ -76,6 +88,7 @@ export class EntityService {
         ? await this.store.deleteTimeseriesRange(d.urn, entitySpec(d.entityType)!.name, d.aspect)
         : await this.store.deleteAspects(d.urn, [d.aspect]);
     }
+    this.written(items.map((i) => entitySpec(i.entityType)!.name));
     const changed = results.filter((r) => r.changed).length;
     return { changed, unchanged: results.length - changed, timeseries: timeseries.length, deleted };
   }
@@ -117,7 +130,9 @@ export class EntityService {
 
   async deleteEntity(urn: string): Promise<{ rows: number; timeseriesRows: number }> {
     const u = parseUrn(urn);
-    return this.store.deleteEntity(u.raw);
+    const result = await this.store.deleteEntity(u.raw);
+    this.written([u.entityType]);
+    return result;
   }
 }
 

@@ -15,8 +15,9 @@ export const REQUIRES = {
   'rest.getTimeseriesAspectValues': [['GET_TIMESERIES_ASPECT_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   'rest.config': [],
 
-  // GraphQL reads (every authenticated user holds these until policies say otherwise)
+  // GraphQL reads (the default policies give every user VIEW_ENTITY_PAGE on everything)
   'graphql.read': [['VIEW_ENTITY_PAGE']],
+  'graphql.manageEntity': [['EDIT_ENTITY']],
   // GraphQL mutations, on the resource they change
   'graphql.updateDataset.editableProperties': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOCS']],
   'graphql.updateDataset.institutionalMemory': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOC_LINKS']],
@@ -36,6 +37,11 @@ export const REQUIRES = {
   'graphql.terms.column': [['EDIT_ENTITY'], ['EDIT_DATASET_COL_GLOSSARY_TERMS']],
   'graphql.links': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOC_LINKS']],
   'graphql.owners': [['EDIT_ENTITY'], ['EDIT_ENTITY_OWNERS']],
+  // Tokens and policies (platform privileges)
+  'graphql.createOwnAccessToken': [['GENERATE_PERSONAL_ACCESS_TOKENS'], ['MANAGE_ACCESS_TOKENS']],
+  'graphql.listOwnAccessTokens': [['GENERATE_PERSONAL_ACCESS_TOKENS'], ['MANAGE_ACCESS_TOKENS']],
+  'graphql.manageAccessTokens': [['MANAGE_ACCESS_TOKENS']],
+  'graphql.managePolicies': [['MANAGE_POLICIES']],
 } as const satisfies Record<string, Requirement>;
 
 export type Operation = keyof typeof REQUIRES;

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { AlmanacError, badRequest, notFound, unauthenticated } from '../errors.js';
+import { badRequest, notFound, unauthenticated } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import type { Actor } from './actor.js';
@@ -53,7 +53,10 @@ export class TokenService {
     private readonly entities: EntityService,
     private readonly cacheMs: number,
     readonly allowNoExpiry: boolean,
-  ) {}
+  ) {
+    // A user's status changing on this server applies to their tokens at once.
+    entities.onWrite((types) => { if (types.has('corpuser')) this.cache.clear(); });
+  }
 
   static async create(store: Store, entities: EntityService, opts: { secret?: string; cacheMs: number; allowNoExpiry: boolean }) {
     const secret = opts.secret ?? (await store.getOrSetSetting(SECRET_SETTING, randomBytes(48).toString('base64url')));
@@ -106,7 +109,7 @@ export class TokenService {
     const id = TokenService.hash(token);
     if (payload.version === '2') {
       const info = await this.lookup(id);
-      if (!info) throw unauthenticated('Token has been revoked.');
+      if (!info) throw unauthenticated('Token has been revoked, or its user is suspended.');
       if (info.expiresAt !== undefined && info.expiresAt <= Date.now()) {
         throw unauthenticated('Failed to validate DataHub token. Token has expired.');
       }
@@ -116,18 +119,28 @@ export class TokenService {
     return { urn: `urn:li:corpuser:${payload.actorId}`, kind: 'user', tokenId: id };
   }
 
+  /** The stored token, or null when it was revoked or its user was suspended or removed. */
   private async lookup(id: string): Promise<TokenMetadata | null> {
     const hit = this.cache.get(id);
     if (hit && Date.now() - hit.at < this.cacheMs) return hit.info;
     const rec = (await this.entities.getLatest(`urn:li:dataHubAccessToken:${id}`, ['dataHubAccessTokenInfo'])).get('dataHubAccessTokenInfo');
-    const info = rec ? { urn: `urn:li:dataHubAccessToken:${id}`, id, ...(rec.value as object) } as TokenMetadata : null;
+    let info = rec ? { urn: `urn:li:dataHubAccessToken:${id}`, id, ...(rec.value as object) } as TokenMetadata : null;
+    if (info) {
+      const user = await this.entities.getLatest(info.actorUrn, ['corpUserStatus', 'status']);
+      const suspended = (user.get('corpUserStatus')?.value as { status?: string } | undefined)?.status === 'SUSPENDED';
+      const removed = (user.get('status')?.value as { removed?: boolean } | undefined)?.removed === true;
+      if (suspended || removed) info = null;
+    }
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(id, { at: Date.now(), info });
     return info;
   }
 
+
+
   async metadata(id: string): Promise<TokenMetadata> {
-    const info = await this.lookup(id);
+    const rec = (await this.entities.getLatest(`urn:li:dataHubAccessToken:${id}`, ['dataHubAccessTokenInfo'])).get('dataHubAccessTokenInfo');
+    const info = rec ? { urn: `urn:li:dataHubAccessToken:${id}`, id, ...(rec.value as object) } as TokenMetadata : null;
     if (!info) throw notFound(`Access token ${id} does not exist`);
     return info;
   }
@@ -152,7 +165,4 @@ export class TokenService {
     this.cache.delete(id);
   }
 
-  isAuthError(e: unknown): boolean {
-    return e instanceof AlmanacError && e.code === 'UNAUTHENTICATED';
-  }
 }

@@ -2,6 +2,7 @@ import { badRequest, notFound } from '../../errors.js';
 import { parseUrn } from '../../model/urn.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { graphqlEntityType, graphqlTypeName } from '../entity-types.js';
+import { authorize } from './privileges.js';
 
 /**
  * Mappers from stored aspects to DataHub's GraphQL shapes, shared by every entity type. Nested entities are
@@ -121,6 +122,7 @@ export async function requireEntity(urn: string, ctx: GraphQLContext, entityType
   if (entityType && u.entityType !== entityType) {
     throw badRequest(`Invalid urn: '${urn}' is not a ${entityType} urn`, { urn });
   }
+  await authorize(ctx, 'graphql.read', u.raw);
   const loaded = await ctx.loader.load(u.raw);
   if (!loaded.exists) throw notFound(`Entity ${u.raw} does not exist`, { urn: u.raw });
   return ref(u.raw);

@@ -14,7 +14,7 @@ export async function entityPrivileges(urn: string, ctx: GraphQLContext) {
   const [docs, tags, owners, links, terms, deprecation, manage] = await Promise.all([
     can(ctx, 'graphql.updateDescription', urn), can(ctx, 'graphql.tags', urn), can(ctx, 'graphql.owners', urn),
     can(ctx, 'graphql.links', urn), can(ctx, 'graphql.terms', urn), can(ctx, 'graphql.updateDataset.deprecation', urn),
-    ctx.catalog.authz.allowed(ctx.actor, [['EDIT_ENTITY']], urn),
+    can(ctx, 'graphql.manageEntity', urn),
   ]);
   return { canEditLineage: manage, canManageEntity: manage, canEditDescription: docs, canEditTags: tags,
     canEditOwners: owners, canEditLinks: links, canEditGlossaryTerms: terms, canEditDeprecation: deprecation };

@@ -1,0 +1,280 @@
+import { badRequest, notFound } from '../errors.js';
+import { parseUrn, tryParseUrn } from '../model/urn.js';
+import type { Store } from '../storage/types.js';
+import { ROOT_USER_URN, type Actor } from './actor.js';
+import type { Authorizer, Requirement } from './authz.js';
+import type { EntityService } from './entities.js';
+
+/**
+ * Policies: dataHubPolicy entities granting privileges to actors, on the platform (PLATFORM) or on resources
+ * (METADATA). Evaluated per request from a snapshot of all policies and group memberships, reloaded after any
+ * local write to a policy, group or user, and at most `refreshMs` old otherwise (writes made by other servers
+ * on the same database).
+ */
+type Obj = Record<string, any>;
+
+export const PLATFORM_PRIVILEGES = [
+  'MANAGE_POLICIES', 'MANAGE_INGESTION', 'MANAGE_SECRETS', 'MANAGE_USERS_AND_GROUPS', 'VIEW_ANALYTICS',
+  'GENERATE_PERSONAL_ACCESS_TOKENS', 'MANAGE_ACCESS_TOKENS', 'MANAGE_DOMAINS', 'MANAGE_GLOBAL_ANNOUNCEMENTS',
+  'MANAGE_TESTS', 'VIEW_TESTS', 'MANAGE_GLOSSARIES', 'MANAGE_USER_CREDENTIALS', 'MANAGE_TAGS', 'CREATE_TAGS',
+  'CREATE_DOMAINS', 'MANAGE_GLOBAL_VIEWS', 'MANAGE_GLOBAL_OWNERSHIP_TYPES', 'RESTORE_INDICES_PRIVILEGE',
+  'GET_TIMESERIES_INDEX_SIZES_PRIVILEGE', 'TRUNCATE_TIMESERIES_INDEX_PRIVILEGE', 'GET_ES_TASK_STATUS_PRIVILEGE',
+  'SET_WRITEABLE_PRIVILEGE', 'APPLY_RETENTION_PRIVILEGE', 'GET_ANALYTICS_PRIVILEGE',
+] as const;
+
+export const METADATA_PRIVILEGES = [
+  'VIEW_ENTITY_PAGE', 'EDIT_ENTITY_TAGS', 'EDIT_ENTITY_GLOSSARY_TERMS', 'EDIT_ENTITY_OWNERS', 'EDIT_ENTITY_DOCS',
+  'EDIT_ENTITY_DOC_LINKS', 'EDIT_ENTITY_STATUS', 'EDIT_DOMAINS_PRIVILEGE', 'EDIT_ENTITY_DATA_PRODUCTS',
+  'EDIT_DEPRECATION_PRIVILEGE', 'EDIT_ENTITY_DEPRECATION', 'EDIT_ENTITY_ASSERTIONS', 'EDIT_ENTITY_OPERATIONS',
+  'EDIT_ENTITY', 'DELETE_ENTITY', 'EDIT_LINEAGE', 'EDIT_ENTITY_EMBED', 'EDIT_ENTITY_QUERIES', 'EDIT_DATASET_COL_TAGS',
+  'EDIT_DATASET_COL_GLOSSARY_TERMS', 'EDIT_DATASET_COL_DESCRIPTION', 'VIEW_DATASET_USAGE', 'VIEW_DATASET_PROFILE',
+  'EDIT_TAG_COLOR', 'EDIT_GROUP_MEMBERS', 'EDIT_USER_PROFILE', 'EDIT_CONTACT_INFO', 'SEARCH_PRIVILEGE',
+  'GET_COUNTS_PRIVILEGE', 'GET_TIMESERIES_ASPECT_PRIVILEGE', 'GET_ENTITY_PRIVILEGE', 'GET_TIMELINE_PRIVILEGE',
+  'PRODUCE_PLATFORM_EVENT_PRIVILEGE', 'MANAGE_DATA_PRODUCTS',
+] as const;
+
+const ALL_PRIVILEGES = new Set<string>([...PLATFORM_PRIVILEGES, ...METADATA_PRIVILEGES]);
+const VIEW = ['VIEW_ENTITY_PAGE', 'SEARCH_PRIVILEGE', 'GET_COUNTS_PRIVILEGE', 'GET_TIMESERIES_ASPECT_PRIVILEGE',
+  'GET_ENTITY_PRIVILEGE', 'GET_TIMELINE_PRIVILEGE'];
+const OWNER_EDITS = ['EDIT_ENTITY_DOCS', 'EDIT_ENTITY_DOC_LINKS', 'EDIT_ENTITY_TAGS', 'EDIT_ENTITY_GLOSSARY_TERMS',
+  'EDIT_ENTITY_OWNERS', 'EDIT_DATASET_COL_DESCRIPTION', 'EDIT_DATASET_COL_TAGS', 'EDIT_DATASET_COL_GLOSSARY_TERMS',
+  'EDIT_ENTITY_DEPRECATION', 'EDIT_DEPRECATION_PRIVILEGE', 'EDIT_TAG_COLOR', 'VIEW_DATASET_USAGE', 'VIEW_DATASET_PROFILE'];
+
+export interface PolicyInfo {
+  displayName: string;
+  description?: string;
+  type: 'PLATFORM' | 'METADATA';
+  state: 'ACTIVE' | 'INACTIVE';
+  resources?: { type?: string; resources?: string[]; allResources?: boolean;
+    filter?: { criteria: { field: string; values: string[]; condition?: string }[] } };
+  privileges: string[];
+  actors: { users?: string[]; groups?: string[]; allUsers?: boolean; allGroups?: boolean; resourceOwners?: boolean;
+    resourceOwnersTypes?: string[] };
+  editable: boolean;
+  lastUpdatedTimestamp?: number;
+}
+
+/** The policies every new catalog starts with. Fixed urns, so clients can toggle them as in DataHub. */
+export const DEFAULT_POLICIES: Record<string, PolicyInfo> = {
+  'urn:li:dataHubPolicy:0': { displayName: 'Root User - All Platform Privileges', description: 'Every platform privilege for the root user.',
+    type: 'PLATFORM', state: 'ACTIVE', privileges: [...PLATFORM_PRIVILEGES], actors: { users: [ROOT_USER_URN] }, editable: false },
+  'urn:li:dataHubPolicy:1': { displayName: 'Root User - Edit and View All Resources', description: 'Every metadata privilege on every resource for the root user.',
+    type: 'METADATA', state: 'ACTIVE', privileges: [...METADATA_PRIVILEGES], actors: { users: [ROOT_USER_URN] },
+    resources: { allResources: true }, editable: false },
+  'urn:li:dataHubPolicy:7': { displayName: 'All Users - Edit All Metadata', description: 'Lets every user edit every asset. Inactive unless an administrator turns it on.',
+    type: 'METADATA', state: 'INACTIVE', privileges: ['EDIT_ENTITY', ...OWNER_EDITS], actors: { allUsers: true },
+    resources: { allResources: true }, editable: true },
+  'urn:li:dataHubPolicy:all-users-base-platform': { displayName: 'All Users - Base Platform Privileges',
+    description: 'Every user may create personal access tokens for themselves.', type: 'PLATFORM', state: 'ACTIVE',
+    privileges: ['GENERATE_PERSONAL_ACCESS_TOKENS', 'VIEW_ANALYTICS'], actors: { allUsers: true }, editable: true },
+  'urn:li:dataHubPolicy:view-entity-page-all': { displayName: 'All Users - View Entity Page', description: 'Every user may read every asset.',
+    type: 'METADATA', state: 'ACTIVE', privileges: VIEW, actors: { allUsers: true }, resources: { allResources: true }, editable: true },
+  'urn:li:dataHubPolicy:view-dataset-sensitive': { displayName: 'All Users - View Dataset Sensitive Information',
+    description: 'Every user may read usage and profiles of datasets.', type: 'METADATA', state: 'ACTIVE',
+    privileges: ['VIEW_DATASET_USAGE', 'VIEW_DATASET_PROFILE'], actors: { allUsers: true }, resources: { allResources: true }, editable: true },
+  'urn:li:dataHubPolicy:asset-owners-metadata-policy': { displayName: 'Asset Owners - Metadata Policy',
+    description: 'Owners of an asset may edit its documentation, links, tags, terms, owners and deprecation.',
+    type: 'METADATA', state: 'ACTIVE', privileges: [...VIEW, ...OWNER_EDITS], actors: { resourceOwners: true },
+    resources: { allResources: true }, editable: true },
+};
+
+interface Snapshot {
+  at: number;
+  policies: { urn: string; info: PolicyInfo }[];
+  /** user urn → group urns, from the user's membership aspects and the groups' member lists. */
+  groupsOf: Map<string, Set<string>>;
+}
+
+export class PolicyService implements Authorizer {
+  private snapshot?: Promise<Snapshot>;
+
+  constructor(private readonly entities: EntityService, private readonly store: Store, private readonly refreshMs: number) {
+    entities.onWrite((entityTypes) => {
+      if (entityTypes.has('dataHubPolicy') || entityTypes.has('corpGroup') || entityTypes.has('corpuser')) this.snapshot = undefined;
+    });
+  }
+
+  /** Creates the default policies that are missing (never overwrites an administrator's change). */
+  async bootstrap(actor: Actor): Promise<void> {
+    const urns = Object.keys(DEFAULT_POLICIES);
+    const existing = await this.store.existing(urns);
+    const missing = urns.filter((u) => !existing.has(u));
+    if (missing.length === 0) return;
+    await this.entities.ingest(missing.map((urn) => ({ urn, entityType: 'dataHubPolicy', aspect: 'dataHubPolicyInfo',
+      changeType: 'UPSERT' as const, value: { ...DEFAULT_POLICIES[urn], lastUpdatedTimestamp: Date.now() }, systemMetadata: null })), actor);
+  }
+
+  private load(): Promise<Snapshot> {
+    const cur = this.snapshot;
+    if (cur) return cur.then((s) => (Date.now() - s.at < this.refreshMs ? s : this.reload()));
+    return this.reload();
+  }
+
+  private reload(): Promise<Snapshot> {
+    const p = (async (): Promise<Snapshot> => {
+      const at = Date.now();
+      const policyRows = await this.store.listEntities({ entityType: 'dataHubPolicy' });
+      const policyAspects = await this.store.getLatest(policyRows.map((r) => r.urn), ['dataHubPolicyInfo']);
+      const policies = [...policyAspects].flatMap(([urn, m]) => {
+        const info = m.get('dataHubPolicyInfo')?.value as PolicyInfo | undefined;
+        return info ? [{ urn, info }] : [];
+      });
+      const groupsOf = new Map<string, Set<string>>();
+      const add = (user: string, group: string) => {
+        let s = groupsOf.get(user);
+        if (!s) groupsOf.set(user, (s = new Set()));
+        s.add(group);
+      };
+      const groupRows = await this.store.listEntities({ entityType: 'corpGroup' });
+      const groupAspects = await this.store.getLatest(groupRows.map((r) => r.urn), ['corpGroupInfo']);
+      for (const [group, m] of groupAspects) {
+        for (const u of ((m.get('corpGroupInfo')?.value as Obj)?.members ?? []) as string[]) add(u, group);
+      }
+      const userRows = await this.store.listEntities({ entityType: 'corpuser' });
+      const userAspects = await this.store.getLatest(userRows.map((r) => r.urn), ['groupMembership', 'nativeGroupMembership']);
+      for (const [user, m] of userAspects) {
+        for (const g of ((m.get('groupMembership')?.value as Obj)?.groups ?? []) as string[]) add(user, g);
+        for (const g of ((m.get('nativeGroupMembership')?.value as Obj)?.nativeGroups ?? []) as string[]) add(user, g);
+      }
+      return { at, policies, groupsOf };
+    })();
+    this.snapshot = p;
+    p.catch(() => { if (this.snapshot === p) this.snapshot = undefined; });
+    return p;
+  }
+
+  /** The privileges the actor holds on the resource (or on the platform when no resource is named). */
+  async privilegesOf(actor: Actor, resourceUrn?: string): Promise<Set<string>> {
+    return this.grant(actor, resourceUrn);
+  }
+
+  /**
+   * Accumulates privileges policy by policy; stops as soon as `enough` says the grants suffice, so the common
+   * case (a view granted to all users) never loads the resource's owners.
+   */
+  private async grant(actor: Actor, resourceUrn?: string, enough?: (granted: Set<string>) => boolean): Promise<Set<string>> {
+    if (actor.kind === 'system') return ALL_PRIVILEGES;
+    const snap = await this.load();
+    const groups = snap.groupsOf.get(actor.urn) ?? new Set<string>();
+    const granted = new Set<string>();
+    let resource: { urn: string; entityType: string; owners?: Set<string>; domains?: string[] } | undefined;
+    const loadResource = async () => {
+      if (resource || !resourceUrn) return resource;
+      const u = tryParseUrn(resourceUrn);
+      const entityType = typeof u === 'string' ? '' : u.entityType;
+      const latest = await this.entities.getLatest(resourceUrn, ['ownership', 'domains']);
+      const owners = new Set<string>(((latest.get('ownership')?.value as Obj)?.owners ?? []).map((o: Obj) => o.owner));
+      resource = { urn: resourceUrn, entityType, owners, domains: (latest.get('domains')?.value as Obj)?.domains ?? [] };
+      return resource;
+    };
+    for (const { info } of snap.policies) {
+      if (info.state !== 'ACTIVE') continue;
+      if (info.type === 'METADATA') {
+        if (!resourceUrn) {
+          // With no resource, only policies over all resources apply (e.g. "may this user view anything?").
+          if (!(info.resources?.allResources || !info.resources)) continue;
+        } else if (!(await this.matchesResource(info, (await loadResource())!))) continue;
+      }
+      if (!(await this.matchesActor(info, actor, groups, loadResource))) continue;
+      for (const p of info.privileges) granted.add(p);
+      if (enough?.(granted)) break;
+    }
+    return granted;
+  }
+
+  async allowed(actor: Actor, requirement: Requirement, resourceUrn?: string): Promise<boolean> {
+    if (actor.kind === 'system' || requirement.length === 0) return true;
+    const satisfied = (held: Set<string>) => requirement.some((group) => group.every((p) => held.has(p)));
+    return satisfied(await this.grant(actor, resourceUrn, satisfied));
+  }
+
+  private async matchesActor(info: PolicyInfo, actor: Actor, groups: Set<string>,
+    loadResource: () => Promise<{ owners?: Set<string> } | undefined>): Promise<boolean> {
+    const a = info.actors ?? {};
+    if (a.allUsers) return true;
+    if (a.users?.includes(actor.urn)) return true;
+    if (a.allGroups && groups.size > 0) return true;
+    if (a.groups?.some((g) => groups.has(g))) return true;
+    if (a.resourceOwners && info.type === 'METADATA') {
+      const r = await loadResource();
+      if (r?.owners && (r.owners.has(actor.urn) || [...groups].some((g) => r.owners!.has(g)))) return true;
+    }
+    return false;
+  }
+
+  private async matchesResource(info: PolicyInfo, r: { urn: string; entityType: string; domains?: string[] }): Promise<boolean> {
+    const res = info.resources;
+    if (!res || res.allResources) return true;
+    if (res.type && res.type.toLowerCase() !== r.entityType.toLowerCase()) return false;
+    if (res.resources?.length && !res.resources.includes(r.urn)) return false;
+    for (const c of res.filter?.criteria ?? []) {
+      const values = c.values ?? [];
+      const field = c.field.toUpperCase();
+      const cond = (c.condition ?? 'EQUALS').toUpperCase();
+      const test = (candidate: string) => cond === 'STARTS_WITH' ? values.some((v) => candidate.startsWith(v)) : values.includes(candidate);
+      if (field === 'TYPE' || field === 'RESOURCE_TYPE') {
+        if (!values.some((v) => v.toLowerCase() === r.entityType.toLowerCase())) return false;
+      } else if (field === 'URN' || field === 'RESOURCE_URN') {
+        if (!test(r.urn)) return false;
+      } else if (field === 'DOMAIN') {
+        if (!(r.domains ?? []).some(test)) return false;
+      } else {
+        return false;
+      }
+    }
+    return !!(res.type || res.resources?.length || res.filter?.criteria?.length);
+  }
+
+  // Administration
+
+  async list(opts: { start: number; count: number; query?: string }) {
+    const snap = await this.reload();
+    let items = snap.policies;
+    if (opts.query) {
+      const q = opts.query.toLowerCase();
+      items = items.filter((p) => p.info.displayName.toLowerCase().includes(q) || (p.info.description ?? '').toLowerCase().includes(q));
+    }
+    items = [...items].sort((a, b) => a.urn.localeCompare(b.urn));
+    return { start: opts.start, total: items.length, policies: items.slice(opts.start, opts.start + opts.count) };
+  }
+
+  async get(urn: string): Promise<{ urn: string; info: PolicyInfo }> {
+    const u = parseUrn(urn);
+    if (u.entityType !== 'dataHubPolicy') throw badRequest(`'${urn}' is not a dataHubPolicy urn`);
+    const info = (await this.entities.getLatest(u.raw, ['dataHubPolicyInfo'])).get('dataHubPolicyInfo')?.value as PolicyInfo | undefined;
+    if (!info) throw notFound(`Policy ${u.raw} does not exist`, { urn: u.raw });
+    return { urn: u.raw, info };
+  }
+
+  validate(info: PolicyInfo): void {
+    if (!info.displayName?.trim()) throw badRequest('A policy needs a name');
+    if (!['PLATFORM', 'METADATA'].includes(info.type)) throw badRequest(`Policy type must be PLATFORM or METADATA, got '${info.type}'`);
+    if (!['ACTIVE', 'INACTIVE'].includes(info.state)) throw badRequest(`Policy state must be ACTIVE or INACTIVE, got '${info.state}'`);
+    const unknown = info.privileges.filter((p) => !ALL_PRIVILEGES.has(p));
+    if (unknown.length) throw badRequest(`Unknown privilege(s): ${unknown.join(', ')}`);
+    for (const u of [...(info.actors.users ?? []), ...(info.actors.groups ?? []), ...(info.resources?.resources ?? [])]) parseUrn(u);
+  }
+
+  async create(info: PolicyInfo, actor: Actor): Promise<string> {
+    this.validate(info);
+    const urn = `urn:li:dataHubPolicy:${crypto.randomUUID()}`;
+    await this.entities.ingest([{ urn, entityType: 'dataHubPolicy', aspect: 'dataHubPolicyInfo', changeType: 'UPSERT',
+      value: { ...info, editable: true, lastUpdatedTimestamp: Date.now() }, systemMetadata: null }], actor);
+    return urn;
+  }
+
+  async update(urn: string, info: PolicyInfo, actor: Actor): Promise<string> {
+    const current = await this.get(urn);
+    // The built-in root policies cannot change: the root user always keeps every privilege.
+    if (current.info.editable === false) throw badRequest(`Policy ${current.urn} is built in and cannot be changed`);
+    this.validate(info);
+    await this.entities.writeToExisting(current.urn, { dataHubPolicyInfo: { ...info, editable: true, lastUpdatedTimestamp: Date.now() } }, actor);
+    return current.urn;
+  }
+
+  async delete(urn: string): Promise<void> {
+    const current = await this.get(urn);
+    if (current.info.editable === false) throw badRequest(`Policy ${current.urn} is built in and cannot be deleted`);
+    await this.entities.deleteEntity(current.urn);
+  }
+}
