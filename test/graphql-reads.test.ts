@@ -115,4 +115,10 @@ forEachEngine('GraphQL: reads', (ctx) => {
     assert.deepEqual(second.body, first.body);
     assert.deepEqual(third.body, first.body);
   });
+
+  test('numeric strings are accepted for Int variables, as DataHub accepts them', async () => {
+    const res = await t.graphql(`query q($start: Int, $count: Int) { dataset(urn: "${HIVE}") {
+      lineage(input: { direction: DOWNSTREAM, start: $start, count: $count }) { start count total } } }`, { start: '0', count: '20' });
+    assert.deepEqual(res.body, { data: { dataset: { lineage: { start: 0, count: 1, total: 1 } } }, extensions: {} });
+  });
 });

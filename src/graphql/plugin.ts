@@ -8,6 +8,7 @@ import { sendError } from '../http/errors.js';
 import { EntityLoader, type GraphQLContext } from './context.js';
 import { costLimitRule } from './cost-limit.js';
 import { formatExecutionError, formatRequestError } from './errors.js';
+import { coerceIntStrings } from './int-strings.js';
 import { resolvers, schemaFiles } from './schema.js';
 
 /** Limits that refuse abusive documents before anything runs. */
@@ -51,7 +52,8 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
     const log = (e: unknown) => request.log.error({ err: e }, 'GraphQL resolver failed');
     reply.type('application/json; charset=utf-8');
     try {
-      const result = await app.graphql(query, context as never, (variables ?? undefined) as never,
+      const vars = coerceIntStrings(query, (variables ?? undefined) as Record<string, unknown> | undefined);
+      const result = await app.graphql(query, context as never, vars as never,
         (operationName ?? undefined) as string | undefined);
       // No data at all means the request failed before execution (graphql-jit coerces variables itself).
       if (result.data === undefined && result.errors?.length) {
