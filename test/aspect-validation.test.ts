@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { test } from 'node:test';
+import { hasSchema, validateAspect } from '../src/model/aspect-schemas.js';
+import { ASPECTS, ENTITY_TYPES, aspectNameOfClass } from '../src/model/registry.js';
+import { normaliseAspectValue } from '../src/model/wire-format.js';
+import { SAMPLES, readSample } from './support/app.js';
+
+test('every aspect of every sample file validates', () => {
+  let n = 0;
+  for (const file of readdirSync(SAMPLES).filter((f) => f.endsWith('.json'))) {
+    const data = readSample(file);
+    for (const rec of (Array.isArray(data) ? data : [data]) as Record<string, any>[]) {
+      const items: [string, unknown][] = rec.proposedSnapshot
+        ? (Object.values(rec.proposedSnapshot)[0] as any).aspects.map((a: object) => {
+          const [cls, v] = Object.entries(a)[0]!;
+          return [aspectNameOfClass(cls)!, normaliseAspectValue(v)];
+        })
+        : [[rec.aspectName, normaliseAspectValue(rec.aspect.json ?? JSON.parse(rec.aspect.value))]];
+      for (const [aspect, value] of items) {
+        assert.equal(validateAspect(aspect, value), null, `${file}: ${aspect}`);
+        n++;
+      }
+    }
+  }
+  assert.equal(n, 247);
+});
+
+test('every registered aspect, key aspects included, has a schema', () => {
+  for (const a of ASPECTS.keys()) assert.ok(hasSchema(a), a);
+  for (const e of ENTITY_TYPES.values()) assert.ok(hasSchema(e.keyAspect), e.keyAspect);
+  assert.equal(hasSchema('noSuchAspect'), false);
+});
+
+test('wrong shapes name the field', () => {
+  const cases: [string, unknown, { path: string; message: string }][] = [
+    ['status', { removed: 'yes' }, { path: 'removed', message: 'removed: expected a boolean, got string' }],
+    ['status', {}, { path: 'removed', message: 'removed: required field is missing' }],
+    ['status', [], { path: '', message: 'expected an object, got array' }],
+    ['tagProperties', { name: 7 }, { path: 'name', message: 'name: expected a string, got number' }],
+    ['ownership', { owners: [{ owner: 'urn:li:corpuser:a', type: 'DATAOWNER' }, { owner: 'jdoe', type: 'DATAOWNER' }] },
+      { path: 'owners[1].owner', message: "owners[1].owner: expected a urn, got 'jdoe'" }],
+    ['ownership', { owners: [{ owner: 'urn:li:corpuser:a', type: 'BOSS' }] },
+      { path: 'owners[0].type', message: "owners[0].type: 'BOSS' is not one of TECHNICAL_OWNER, BUSINESS_OWNER, DATA_STEWARD, NONE, CUSTOM, DATAOWNER, PRODUCER, DEVELOPER, CONSUMER, DELEGATE, STAKEHOLDER" }],
+    ['schemaMetadata', { schemaName: 's', platform: 'urn:li:dataPlatform:x', version: 0, hash: '', platformSchema: { 'com.linkedin.schema.MySqlDDL': { tableSchema: '' } },
+      fields: [{ fieldPath: 'a', nativeDataType: 'int', type: { type: { 'com.linkedin.schema.NumberType': {} } } }, { fieldPath: 'b', type: { type: {} }, nativeDataType: 'x' }] },
+      { path: 'fields[1].type.type', message: 'fields[1].type.type: expected a one-key object naming the union member, got object' }],
+    ['datasetProperties', { customProperties: { a: 1 } }, { path: 'customProperties.a', message: 'customProperties.a: expected a string, got number' }],
+    ['datasetProfile', { rowCount: 3 }, { path: 'timestampMillis', message: 'timestampMillis: required field is missing' }],
+    ['datasetProfile', { timestampMillis: 1.5 }, { path: 'timestampMillis', message: 'timestampMillis: expected a whole number, got 1.5' }],
+    ['operation', { timestampMillis: 1, operationType: 'INSERT' }, { path: 'lastUpdatedTimestamp', message: 'lastUpdatedTimestamp: required field is missing' }],
+    ['testInfo', { name: 'n', category: 'c', definition: { type: 'XML', json: '{}' } },
+      { path: 'definition.type', message: "definition.type: 'XML' is not one of JSON, YAML" }],
+    ['datasetKey', { platform: 'urn:li:dataPlatform:x', name: 5 }, { path: 'name', message: 'name: expected a string, got number' }],
+  ];
+  for (const [aspect, value, expected] of cases) assert.deepEqual(validateAspect(aspect, value), expected, aspect);
+});
+
+test('unknown extra fields are accepted and kept', () => {
+  const value = { removed: false, reason: 'kept', nested: { anything: [1, 2] } };
+  assert.equal(validateAspect('status', value), null);
+  assert.deepEqual(value, { removed: false, reason: 'kept', nested: { anything: [1, 2] } });
+});
