@@ -46,24 +46,30 @@ function splitKey(key: string): string[] | string {
     return [key];
   }
   if (!key.endsWith(')')) return 'mismatched paren nesting';
-  const inner = key.slice(1, -1);
+  const parts = splitTopLevel(key.slice(1, -1));
+  if (typeof parts === 'string') return parts;
+  if (parts.some((p) => p.length === 0)) return 'empty part disallowed';
+  return parts;
+}
+
+/** Splits on commas outside parentheses; a string says why the parentheses do not balance. */
+export function splitTopLevel(s: string): string[] | string {
   const parts: string[] = [];
   let depth = 0;
   let start = 0;
-  for (let i = 0; i < inner.length; i++) {
-    const c = inner[i];
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
     if (c === '(') depth++;
     else if (c === ')') {
       depth--;
       if (depth < 0) return 'mismatched paren nesting';
     } else if (c === ',' && depth === 0) {
-      parts.push(inner.slice(start, i));
+      parts.push(s.slice(start, i));
       start = i + 1;
     }
   }
   if (depth !== 0) return 'mismatched paren nesting';
-  parts.push(inner.slice(start));
-  if (parts.some((p) => p.length === 0)) return 'empty part disallowed';
+  parts.push(s.slice(start));
   return parts;
 }
 

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { canonicalJson } from '../model/wire-format.js';
 import {
   ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
-  timeseriesTableStatements,
+  timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import type {
   AspectRecord, AspectWrite, AspectWriteResult, EntityRow, Store, TableSize, TimeseriesQuery, TimeseriesRecord,
@@ -11,26 +11,6 @@ import type {
 
 // BIGINT comes back as a string by default; our values (ms timestamps, versions, counts) fit in a double.
 pg.types.setTypeParser(20, (v) => Number(v));
-
-interface AspectRow {
-  urn: string;
-  aspect: string;
-  version: number;
-  metadata: string;
-  systemmetadata: string | null;
-  createdon: number;
-  createdby: string;
-}
-
-const toRecord = (r: AspectRow): AspectRecord => ({
-  urn: r.urn,
-  aspect: r.aspect,
-  version: r.version,
-  value: JSON.parse(r.metadata),
-  systemMetadata: r.systemmetadata ? JSON.parse(r.systemmetadata) : null,
-  createdOn: r.createdon,
-  createdBy: r.createdby,
-});
 
 /** Serialises migrations of several servers starting at once on one database. */
 const MIGRATION_LOCK = 727_100_001;

@@ -1,5 +1,5 @@
 import { TIMESERIES_INDICES, findTimeseriesIndex } from '../model/registry.js';
-import type { TableSize } from './types.js';
+import type { AspectRecord, TableSize } from './types.js';
 
 /**
  * Table layout shared by both engines. Migrations are numbered; each engine renders them in its dialect.
@@ -64,3 +64,24 @@ export function sizesFor(bytes: Map<string, number>): TableSize[] {
     entityType: i.entityType, aspect: i.aspect, table: i.indexName, bytes: Number(bytes.get(i.indexName) ?? 0),
   }));
 }
+
+/** A row of the aspect table as both drivers return it. */
+export interface AspectRow {
+  urn: string;
+  aspect: string;
+  version: number;
+  metadata: string;
+  systemmetadata: string | null;
+  createdon: number;
+  createdby: string;
+}
+
+export const toRecord = (r: AspectRow): AspectRecord => ({
+  urn: r.urn,
+  aspect: r.aspect,
+  version: r.version,
+  value: JSON.parse(r.metadata),
+  systemMetadata: r.systemmetadata ? JSON.parse(r.systemmetadata) : null,
+  createdOn: r.createdon,
+  createdBy: r.createdby,
+});

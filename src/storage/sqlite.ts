@@ -4,32 +4,12 @@ import Database from 'better-sqlite3';
 import { canonicalJson } from '../model/wire-format.js';
 import {
   ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
-  timeseriesTableStatements,
+  timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import type {
   AspectRecord, AspectWrite, AspectWriteResult, EntityRow, Store, TableSize, TimeseriesQuery, TimeseriesRecord,
   TimeseriesWrite,
 } from './types.js';
-
-interface AspectRow {
-  urn: string;
-  aspect: string;
-  version: number;
-  metadata: string;
-  systemmetadata: string | null;
-  createdon: number;
-  createdby: string;
-}
-
-const toRecord = (r: AspectRow): AspectRecord => ({
-  urn: r.urn,
-  aspect: r.aspect,
-  version: r.version,
-  value: JSON.parse(r.metadata),
-  systemMetadata: r.systemmetadata ? JSON.parse(r.systemmetadata) : null,
-  createdOn: r.createdon,
-  createdBy: r.createdby,
-});
 
 /** SQLite has a limit on bound parameters; chunk IN-lists well below it. */
 const CHUNK = 500;

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../../errors.js';
+import { splitTopLevel } from '../../model/urn.js';
 
 export type ActionHandler = (body: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
@@ -43,23 +44,11 @@ export function restliList(v: unknown): string[] | undefined {
   const values = Array.isArray(v) ? v.map(String) : [String(v)];
   return values.flatMap((s) => {
     const m = /^List\((.*)\)$/.exec(s);
-    return splitTopLevel(m ? m[1]! : s);
+    // Urns carry commas inside their tuples: split only outside parentheses.
+    const parts = splitTopLevel(m ? m[1]! : s);
+    if (typeof parts === 'string') throw badRequest(`Malformed list '${s}': ${parts}`);
+    return parts;
   }).map((s) => decodeURIComponent(s)).filter((s) => s.length > 0);
-}
-
-/** Splits on commas outside parentheses (urns carry commas inside their tuples). */
-function splitTopLevel(s: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === '(') depth++;
-    else if (c === ')') depth--;
-    else if (c === ',' && depth === 0) { out.push(s.slice(start, i)); start = i + 1; }
-  }
-  out.push(s.slice(start));
-  return out;
 }
 
 export function optionalNumber(body: Record<string, unknown>, name: string): number | undefined {
