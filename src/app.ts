@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildServer, type RestFeature } from './http/server.js';
 import { graphqlFeature } from './graphql/plugin.js';
+import { graphiqlFeature } from './http/graphiql.js';
 import type { Catalog } from './services/catalog.js';
 
 /**
@@ -8,7 +9,7 @@ import type { Catalog } from './services/catalog.js';
  * means adding it to these lists, nothing else.
  */
 const REST_FEATURES: RestFeature[] = [];
-const ROOT_FEATURES: RestFeature[] = [graphqlFeature];
+const ROOT_FEATURES: RestFeature[] = [graphqlFeature, graphiqlFeature];
 
 export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
   return buildServer(catalog, { logger: opts.logger, restFeatures: REST_FEATURES, rootFeatures: ROOT_FEATURES });

@@ -9,7 +9,7 @@
   var ENDPOINT = new URL('graphql', document.baseURI).toString();
   var EXAMPLE_QUERY = [
     '# Welcome to the Almanac GraphQL explorer.',
-    '# Paste an access token above, then run this query with the ▶ button (or Ctrl-Enter).',
+    '# Paste an access token above, then press ▶ (Ctrl-Enter).',
     '',
     'query getDataset {',
     '  dataset(urn: "urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)") {',
