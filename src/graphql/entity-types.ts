@@ -44,3 +44,10 @@ export function graphqlEntityType(urn: string): string {
 export function graphqlTypeName(urn: string): string {
   return TYPES[entityTypeOf(urn)]?.[1] ?? 'GenericEntity';
 }
+
+const BY_ENUM = new Map(Object.entries(TYPES).map(([entityType, [enumValue]]) => [enumValue, entityType]));
+
+/** GraphQL EntityType enum value → registry entity type (`DATASET` → `dataset`). */
+export function entityTypeOfEnum(enumValue: string): string | undefined {
+  return BY_ENUM.get(enumValue);
+}

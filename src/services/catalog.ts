@@ -7,6 +7,7 @@ import { EditService } from './edits.js';
 import { EntityService } from './entities.js';
 import { LineageService } from './lineage.js';
 import { PolicyService } from './policies.js';
+import { SearchService } from './search.js';
 import { TokenService } from './tokens.js';
 
 /** Everything the HTTP surface and the CLI use: the services, built once over one store. */
@@ -20,6 +21,7 @@ export interface Catalog {
   /** Decides every privilege check; the policy service, behind the Authorizer interface. */
   authz: Authorizer;
   policies: PolicyService;
+  search: SearchService;
   close(): Promise<void>;
 }
 
@@ -30,9 +32,11 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
     secret: config.tokenSecret, cacheMs: config.tokenCacheMs, allowNoExpiry: config.allowNoExpiryTokens,
   });
   const policies = new PolicyService(entities, s, config.policyCacheMs);
+  const search = new SearchService(s, entities);
+  await search.rebuildIfEmpty();
   await policies.bootstrap(systemActor());
   return {
     config, store: s, entities, tokens, lineage: new LineageService(s), edits: new EditService(entities),
-    authz: policies, policies, close: () => s.close(),
+    authz: policies, policies, search, close: () => s.close(),
   };
 }

@@ -34,6 +34,17 @@ export class EntityService {
     for (const l of this.listeners) l(set);
   }
 
+  private readonly afterWriteHooks: ((urns: string[]) => Promise<void>)[] = [];
+
+  /** Awaited after every successful write or delete with the urns it touched (derived indexes, e.g. search). */
+  afterWrite(hook: (urns: string[]) => Promise<void>): void {
+    this.afterWriteHooks.push(hook);
+  }
+
+  private async runAfterWrite(urns: string[]) {
+    for (const h of this.afterWriteHooks) await h(urns);
+  }
+
   /** Checks one change against the registry and the aspect's schema; throws 422/400 naming the problem. */
   validate(item: ChangeItem): void {
     const spec = entitySpec(item.entityType);
@@ -89,6 +100,7 @@ export class EntityService {
         : await this.store.deleteAspects(d.urn, [d.aspect]);
     }
     this.written(items.map((i) => entitySpec(i.entityType)!.name));
+    await this.runAfterWrite([...new Set(items.map((i) => i.urn))]);
     const changed = results.filter((r) => r.changed).length;
     return { changed, unchanged: results.length - changed, timeseries: timeseries.length, deleted };
   }
@@ -132,6 +144,7 @@ export class EntityService {
     const u = parseUrn(urn);
     const result = await this.store.deleteEntity(u.raw);
     this.written([u.entityType]);
+    await this.runAfterWrite([u.raw]);
     return result;
   }
 }

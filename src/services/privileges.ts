@@ -18,6 +18,8 @@ export const REQUIRES = {
   // GraphQL reads (the default policies give every user VIEW_ENTITY_PAGE on everything)
   'graphql.read': [['VIEW_ENTITY_PAGE']],
   'graphql.manageEntity': [['EDIT_ENTITY']],
+  'graphql.search': [['SEARCH_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
+  'rest.search': [['SEARCH_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   // GraphQL mutations, on the resource they change
   'graphql.updateDataset.editableProperties': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOCS']],
   'graphql.updateDataset.institutionalMemory': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOC_LINKS']],

@@ -1,11 +1,11 @@
 import pg from 'pg';
 import { canonicalJson } from '../model/wire-format.js';
 import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, SEARCH_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
   timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import type {
-  AspectRecord, AspectWrite, AspectWriteResult, EntityRow, Store, TableSize, TimeseriesQuery, TimeseriesRecord,
+  AspectRecord, AspectWrite, AspectWriteResult, EntityRow, SearchDoc, Store, TableSize, TimeseriesQuery, TimeseriesRecord,
   TimeseriesWrite,
 } from './types.js';
 
@@ -162,6 +162,7 @@ export class PostgresStore implements Store {
       const rows = (await c.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1`, [urn])).rowCount ?? 0;
       let timeseriesRows = 0;
       for (const t of timeseriesTableNames()) timeseriesRows += (await c.query(`DELETE FROM ${t} WHERE urn = $1`, [urn])).rowCount ?? 0;
+      await c.query(`DELETE FROM ${SEARCH_TABLE} WHERE urn = $1`, [urn]);
       await c.query(`DELETE FROM ${ENTITY_TABLE} WHERE urn = $1`, [urn]);
       return { rows, timeseriesRows };
     });
@@ -234,6 +235,35 @@ export class PostgresStore implements Store {
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname = ANY($1)`, [names]);
     return sizesFor(new Map(rows.map((r) => [r.tbl as string, r.bytes as number])));
+  }
+
+  async upsertSearchDocs(docs: SearchDoc[]): Promise<void> {
+    if (docs.length === 0) return;
+    await this.pool.query(`INSERT INTO ${SEARCH_TABLE} (urn, entity_type, body)
+      SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[])
+      ON CONFLICT (urn) DO UPDATE SET entity_type = excluded.entity_type, body = excluded.body`,
+    [docs.map((d) => d.urn), docs.map((d) => d.entityType), docs.map((d) => d.text)]);
+  }
+
+  async deleteSearchDocs(urns: readonly string[]): Promise<void> {
+    if (urns.length) await this.pool.query(`DELETE FROM ${SEARCH_TABLE} WHERE urn = ANY($1)`, [urns]);
+  }
+
+  async searchDocs(q: { terms: string[]; entityTypes?: string[]; start: number; count: number }) {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.terms.length) { params.push(q.terms.map((t) => `${t}:*`).join(' & ')); where.push(`tsv @@ to_tsquery('simple', $${params.length})`); }
+    if (q.entityTypes?.length) { params.push(q.entityTypes); where.push(`entity_type = ANY($${params.length})`); }
+    const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = (await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${SEARCH_TABLE} ${w}`, params)).rows[0].n as number;
+    const order = q.terms.length ? `ORDER BY ts_rank(tsv, to_tsquery('simple', $1)) DESC, urn COLLATE "C"` : 'ORDER BY urn COLLATE "C"';
+    const { rows } = await this.pool.query(`SELECT urn FROM ${SEARCH_TABLE} ${w} ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, q.count, q.start]);
+    return { total, urns: rows.map((r) => r.urn as string) };
+  }
+
+  async countSearchDocs(): Promise<number> {
+    return (await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${SEARCH_TABLE}`)).rows[0].n as number;
   }
 
   async getOrSetSetting(key: string, value: string): Promise<string> {

@@ -9,6 +9,7 @@ export const ASPECT_TABLE = 'metadata_aspect_v2';
 export const ENTITY_TABLE = 'almanac_entities';
 export const SETTINGS_TABLE = 'almanac_settings';
 export const MIGRATIONS_TABLE = 'almanac_migrations';
+export const SEARCH_TABLE = 'almanac_search';
 
 const SAFE_NAME = /^[a-z][a-z0-9_]*$/;
 
@@ -35,6 +36,17 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
            PRIMARY KEY (urn, aspect, version))`,
         `CREATE TABLE ${SETTINGS_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
       ],
+    },
+    {
+      version: 2,
+      statements: d === 'sqlite'
+        ? [`CREATE VIRTUAL TABLE ${SEARCH_TABLE} USING fts5(urn UNINDEXED, entity_type UNINDEXED, body, tokenize = 'unicode61')`]
+        : [
+          `CREATE TABLE ${SEARCH_TABLE} (urn TEXT PRIMARY KEY, entity_type TEXT NOT NULL, body TEXT NOT NULL,
+             tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', body)) STORED)`,
+          `CREATE INDEX ${SEARCH_TABLE}_tsv ON ${SEARCH_TABLE} USING GIN (tsv)`,
+          `CREATE INDEX ${SEARCH_TABLE}_type ON ${SEARCH_TABLE} (entity_type, urn)`,
+        ],
     },
   ];
 }

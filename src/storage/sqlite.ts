@@ -3,11 +3,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { canonicalJson } from '../model/wire-format.js';
 import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, SEARCH_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
   timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import type {
-  AspectRecord, AspectWrite, AspectWriteResult, EntityRow, Store, TableSize, TimeseriesQuery, TimeseriesRecord,
+  AspectRecord, AspectWrite, AspectWriteResult, EntityRow, SearchDoc, Store, TableSize, TimeseriesQuery, TimeseriesRecord,
   TimeseriesWrite,
 } from './types.js';
 
@@ -170,6 +170,7 @@ export class SqliteStore implements Store {
       const rows = this.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ?`).run(urn).changes;
       let timeseriesRows = 0;
       for (const t of timeseriesTableNames()) timeseriesRows += this.stmt(`DELETE FROM ${t} WHERE urn = ?`).run(urn).changes;
+      this.stmt(`DELETE FROM ${SEARCH_TABLE} WHERE urn = ?`).run(urn);
       this.stmt(`DELETE FROM ${ENTITY_TABLE} WHERE urn = ?`).run(urn);
       return { rows, timeseriesRows };
     }).immediate();
@@ -240,6 +241,39 @@ export class SqliteStore implements Store {
       GROUP BY m.tbl_name`).all(...timeseriesTableNames()) as { tbl: string; bytes: number }[];
     const bytes = new Map(rows.map((r) => [r.tbl, r.bytes]));
     return sizesFor(bytes);
+  }
+
+  async upsertSearchDocs(docs: SearchDoc[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const d of docs) {
+        this.stmt(`DELETE FROM ${SEARCH_TABLE} WHERE urn = ?`).run(d.urn);
+        this.stmt(`INSERT INTO ${SEARCH_TABLE} (urn, entity_type, body) VALUES (?, ?, ?)`).run(d.urn, d.entityType, d.text);
+      }
+    }).immediate();
+  }
+
+  async deleteSearchDocs(urns: readonly string[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const u of urns) this.stmt(`DELETE FROM ${SEARCH_TABLE} WHERE urn = ?`).run(u);
+    }).immediate();
+  }
+
+  async searchDocs(q: { terms: string[]; entityTypes?: string[]; start: number; count: number }) {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    // Terms are [a-z0-9]+ by construction; quoting keeps FTS5 from reading them as operators.
+    if (q.terms.length) { where.push(`${SEARCH_TABLE} MATCH ?`); params.push(q.terms.map((t) => `"${t}"*`).join(' AND ')); }
+    if (q.entityTypes?.length) { where.push(`entity_type IN (${q.entityTypes.map(() => '?').join(',')})`); params.push(...q.entityTypes); }
+    const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = this.stmt(`SELECT COUNT(*) FROM ${SEARCH_TABLE} ${w}`).pluck().get(...params) as number;
+    const order = q.terms.length ? 'ORDER BY bm25(' + SEARCH_TABLE + ', 0, 0, 1), urn' : 'ORDER BY urn';
+    const urns = this.stmt(`SELECT urn FROM ${SEARCH_TABLE} ${w} ${order} LIMIT ? OFFSET ?`).pluck()
+      .all(...params, q.count, q.start) as string[];
+    return { total, urns };
+  }
+
+  async countSearchDocs(): Promise<number> {
+    return this.stmt(`SELECT COUNT(*) FROM ${SEARCH_TABLE}`).pluck().get() as number;
   }
 
   async getOrSetSetting(key: string, value: string): Promise<string> {

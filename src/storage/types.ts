@@ -78,6 +78,13 @@ export interface TableSize {
   bytes: number;
 }
 
+export interface SearchDoc {
+  urn: string;
+  entityType: string;
+  /** Lower-case words separated by spaces, names first. */
+  text: string;
+}
+
 export interface EntityRow {
   urn: string;
   entityType: string;
@@ -118,6 +125,13 @@ export interface Store {
   /** Gives freed pages back to the file system / marks them reusable. */
   reclaimTimeseriesSpace(entityType: string, aspect: string): Promise<void>;
   timeseriesSizes(): Promise<TableSize[]>;
+
+  // Search documents (text prepared by the search service; the engine indexes it)
+  upsertSearchDocs(docs: SearchDoc[]): Promise<void>;
+  deleteSearchDocs(urns: readonly string[]): Promise<void>;
+  /** Documents whose text has every term as a word prefix (all documents when `terms` is empty), best first. */
+  searchDocs(q: { terms: string[]; entityTypes?: string[]; start: number; count: number }): Promise<{ total: number; urns: string[] }>;
+  countSearchDocs(): Promise<number>;
 
   // Settings (signing key and the like)
   /** Returns the stored value, storing `value` first when the key is absent (first writer wins). */

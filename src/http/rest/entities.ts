@@ -46,6 +46,25 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
       await ingest(items, request.actor);
       return undefined;
     },
+    async search(body, request) {
+      await requirePrivilege(authz, request.actor, REQUIRES['rest.search']);
+      const entity = requiredString(body, 'entity');
+      const spec = entitySpec(entity);
+      if (!spec) throw badRequest(`Unknown entity type '${entity}'`, { field: 'entity' });
+      return searchResult(await catalog.search.search({ query: String(body.input ?? '*'), entityTypes: [spec.name],
+        start: optionalNumber(body, 'start') ?? 0, count: optionalNumber(body, 'count') ?? 10 }));
+    },
+    async searchAcrossEntities(body, request) {
+      await requirePrivilege(authz, request.actor, REQUIRES['rest.search']);
+      const names = Array.isArray(body.entities) ? body.entities.map(String) : [];
+      const entityTypes = names.map((n) => {
+        const spec = entitySpec(n);
+        if (!spec) throw badRequest(`Unknown entity type '${n}'`, { field: 'entities' });
+        return spec.name;
+      });
+      return searchResult(await catalog.search.search({ query: String(body.input ?? '*'), entityTypes: entityTypes.length ? entityTypes : undefined,
+        start: optionalNumber(body, 'start') ?? 0, count: optionalNumber(body, 'count') ?? 10 }));
+    },
     async delete(body, request) {
       const urn = parseUrn(requiredString(body, 'urn')).raw;
       await requirePrivilege(authz, request.actor, REQUIRES['rest.deleteEntity'], urn);
@@ -133,4 +152,10 @@ function envelope(r: AspectRecord) {
     created: { time: r.createdOn, actor: r.createdBy },
     ...(r.systemMetadata ? { systemMetadata: r.systemMetadata } : {}),
   };
+}
+
+/** Rest.li's SearchResult record. */
+function searchResult(r: { start: number; count: number; total: number; urns: string[] }) {
+  return { numEntities: r.total, from: r.start, pageSize: r.count, entities: r.urns.map((entity) => ({ entity, matchedFields: [] })),
+    metadata: { aggregations: [] } };
 }

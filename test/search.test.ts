@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { documentText, queryTerms, words } from '../src/services/search.js';
+import { forEachEngine } from './support/engines.js';
+import { ingestSamples, startApp, type TestApp } from './support/app.js';
+
+const KAFKA = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)';
+const CREATED = 'urn:li:dataset:(urn:li:dataPlatform:hive,fct_users_created,PROD)';
+const DELETED = 'urn:li:dataset:(urn:li:dataPlatform:hive,fct_users_deleted,PROD)';
+
+test('names split at camelCase, snake_case, dots and digits', () => {
+  assert.deepEqual(words('SampleKafkaDataset'), ['samplekafkadataset', 'sample', 'kafka', 'dataset']);
+  assert.deepEqual(words('fct_users_created'), ['fct', 'users', 'created']);
+  assert.deepEqual(words('db.HTTPLogs2'), ['db', 'httplogs2', 'http', 'logs', '2']);
+  assert.deepEqual(queryTerms('  Users  created '), ['users', 'created']);
+  assert.deepEqual(queryTerms('*'), []);
+  assert.equal(documentText('urn:li:tag:Legacy', new Map([['tagProperties', { name: 'Legacy', description: 'No longer supported' }]])),
+    'legacy legacy no longer supported');
+});
+
+forEachEngine('search', (ctx) => {
+  let t: TestApp;
+  before(async () => {
+    t = await startApp(ctx);
+    await ingestSamples(t.catalog, 'bootstrap_mce.json');
+  });
+  after(async () => t.close());
+
+  const search = async (input: string) => {
+    const res = await t.graphql(`{ searchAcrossEntities(input: ${input}) { start count total searchResults { entity { urn type } } } }`);
+    assert.equal(res.body.errors, undefined, JSON.stringify(res.body.errors));
+    return res.body.data.searchAcrossEntities;
+  };
+
+  test('a word inside a camelCase name finds it', async () => {
+    const r = await search('{ types: [DATASET], query: "kafka" }');
+    assert.deepEqual(r, { start: 0, count: 1, total: 1, searchResults: [{ entity: { urn: KAFKA, type: 'DATASET' } }] });
+  });
+
+  test('snake_case words and prefixes match; every word must match', async () => {
+    const r = await search('{ types: [DATASET], query: "users creat" }');
+    assert.deepEqual(r.searchResults.map((x: any) => x.entity.urn), [CREATED]);
+    const both = await search('{ types: [DATASET], query: "fct users" }');
+    assert.deepEqual(both.searchResults.map((x: any) => x.entity.urn).sort(), [CREATED, DELETED]);
+  });
+
+  test('descriptions, column paths and tags are searchable; types narrow the results', async () => {
+    assert.deepEqual((await search('{ query: "shipment" }')).searchResults.map((x: any) => x.entity.urn),
+      ['urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)']);
+    const tags = await search('{ types: [TAG], query: "legacy" }');
+    assert.deepEqual(tags.searchResults, [{ entity: { urn: 'urn:li:tag:Legacy', type: 'TAG' } }]);
+    const anyType = await search('{ query: "legacy" }');
+    assert.ok(anyType.total >= 2, 'the tag and the dataset tagged with it');
+  });
+
+  test('an empty query and * match everything of the type, paged', async () => {
+    const all = await search('{ types: [DATASET], query: "*", start: 0, count: 3 }');
+    assert.equal(all.total, 7);
+    assert.equal(all.count, 3);
+    const empty = await search('{ types: [DATASET], query: "", start: 6, count: 3 }');
+    assert.deepEqual([empty.total, empty.count], [7, 1]);
+  });
+
+  test('edits are searchable at once; deleted entities disappear', async () => {
+    assert.equal((await search('{ query: "zanzibar" }')).total, 0);
+    await t.graphql(`mutation { updateDataset(urn: "${KAFKA}", input: { editableProperties: { description: "Events from Zanzibar" } }) { urn } }`);
+    assert.deepEqual((await search('{ query: "zanzibar" }')).searchResults.map((x: any) => x.entity.urn), [KAFKA]);
+    await t.app.inject({ method: 'POST', url: '/entities?action=delete', headers: t.auth, payload: { urn: KAFKA } });
+    assert.equal((await search('{ query: "zanzibar" }')).total, 0);
+  });
+
+  test('search, scroll and autocomplete', async () => {
+    const s = await t.graphql('{ search(input: { type: CORP_USER, query: "john" }) { total searchResults { entity { ... on CorpUser { username } } } } }');
+    assert.deepEqual(s.body.data.search, { total: 1, searchResults: [{ entity: { username: 'jdoe' } }] });
+    const first = await t.graphql('{ scrollAcrossEntities(input: { types: [DATASET], query: "*", count: 4 }) { nextScrollId count total } }');
+    assert.deepEqual(first.body.data.scrollAcrossEntities, { nextScrollId: '4', count: 4, total: 6 });
+    const second = await t.graphql('{ scrollAcrossEntities(input: { types: [DATASET], query: "*", count: 4, scrollId: "4" }) { nextScrollId count } }');
+    assert.deepEqual(second.body.data.scrollAcrossEntities, { nextScrollId: null, count: 2 });
+    const ac = await t.graphql('{ autoComplete(input: { type: DATASET, query: "fct_users", limit: 5 }) { query suggestions entities { urn } } }');
+    assert.deepEqual(ac.body.data.autoComplete.suggestions.sort(), ['fct_users_created', 'fct_users_deleted']);
+    const multi = await t.graphql('{ autoCompleteForMultiple(input: { query: "legacy", limit: 10 }) { suggestions { type suggestions } } }');
+    assert.deepEqual(multi.body.data.autoCompleteForMultiple.suggestions.map((x: any) => x.type).sort(), ['CHART', 'DATASET', 'TAG']);
+  });
+
+  test('REST search returns Rest.li\'s SearchResult', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/entities?action=search', headers: t.auth,
+      payload: { entity: 'dataset', input: 'logging', start: 0, count: 10 } });
+    assert.equal(res.statusCode, 200);
+    const v = res.json().value;
+    assert.equal(v.numEntities, 2);
+    assert.deepEqual(v.entities.map((e: any) => e.entity).sort(), [
+      'urn:li:dataset:(urn:li:dataPlatform:hive,logging_events,PROD)',
+      'urn:li:dataset:(urn:li:dataPlatform:s3,project/root/events/logging_events_bckp,PROD)']);
+  });
+
+  test('the index is rebuilt on start when it is empty', async () => {
+    await t.catalog.store.deleteSearchDocs((await t.catalog.store.listEntities({})).map((r) => r.urn));
+    assert.equal(await t.catalog.store.countSearchDocs(), 0);
+    await t.catalog.search.rebuildIfEmpty();
+    assert.equal((await search('{ types: [DATASET], query: "kafka" }')).total, 0); // Kafka was deleted above
+    assert.equal((await search('{ types: [DATASET], query: "*" }')).total, 6);
+  });
+});
