@@ -8,7 +8,7 @@ export async function metaRoutes(app: FastifyInstance, { catalog }: { catalog: C
     noCode: 'true',
     retention: 'true',
     statefulIngestionCapable: true,
-    patchCapable: false,
+    patchCapable: true,
     supportsImpactAnalysis: false,
     timeZone: 'GMT',
     datasetUrnNameCasing: false,
