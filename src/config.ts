@@ -22,7 +22,13 @@ export interface Config {
   tokenCacheMs: number;
   /** How long a node trusts its snapshot of policies and groups (changes made on other nodes). */
   policyCacheMs: number;
+  /** Maximum age per time-series aspect, e.g. `datasetProfile:90d,operation:30d` (empty: keep everything). */
+  timeseriesRetention: Retention;
+  /** How often the retention job runs. */
+  retentionIntervalMs: number;
 }
+
+import { parseRetention, type Retention } from './services/timeseries.js';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -50,6 +56,14 @@ function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got '${env[name]}'`);
 }
 
+function retention(spec: string | undefined): Retention {
+  try {
+    return parseRetention(spec);
+  } catch (e) {
+    throw new ConfigError(`ALMANAC_TIMESERIES_RETENTION: ${(e as Error).message}`);
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL?.trim() || 'sqlite:./data/almanac.db';
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
@@ -74,5 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     systemClientSecret: env.DATAHUB_SYSTEM_CLIENT_SECRET || undefined,
     tokenCacheMs: int(env, 'ALMANAC_TOKEN_CACHE_MS', 10_000, 0, 600_000),
     policyCacheMs: int(env, 'ALMANAC_POLICY_CACHE_MS', 5_000, 0, 600_000),
+    timeseriesRetention: retention(env.ALMANAC_TIMESERIES_RETENTION),
+    retentionIntervalMs: int(env, 'ALMANAC_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 7 * 86_400_000),
   };
 }

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { ALMANAC_VERSION, DATAHUB_VERSION } from '../version.js';
 import { registerIngest } from './ingest.js';
 import { registerServe } from './serve.js';
+import { registerTimeseries } from './timeseries.js';
 import { registerToken } from './token.js';
 
 const program = new Command('almanac')
@@ -10,5 +11,6 @@ const program = new Command('almanac')
 registerServe(program);
 registerIngest(program);
 registerToken(program);
+registerTimeseries(program);
 
 await program.parseAsync(process.argv);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { createApp } from '../app.js';
+import { startRetentionJob } from '../services/retention-job.js';
 import { fail, openFromEnv, redact } from './context.js';
 
 export function registerServe(program: Command) {
@@ -10,11 +11,13 @@ export function registerServe(program: Command) {
       const catalog = await openFromEnv();
       const app = await createApp(catalog);
       let closing = false;
+      let stopRetention = () => {};
       const shutdown = async (signal: string) => {
         if (closing) return;
         closing = true;
         app.log.info({ signal }, 'shutting down');
         // Stop accepting, let in-flight requests finish, then close the database cleanly.
+        stopRetention();
         await app.close();
         await catalog.close();
         process.exit(0);
@@ -28,5 +31,6 @@ export function registerServe(program: Command) {
         fail(`almanac: cannot listen on ${catalog.config.host}:${catalog.config.port}: ${(e as Error).message}`);
       }
       app.log.info(`Almanac serving on ${catalog.config.host}:${catalog.config.port} with ${redact(catalog.config.databaseUrl)}`);
+      stopRetention = startRetentionJob(catalog, (e) => app.log.error({ err: e }, 'time-series retention failed'));
     });
 }

@@ -8,6 +8,7 @@ import { EntityService } from './entities.js';
 import { LineageService } from './lineage.js';
 import { PolicyService } from './policies.js';
 import { SearchService } from './search.js';
+import { TimeseriesService } from './timeseries.js';
 import { TokenService } from './tokens.js';
 
 /** Everything the HTTP surface and the CLI use: the services, built once over one store. */
@@ -22,6 +23,7 @@ export interface Catalog {
   authz: Authorizer;
   policies: PolicyService;
   search: SearchService;
+  timeseries: TimeseriesService;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,6 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   await policies.bootstrap(systemActor());
   return {
     config, store: s, entities, tokens, lineage: new LineageService(s), edits: new EditService(entities),
-    authz: policies, policies, search, close: () => s.close(),
+    authz: policies, policies, search, timeseries: new TimeseriesService(s), close: () => s.close(),
   };
 }

@@ -14,11 +14,17 @@ export const REQUIRES = {
   'rest.getEntity': [['GET_ENTITY_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   'rest.getTimeseriesAspectValues': [['GET_TIMESERIES_ASPECT_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   'rest.config': [],
+  'rest.getIndexSizes': [['GET_TIMESERIES_INDEX_SIZES_PRIVILEGE']],
+  'rest.truncateTimeseriesAspect': [['TRUNCATE_TIMESERIES_INDEX_PRIVILEGE']],
+  'rest.getEsTaskStatus': [['GET_ES_TASK_STATUS_PRIVILEGE'], ['TRUNCATE_TIMESERIES_INDEX_PRIVILEGE']],
 
   // GraphQL reads (the default policies give every user VIEW_ENTITY_PAGE on everything)
   'graphql.read': [['VIEW_ENTITY_PAGE']],
   'graphql.manageEntity': [['EDIT_ENTITY']],
   'graphql.search': [['SEARCH_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
+  'graphql.readProfiles': [['VIEW_DATASET_PROFILE']],
+  'graphql.readUsage': [['VIEW_DATASET_USAGE']],
+  'graphql.reportOperation': [['EDIT_ENTITY'], ['EDIT_ENTITY_OPERATIONS']],
   'rest.search': [['SEARCH_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   // GraphQL mutations, on the resource they change
   'graphql.updateDataset.editableProperties': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOCS']],

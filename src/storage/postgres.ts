@@ -224,9 +224,10 @@ export class PostgresStore implements Store {
     return r.rowCount ?? 0;
   }
 
-  async reclaimTimeseriesSpace(entityType: string, aspect: string): Promise<void> {
-    // Plain VACUUM never blocks readers or writers; it marks dead rows reusable and trims empty trailing pages.
-    await this.pool.query(`VACUUM (ANALYZE) ${tableFor(entityType, aspect)}`);
+  async reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void> {
+    // Plain VACUUM never blocks readers or writers but only trims empty pages at the end of the table; old rows
+    // sit at its start, so after a large truncation the table is rewritten (its size then really falls).
+    await this.pool.query(`VACUUM (${rewrite ? 'FULL, ' : ''}ANALYZE) ${tableFor(entityType, aspect)}`);
   }
 
   async timeseriesSizes(): Promise<TableSize[]> {

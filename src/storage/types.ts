@@ -122,8 +122,11 @@ export interface Store {
   /** Deletes up to batchSize rows older than endTimeMillis; returns how many went. */
   deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number): Promise<number>;
   deleteTimeseriesRange(urn: string, entityType: string, aspect: string, startTimeMillis?: number, endTimeMillis?: number): Promise<number>;
-  /** Gives freed pages back to the file system / marks them reusable. */
-  reclaimTimeseriesSpace(entityType: string, aspect: string): Promise<void>;
+  /**
+   * Gives the space of deleted rows back. `rewrite` asks for the table to be rebuilt smaller where the engine
+   * needs that (PostgreSQL: VACUUM FULL, which locks the table while it copies the remaining rows).
+   */
+  reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void>;
   timeseriesSizes(): Promise<TableSize[]>;
 
   // Search documents (text prepared by the search service; the engine indexes it)

@@ -24,6 +24,22 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
       await ingest([item], request.actor);
       return item.urn;
     },
+    async getTimeseriesAspectValues(body, request) {
+      const urn = parseUrn(requiredString(body, 'urn')).raw;
+      await requirePrivilege(authz, request.actor, REQUIRES['rest.getTimeseriesAspectValues'], urn);
+      const latest = body.latestValue === true || body.latestValue === 'true';
+      const q = { urn, entityType: requiredString(body, 'entity'), aspect: requiredString(body, 'aspect'),
+        startTimeMillis: optionalNumber(body, 'startTimeMillis'), endTimeMillis: optionalNumber(body, 'endTimeMillis'),
+        limit: latest ? 1 : optionalNumber(body, 'limit') };
+      const rows = await catalog.timeseries.values(q);
+      return {
+        entityName: q.entityType, aspectName: q.aspect, limit: q.limit ?? 10_000,
+        ...(q.startTimeMillis !== undefined ? { startTimeMillis: q.startTimeMillis } : {}),
+        ...(q.endTimeMillis !== undefined ? { endTimeMillis: q.endTimeMillis } : {}),
+        values: rows.map((r) => ({ aspect: { value: JSON.stringify(r.value), contentType: 'application/json' },
+          ...(r.systemMetadata ? { systemMetadata: r.systemMetadata } : {}) })),
+      };
+    },
     async ingestProposalBatch(body, request) {
       if (!Array.isArray(body.proposals)) throw badRequest('proposals must be a list', { field: 'proposals' });
       const items = body.proposals.map(changeFromProposal);

@@ -1,0 +1,118 @@
+import { badRequest } from '../../errors.js';
+import { parseUrn } from '../../model/urn.js';
+import type { EntityRef, GraphQLContext } from '../context.js';
+import { ref } from './common.js';
+import { authorize } from './privileges.js';
+
+/** Profiles, operations and usage of a dataset, from its time-series tables; and reportOperation. */
+type Ctx = GraphQLContext;
+type Obj = Record<string, any>;
+type Range = { startTimeMillis?: number | null; endTimeMillis?: number | null; limit?: number | null };
+
+const DAY = 86_400_000;
+const RANGE_MS: Record<string, number | undefined> = { DAY, WEEK: 7 * DAY, MONTH: 30 * DAY, QUARTER: 91 * DAY, YEAR: 365 * DAY, ALL: undefined };
+
+async function rows(ctx: Ctx, urn: string, aspect: string, r: Range, dfltLimit: number) {
+  const limit = r.limit ?? dfltLimit;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw badRequest(`limit must be between 1 and 10000, got ${limit}`);
+  return ctx.catalog.timeseries.values({ urn, entityType: 'dataset', aspect, startTimeMillis: r.startTimeMillis ?? undefined,
+    endTimeMillis: r.endTimeMillis ?? undefined, limit });
+}
+
+const partitionOf = (v: Obj) => (v.partitionSpec ? { type: v.partitionSpec.type ?? 'FULL_TABLE', partition: v.partitionSpec.partition ?? '' } : null);
+
+function usage(values: Obj[], urn: string) {
+  const users = new Map<string, { count: number; userEmail: string | null }>();
+  const fields = new Map<string, number>();
+  let total = 0;
+  const buckets = values.map((v) => {
+    total += v.totalSqlQueries ?? 0;
+    for (const u of v.userCounts ?? []) {
+      const cur = users.get(u.user) ?? { count: 0, userEmail: u.userEmail ?? null };
+      cur.count += u.count ?? 0;
+      users.set(u.user, cur);
+    }
+    for (const f of v.fieldCounts ?? []) fields.set(f.fieldPath, (fields.get(f.fieldPath) ?? 0) + (f.count ?? 0));
+    return {
+      bucket: v.timestampMillis, duration: v.eventGranularity?.unit && ['DAY', 'WEEK', 'MONTH', 'YEAR'].includes(v.eventGranularity.unit) ? v.eventGranularity.unit : 'DAY',
+      resource: urn,
+      metrics: {
+        uniqueUserCount: v.uniqueUserCount ?? null, totalSqlQueries: v.totalSqlQueries ?? null, topSqlQueries: v.topSqlQueries ?? null,
+        users: (v.userCounts ?? []).map((u: Obj) => ({ user: ref(u.user), count: u.count, userEmail: u.userEmail ?? null })),
+        fields: (v.fieldCounts ?? []).map((f: Obj) => ({ fieldName: f.fieldPath, count: f.count })),
+      },
+    };
+  });
+  const sortedUsers = [...users].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]));
+  return {
+    buckets,
+    aggregations: {
+      uniqueUserCount: users.size, totalSqlQueries: total,
+      users: sortedUsers.map(([u, c]) => ({ user: ref(u), count: c.count, userEmail: c.userEmail })),
+      fields: [...fields].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([fieldName, count]) => ({ fieldName, count })),
+    },
+  };
+}
+
+export const timeseriesResolvers = {
+  Dataset: {
+    datasetProfiles: async (r: EntityRef, args: Range, ctx: Ctx) => {
+      await authorize(ctx, 'graphql.readProfiles', r.urn);
+      return (await rows(ctx, r.urn, 'datasetProfile', args, 100)).map(({ value: v }) => {
+        const p = v as Obj;
+        return {
+          timestampMillis: p.timestampMillis, rowCount: p.rowCount ?? null, columnCount: p.columnCount ?? null,
+          sizeInBytes: p.sizeInBytes ?? null, partitionSpec: partitionOf(p),
+          fieldProfiles: p.fieldProfiles ? p.fieldProfiles.map((f: Obj) => ({ fieldPath: f.fieldPath, uniqueCount: f.uniqueCount ?? null,
+            uniqueProportion: f.uniqueProportion ?? null, nullCount: f.nullCount ?? null, nullProportion: f.nullProportion ?? null,
+            min: f.min ?? null, max: f.max ?? null, mean: f.mean ?? null, median: f.median ?? null, stdev: f.stdev ?? null,
+            sampleValues: f.sampleValues ?? null })) : null,
+        };
+      });
+    },
+    operations: async (r: EntityRef, args: Range, ctx: Ctx) =>
+      (await rows(ctx, r.urn, 'operation', args, 100)).map(({ value: v }) => {
+        const o = v as Obj;
+        return {
+          timestampMillis: o.timestampMillis, actor: o.actor ?? null, operationType: o.operationType,
+          customOperationType: o.customOperationType ?? null, sourceType: o.sourceType ?? null, numAffectedRows: o.numAffectedRows ?? null,
+          affectedDatasets: o.affectedDatasets ?? null, lastUpdatedTimestamp: o.lastUpdatedTimestamp,
+          partition: o.partitionSpec?.partition ?? null,
+          customProperties: o.customProperties ? Object.entries(o.customProperties).map(([key, value]) => ({ key, value })) : null,
+        };
+      }),
+    usageStats: async (r: EntityRef, args: { range?: string | null; startTimeMillis?: number | null }, ctx: Ctx) => {
+      await authorize(ctx, 'graphql.readUsage', r.urn);
+      const span = RANGE_MS[args.range ?? 'ALL'];
+      const start = args.startTimeMillis ?? (span === undefined ? undefined : Date.now() - span);
+      const values = (await rows(ctx, r.urn, 'datasetUsageStatistics', { startTimeMillis: start, limit: 10_000 }, 10_000)).map((x) => x.value as Obj);
+      return usage(values.reverse(), r.urn);
+    },
+    statsSummary: async (r: EntityRef, _a: unknown, ctx: Ctx) => {
+      await authorize(ctx, 'graphql.readUsage', r.urn);
+      const values = (await rows(ctx, r.urn, 'datasetUsageStatistics', { startTimeMillis: Date.now() - 30 * DAY, limit: 10_000 }, 10_000))
+        .map((x) => x.value as Obj);
+      const u = usage(values, r.urn);
+      return { queryCountLast30Days: u.aggregations.totalSqlQueries, uniqueUserCountLast30Days: u.aggregations.uniqueUserCount,
+        topUsersLast30Days: u.aggregations.users.slice(0, 10).map((x) => x.user) };
+    },
+  },
+  Mutation: {
+    reportOperation: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+      const urn = parseUrn(input.urn).raw;
+      await authorize(ctx, 'graphql.reportOperation', urn);
+      await ctx.catalog.entities.requireExists(urn);
+      const now = Date.now();
+      const value: Obj = {
+        timestampMillis: input.timestampMillis ?? now, lastUpdatedTimestamp: input.timestampMillis ?? now,
+        operationType: input.operationType, sourceType: input.sourceType, actor: input.actor ?? ctx.actor.urn,
+        ...(input.customOperationType ? { customOperationType: input.customOperationType } : {}),
+        ...(input.numAffectedRows != null ? { numAffectedRows: input.numAffectedRows } : {}),
+        ...(input.partition ? { partitionSpec: { type: 'PARTITION', partition: input.partition } } : {}),
+        ...(input.customProperties ? { customProperties: Object.fromEntries(input.customProperties.map((e: Obj) => [e.key, e.value ?? ''])) } : {}),
+      };
+      await ctx.catalog.entities.ingest([{ urn, entityType: 'dataset', aspect: 'operation', changeType: 'UPSERT', value, systemMetadata: null }], ctx.actor);
+      return urn;
+    },
+  },
+};

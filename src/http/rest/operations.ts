@@ -1,0 +1,56 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { badRequest } from '../../errors.js';
+import { requirePrivilege } from '../../services/authz.js';
+import type { Catalog } from '../../services/catalog.js';
+import { REQUIRES } from '../../services/privileges.js';
+import { registerActions } from './actions.js';
+
+/**
+ * DataHub's `/operations` actions for time-series indices: getIndexSizes, truncateTimeseriesAspect and
+ * getEsTaskStatus. Parameters may come in the JSON body or the query string (DataHub's docs use both).
+ */
+function params(body: Record<string, unknown>, request: FastifyRequest): Record<string, unknown> {
+  const { action: _action, ...query } = request.query as Record<string, unknown>;
+  return { ...query, ...body };
+}
+
+function bool(v: unknown, name: string): boolean | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (v === true || v === 'true') return true;
+  if (v === false || v === 'false') return false;
+  throw badRequest(`${name} must be true or false, got '${String(v)}'`, { field: name });
+}
+
+function num(v: unknown, name: string): number | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  const n = typeof v === 'number' ? v : Number(v);
+  if (!Number.isFinite(n)) throw badRequest(`${name} must be a number, got '${String(v)}'`, { field: name });
+  return n;
+}
+
+export async function operationsRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
+  const { authz, timeseries } = catalog;
+  registerActions(app, 'operations', {
+    async getIndexSizes(_body, request) {
+      await requirePrivilege(authz, request.actor, REQUIRES['rest.getIndexSizes']);
+      return { indexSizes: await timeseries.indexSizes() };
+    },
+    async truncateTimeseriesAspect(body, request) {
+      await requirePrivilege(authz, request.actor, REQUIRES['rest.truncateTimeseriesAspect']);
+      const p = params(body, request);
+      const endTimeMillis = num(p.endTimeMillis, 'endTimeMillis');
+      if (endTimeMillis === undefined) throw badRequest("Missing required parameter 'endTimeMillis'", { field: 'endTimeMillis' });
+      return timeseries.truncate({
+        entityType: String(p.entityType ?? ''), aspect: String(p.aspect ?? ''), endTimeMillis,
+        dryRun: bool(p.dryRun, 'dryRun'), batchSize: num(p.batchSize, 'batchSize'), timeoutSeconds: num(p.timeoutSeconds, 'timeoutSeconds'),
+        forceDeleteByQuery: bool(p.forceDeleteByQuery, 'forceDeleteByQuery'), forceReindex: bool(p.forceReindex, 'forceReindex'),
+      });
+    },
+    async getEsTaskStatus(body, request) {
+      await requirePrivilege(authz, request.actor, REQUIRES['rest.getEsTaskStatus']);
+      const p = params(body, request);
+      return timeseries.taskStatus({ task: p.task === undefined ? undefined : String(p.task),
+        nodeId: p.nodeId === undefined ? undefined : String(p.nodeId), taskId: num(p.taskId, 'taskId') });
+    },
+  });
+}

@@ -1,0 +1,220 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { badRequest, notFound } from '../errors.js';
+import { findTimeseriesIndex, TIMESERIES_INDICES, type TimeseriesIndex } from '../model/registry.js';
+import type { Store, TimeseriesRecord } from '../storage/types.js';
+
+/**
+ * Time-series aspects (profiles, usage, operations…): reads, DataHub's index-size report, truncation in batches
+ * with background tasks, and retention. Each (entity type, aspect) has its own table named like DataHub's index.
+ */
+export interface IndexSize {
+  aspectName: string;
+  sizeMb: number;
+  indexName: string;
+  entityName: string;
+}
+
+export interface TruncateRequest {
+  entityType: string;
+  aspect: string;
+  endTimeMillis: number;
+  dryRun?: boolean;
+  batchSize?: number;
+  timeoutSeconds?: number;
+  forceDeleteByQuery?: boolean;
+  forceReindex?: boolean;
+}
+
+export interface TaskStatus {
+  completed: boolean;
+  taskId: string;
+  status: { total: number; deleted: number; batches: number; updated: 0; created: 0; version_conflicts: 0; noops: 0;
+    retries: { bulk: 0; search: 0 }; throttled_millis: 0; requests_per_second: -1; throttled_until_millis: 0 };
+  runTimeNanos: number;
+  error?: string;
+}
+
+/** Retention per aspect, e.g. `datasetProfile:90d,operation:30d`. */
+export type Retention = { index: TimeseriesIndex; maxAgeMs: number }[];
+
+const NODE = 'almanac';
+const DEFAULT_BATCH = 10_000;
+/** A truncation that deletes at least this share of a PostgreSQL table rewrites it so its size falls. */
+const REWRITE_SHARE = 0.1;
+
+const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+export function parseRetention(spec: string | undefined): Retention {
+  if (!spec?.trim()) return [];
+  return spec.split(',').map((part) => {
+    const m = /^\s*([A-Za-z]+)(?:\.([A-Za-z]+))?\s*:\s*(\d+)\s*([mhdw])\s*$/.exec(part);
+    if (!m) throw new Error(`'${part.trim()}' is not <aspect>:<number><m|h|d|w> (or <entityType>.<aspect>:…)`);
+    const [entityType, aspect] = m[2] ? [m[1]!, m[2]] : [undefined, m[1]!];
+    const indices = TIMESERIES_INDICES.filter((i) => i.aspect.toLowerCase() === aspect.toLowerCase()
+      && (!entityType || i.entityType.toLowerCase() === entityType.toLowerCase()));
+    if (indices.length === 0) throw new Error(`'${m[2] ? `${m[1]}.${m[2]}` : m[1]}' is not a time-series aspect`);
+    const maxAgeMs = Number(m[3]) * UNITS[m[4]!]!;
+    return indices.map((index) => ({ index, maxAgeMs }));
+  }).flat();
+}
+
+interface Task {
+  id: number;
+  started: bigint;
+  finished?: bigint;
+  total: number;
+  deleted: number;
+  batches: number;
+  error?: string;
+  done: Promise<void>;
+}
+
+export class TimeseriesService {
+  private readonly tasks = new Map<number, Task>();
+  private nextTask = 1;
+
+  constructor(private readonly store: Store) {}
+
+  index(entityType: string, aspect: string): TimeseriesIndex {
+    if (!entityType) throw badRequest("Missing required parameter 'entityType'", { field: 'entityType' });
+    if (!aspect) throw badRequest("Missing required parameter 'aspect'", { field: 'aspect' });
+    const idx = findTimeseriesIndex(entityType, aspect);
+    if (!idx) throw badRequest(`${entityType}.${aspect} is not a time-series aspect (known: ${TIMESERIES_INDICES.map((i) => `${i.entityType}.${i.aspect}`).join(', ')})`);
+    return idx;
+  }
+
+  async indexSizes(): Promise<IndexSize[]> {
+    const sizes = await this.store.timeseriesSizes();
+    return sizes.map((s) => ({
+      aspectName: s.aspect.toLowerCase(),
+      // Decimal megabytes, as DataHub reports them.
+      sizeMb: Math.round((s.bytes / 1_000_000) * 1e6) / 1e6,
+      indexName: s.table,
+      entityName: s.entityType.toLowerCase(),
+    }));
+  }
+
+  async values(q: { urn?: string; entityType: string; aspect: string; startTimeMillis?: number; endTimeMillis?: number; limit?: number }): Promise<TimeseriesRecord[]> {
+    const idx = this.index(q.entityType, q.aspect);
+    const limit = q.limit ?? 10_000;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw badRequest(`limit must be between 1 and 100000, got ${limit}`);
+    return this.store.queryTimeseries({ entityType: idx.entityType, aspect: idx.aspect, urn: q.urn, startTimeMillis: q.startTimeMillis,
+      endTimeMillis: q.endTimeMillis, limit, order: 'desc' });
+  }
+
+  /**
+   * DataHub's truncateTimeseriesAspect. Rows strictly older than endTimeMillis go; a dry run only counts.
+   * A real run deletes in batches, yielding between them so readers and writers interleave, then reclaims space.
+   * The answer is a report when the run ends within timeoutSeconds, else the id of the task that goes on.
+   */
+  async truncate(r: TruncateRequest): Promise<string> {
+    const idx = this.index(r.entityType, r.aspect);
+    if (!Number.isFinite(r.endTimeMillis)) throw badRequest("Missing required parameter 'endTimeMillis'", { field: 'endTimeMillis' });
+    const batchSize = r.batchSize ?? DEFAULT_BATCH;
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1_000_000) throw badRequest(`batchSize must be between 1 and 1000000, got ${batchSize}`);
+    if (r.timeoutSeconds !== undefined && !(r.timeoutSeconds >= 0)) throw badRequest(`timeoutSeconds must be ≥ 0, got ${r.timeoutSeconds}`);
+    if (r.forceDeleteByQuery !== undefined && r.forceReindex !== undefined && r.forceDeleteByQuery === r.forceReindex) {
+      throw badRequest('please only set forceReindex OR forceDeleteByQuery flags');
+    }
+    const [toDelete, total] = await Promise.all([
+      this.store.countTimeseries(idx.entityType, idx.aspect, r.endTimeMillis),
+      this.store.countTimeseries(idx.entityType, idx.aspect),
+    ]);
+    const pct = total === 0 ? '0.00' : ((toDelete / total) * 100).toFixed(2);
+    const head = `Delete ${toDelete} out of ${total} rows (${pct}%).`;
+    if (r.dryRun !== false) {
+      return `${head} Deleting in batches of ${batchSize} rows, then reclaiming the space. This was a dry run. Run with dryRun = false to execute.`;
+    }
+    const task = this.start(idx, r.endTimeMillis, batchSize, total);
+    const timeoutMs = r.timeoutSeconds === undefined ? undefined : r.timeoutSeconds * 1000;
+    const finished = await Promise.race([
+      task.done.then(() => true),
+      ...(timeoutMs === undefined ? [] : [new Promise<false>((res) => setTimeout(() => res(false), timeoutMs).unref())]),
+    ]);
+    if (!finished) return `${NODE}:${task.id}`;
+    if (task.error) throw new Error(task.error);
+    const ms = Number((task.finished! - task.started) / 1_000_000n);
+    return `Deleted ${task.deleted} out of ${total} rows (${pct}%) in ${task.batches} batch(es) of up to ${batchSize} rows in ${ms} ms; the space was reclaimed. Task ${NODE}:${task.id}.`;
+  }
+
+  private start(idx: TimeseriesIndex, endTimeMillis: number, batchSize: number, total: number): Task {
+    const task: Task = { id: this.nextTask++, started: process.hrtime.bigint(), total, deleted: 0, batches: 0, done: Promise.resolve() };
+    task.done = (async () => {
+      try {
+        for (;;) {
+          const n = await this.store.deleteTimeseriesBefore(idx.entityType, idx.aspect, endTimeMillis, batchSize);
+          task.batches++;
+          task.deleted += n;
+          if (n < batchSize) break;
+          await yieldToEventLoop();
+        }
+        const rewrite = total > 0 && task.deleted / total >= REWRITE_SHARE;
+        await this.store.reclaimTimeseriesSpace(idx.entityType, idx.aspect, rewrite);
+      } catch (e) {
+        task.error = (e as Error).message;
+      } finally {
+        task.finished = process.hrtime.bigint();
+      }
+    })();
+    this.tasks.set(task.id, task);
+    return task;
+  }
+
+  /** DataHub's getEsTaskStatus: `task` ("node:id") or `nodeId` + `taskId`. A JSON string, as DataHub answers. */
+  taskStatus(params: { task?: string; nodeId?: string; taskId?: number }): string {
+    let node: string;
+    let id: number;
+    if (params.task !== undefined) {
+      const m = /^([a-zA-Z0-9-_]+):(\d+)$/.exec(params.task);
+      if (!m || Number(m[2]) === 0) throw badRequest(`task '${params.task}' is not of the form <nodeId>:<taskId>`);
+      [node, id] = [m[1]!, Number(m[2])];
+      if (params.nodeId !== undefined && (params.nodeId !== node || (params.taskId !== undefined && params.taskId !== id))) {
+        throw badRequest('task and nodeId + taskId name different tasks');
+      }
+    } else if (params.nodeId !== undefined && params.taskId !== undefined) {
+      [node, id] = [params.nodeId, params.taskId];
+    } else {
+      throw badRequest('Please specify either Node ID + task ID OR composite task parameters');
+    }
+    const t = node === NODE ? this.tasks.get(id) : undefined;
+    if (!t) return JSON.stringify({ error: `Could not get task status for ${node}:${id}` });
+    const status: TaskStatus = {
+      completed: t.finished !== undefined,
+      taskId: `${NODE}:${t.id}`,
+      status: { total: t.total, deleted: t.deleted, batches: t.batches, updated: 0, created: 0, version_conflicts: 0, noops: 0,
+        retries: { bulk: 0, search: 0 }, throttled_millis: 0, requests_per_second: -1, throttled_until_millis: 0 },
+      runTimeNanos: Number((t.finished ?? process.hrtime.bigint()) - t.started),
+      ...(t.error ? { error: t.error } : {}),
+    };
+    return JSON.stringify(status);
+  }
+
+  /** Waits for a task (tests, the CLI). */
+  async waitFor(taskId: string): Promise<void> {
+    const t = this.tasks.get(Number(taskId.split(':')[1]));
+    if (!t) throw notFound(`No task ${taskId}`);
+    await t.done;
+  }
+
+  /** Applies retention: deletes what is older than each aspect's maximum age. */
+  async cleanup(retention: Retention, opts: { dryRun: boolean; now?: number; onProgress?: (i: number, n: number, index: string) => void }) {
+    const now = opts.now ?? Date.now();
+    const report: { indexName: string; cutoff: number; rows: number }[] = [];
+    for (let i = 0; i < retention.length; i++) {
+      const { index, maxAgeMs } = retention[i]!;
+      const cutoff = now - maxAgeMs;
+      opts.onProgress?.(i, retention.length, index.indexName);
+      if (opts.dryRun) {
+        report.push({ indexName: index.indexName, cutoff, rows: await this.store.countTimeseries(index.entityType, index.aspect, cutoff) });
+      } else {
+        const total = await this.store.countTimeseries(index.entityType, index.aspect);
+        const task = this.start(index, cutoff, DEFAULT_BATCH, total);
+        await task.done;
+        if (task.error) throw new Error(task.error);
+        report.push({ indexName: index.indexName, cutoff, rows: task.deleted });
+      }
+    }
+    opts.onProgress?.(retention.length, retention.length, '');
+    return report;
+  }
+}
