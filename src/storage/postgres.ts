@@ -172,16 +172,32 @@ export class PostgresStore implements Store {
     await this.tx((c) => this.upsertTimeseriesRows(c, rows));
   }
 
+  /** One multi-row statement per table and chunk; within a batch the last row for a key wins. */
   private async upsertTimeseriesRows(c: pg.PoolClient, rows: TimeseriesWrite[]): Promise<void> {
+    if (rows.length === 0) return;
+    const entities = new Map(rows.map((r) => [r.urn, r.entityType]));
+    await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) SELECT u, t, $3 FROM UNNEST($1::text[], $2::text[]) AS x(u, t)
+      ON CONFLICT DO NOTHING`, [[...entities.keys()], [...entities.values()], Date.now()]);
+    const byTable = new Map<string, Map<string, TimeseriesWrite>>();
     for (const r of rows) {
       const t = tableFor(r.entityType, r.aspect);
-      await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-        [r.urn, r.entityType, Date.now()]);
-      await c.query(`INSERT INTO ${t} (urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata, run_id)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT ON CONSTRAINT ${t}_key
-        DO UPDATE SET event = excluded.event, system_metadata = excluded.system_metadata, run_id = excluded.run_id`,
-        [r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId, JSON.stringify(r.value),
-          r.systemMetadata ? JSON.stringify(r.systemMetadata) : null, r.systemMetadata?.runId ?? null]);
+      let m = byTable.get(t);
+      if (!m) byTable.set(t, (m = new Map()));
+      m.set(JSON.stringify([r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId]), r);
+    }
+    const CHUNK = 5000;
+    for (const [t, m] of byTable) {
+      const list = [...m.values()];
+      for (let i = 0; i < list.length; i += CHUNK) {
+        const chunk = list.slice(i, i + CHUNK);
+        await c.query(`INSERT INTO ${t} (urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata, run_id)
+          SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+          ON CONFLICT ON CONSTRAINT ${t}_key
+          DO UPDATE SET event = excluded.event, system_metadata = excluded.system_metadata, run_id = excluded.run_id`,
+        [chunk.map((r) => r.urn), chunk.map((r) => r.timestampMillis), chunk.map((r) => r.partition), chunk.map((r) => r.granularity),
+          chunk.map((r) => r.messageId), chunk.map((r) => JSON.stringify(r.value)),
+          chunk.map((r) => (r.systemMetadata ? JSON.stringify(r.systemMetadata) : null)), chunk.map((r) => r.systemMetadata?.runId ?? null)]);
+      }
     }
   }
 
