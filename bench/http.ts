@@ -3,12 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { systemActor, rootActor } from '../src/services/actor.js';
 import { openCatalog } from '../src/services/catalog.js';
 import { ingestFiles } from '../src/services/ingest-files.js';
+import { median, throwawayPostgres } from './support.js';
 
 /**
  * HTTP throughput and latency of Almanac against a bare Fastify server answering a fixed JSON body, measured in
@@ -21,8 +21,6 @@ const HDFS = 'urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)';
 const SAMPLES = path.resolve(import.meta.dirname, '../samples/datahub');
 
 interface Target { name: string; url: string; method: 'GET' | 'POST'; body?: string; headers?: Record<string, string> }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function measure(t: Target) {
   const r = await autocannon({ url: t.url, method: t.method, body: t.body, headers: t.headers, connections: CONNECTIONS,
@@ -43,28 +41,6 @@ async function startAlmanac(databaseUrl: string) {
   return { base: `http://127.0.0.1:${port}`, token: accessToken, close: async () => { await app.close(); await catalog.close(); } };
 }
 
-async function pgUrl(): Promise<{ url: string; drop: () => Promise<void> } | null> {
-  const admin = process.env.ALMANAC_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const name = `almanac_bench_${process.pid}`;
-  const c = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.query(`CREATE DATABASE ${name}`);
-  } catch {
-    return null;
-  } finally {
-    await c.end().catch(() => {});
-  }
-  const u = new URL(admin);
-  u.pathname = `/${name}`;
-  return { url: u.toString(), drop: async () => {
-    const d = new pg.Client({ connectionString: admin });
-    await d.connect();
-    await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await d.end();
-  } };
-}
-
 export async function run() {
   const baseline = Fastify();
   const fixed = { data: { dataset: { urn: HDFS } }, extensions: {} };
@@ -76,7 +52,7 @@ export async function run() {
   const engines: { name: string; url: string; cleanup: () => Promise<void> }[] = [
     { name: 'sqlite', url: `sqlite:${path.join(dir, 'bench.db')}`, cleanup: async () => {} },
   ];
-  const pgdb = await pgUrl();
+  const pgdb = await throwawayPostgres('http');
   if (pgdb) engines.push({ name: 'postgres', url: pgdb.url, cleanup: pgdb.drop });
   else console.log('PostgreSQL unreachable: benchmarking SQLite only');
 

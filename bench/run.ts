@@ -5,6 +5,7 @@
  */
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   http: () => import('./http.js'),
+  timeseries: () => import('./timeseries.js'),
 };
 
 const only = process.argv.slice(2);

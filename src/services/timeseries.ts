@@ -39,8 +39,8 @@ export type Retention = { index: TimeseriesIndex; maxAgeMs: number }[];
 
 const NODE = 'almanac';
 const DEFAULT_BATCH = 10_000;
-/** A truncation that deletes at least this share of a PostgreSQL table rewrites it so its size falls. */
-const REWRITE_SHARE = 0.1;
+/** Rows deleted per statement at most, whatever the batch size: each statement holds the write lock briefly. */
+const MAX_STATEMENT_ROWS = 250;
 
 const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
@@ -121,11 +121,14 @@ export class TimeseriesService {
       this.store.countTimeseries(idx.entityType, idx.aspect),
     ]);
     const pct = total === 0 ? '0.00' : ((toDelete / total) * 100).toFixed(2);
-    const head = `Delete ${toDelete} out of ${total} rows (${pct}%).`;
-    if (r.dryRun !== false) {
-      return `${head} Deleting in batches of ${batchSize} rows, then reclaiming the space. This was a dry run. Run with dryRun = false to execute.`;
-    }
-    const task = this.start(idx, r.endTimeMillis, batchSize, total);
+    // DataHub's choice of strategy: rebuild the index when forced or when more than half goes, else delete in place.
+    // Here rebuilding means the engine rewrites the table so its size falls (PostgreSQL: VACUUM FULL, which locks
+    // the table while it copies what remains); deleting in place leaves the space for reuse.
+    const rewrite = r.forceReindex === true || (r.forceDeleteByQuery !== true && toDelete > Math.floor(total / 2));
+    const strategy = rewrite ? 'Reindexing the aspect without the deleted records.' : 'Issuing a delete by query request.';
+    const head = `Delete ${toDelete} out of ${total} rows (${pct}%). ${strategy}`;
+    if (r.dryRun !== false) return `${head} This was a dry run. Run with dryRun = false to execute.`;
+    const task = this.start(idx, r.endTimeMillis, batchSize, total, rewrite);
     const timeoutMs = r.timeoutSeconds === undefined ? undefined : r.timeoutSeconds * 1000;
     const finished = await Promise.race([
       task.done.then(() => true),
@@ -134,21 +137,28 @@ export class TimeseriesService {
     if (!finished) return `${NODE}:${task.id}`;
     if (task.error) throw new Error(task.error);
     const ms = Number((task.finished! - task.started) / 1_000_000n);
-    return `Deleted ${task.deleted} out of ${total} rows (${pct}%) in ${task.batches} batch(es) of up to ${batchSize} rows in ${ms} ms; the space was reclaimed. Task ${NODE}:${task.id}.`;
+    return `Deleted ${task.deleted} out of ${total} rows (${pct}%) in ${task.batches} batch(es) of up to ${batchSize} rows in ${ms} ms; ` +
+      `${rewrite ? 'the table was rewritten' : 'the space was freed for reuse'}. Task ${NODE}:${task.id}.`;
   }
 
-  private start(idx: TimeseriesIndex, endTimeMillis: number, batchSize: number, total: number): Task {
+  private start(idx: TimeseriesIndex, endTimeMillis: number, batchSize: number, total: number, rewrite: boolean): Task {
     const task: Task = { id: this.nextTask++, started: process.hrtime.bigint(), total, deleted: 0, batches: 0, done: Promise.resolve() };
     task.done = (async () => {
       try {
         for (;;) {
-          const n = await this.store.deleteTimeseriesBefore(idx.entityType, idx.aspect, endTimeMillis, batchSize);
+          // A batch is deleted in statements of at most MAX_STATEMENT_ROWS, yielding between them.
+          let inBatch = 0;
+          for (;;) {
+            const want = Math.min(MAX_STATEMENT_ROWS, batchSize - inBatch);
+            const n = await this.store.deleteTimeseriesBefore(idx.entityType, idx.aspect, endTimeMillis, want);
+            inBatch += n;
+            await yieldToEventLoop();
+            if (n < want || inBatch >= batchSize) break;
+          }
           task.batches++;
-          task.deleted += n;
-          if (n < batchSize) break;
-          await yieldToEventLoop();
+          task.deleted += inBatch;
+          if (inBatch < batchSize) break;
         }
-        const rewrite = total > 0 && task.deleted / total >= REWRITE_SHARE;
         await this.store.reclaimTimeseriesSpace(idx.entityType, idx.aspect, rewrite);
       } catch (e) {
         task.error = (e as Error).message;
@@ -208,7 +218,8 @@ export class TimeseriesService {
         report.push({ indexName: index.indexName, cutoff, rows: await this.store.countTimeseries(index.entityType, index.aspect, cutoff) });
       } else {
         const total = await this.store.countTimeseries(index.entityType, index.aspect);
-        const task = this.start(index, cutoff, DEFAULT_BATCH, total);
+        // Retention trims a little at a time: free the space for reuse, never lock the table to rewrite it.
+        const task = this.start(index, cutoff, DEFAULT_BATCH, total, false);
         await task.done;
         if (task.error) throw new Error(task.error);
         report.push({ indexName: index.indexName, cutoff, rows: task.deleted });

@@ -169,7 +169,11 @@ export class SqliteStore implements Store {
     return db.transaction(() => {
       const rows = this.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ?`).run(urn).changes;
       let timeseriesRows = 0;
-      for (const t of timeseriesTableNames()) timeseriesRows += this.stmt(`DELETE FROM ${t} WHERE urn = ?`).run(urn).changes;
+      for (const t of timeseriesTableNames()) {
+        const n = this.stmt(`DELETE FROM ${t} WHERE urn = ?`).run(urn).changes;
+        if (n) this.changedTable(t);
+        timeseriesRows += n;
+      }
       this.stmt(`DELETE FROM ${SEARCH_TABLE} WHERE urn = ?`).run(urn);
       this.stmt(`DELETE FROM ${ENTITY_TABLE} WHERE urn = ?`).run(urn);
       return { rows, timeseriesRows };
@@ -185,6 +189,7 @@ export class SqliteStore implements Store {
     const addEntity = this.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
     for (const r of rows) {
       const t = tableFor(r.entityType, r.aspect);
+      this.changedTable(t);
       addEntity.run(r.urn, r.entityType, Date.now());
       this.stmt(`INSERT INTO ${t} (urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata, run_id)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (urn, timestamp_millis, partition_key, granularity, message_id)
@@ -220,27 +225,56 @@ export class SqliteStore implements Store {
 
   async deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number): Promise<number> {
     const t = tableFor(entityType, aspect);
+    this.changedTable(t);
     return this.stmt(`DELETE FROM ${t} WHERE rowid IN (SELECT rowid FROM ${t} WHERE timestamp_millis < ? LIMIT ?)`)
       .run(endTimeMillis, batchSize).changes;
   }
 
   async deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number): Promise<number> {
     const t = tableFor(entityType, aspect);
+    this.changedTable(t);
     return this.stmt(`DELETE FROM ${t} WHERE urn = ? AND timestamp_millis >= ? AND timestamp_millis <= ?`)
       .run(urn, start ?? Number.MIN_SAFE_INTEGER, end ?? Number.MAX_SAFE_INTEGER).changes;
   }
 
   async reclaimTimeseriesSpace(): Promise<void> {
-    // Freed pages already left the table's b-tree (so its dbstat size fell); this returns them to the file system.
-    this.db.pragma('incremental_vacuum');
+    // Freed pages already left the table's b-tree (so its dbstat size fell); this returns them to the file system,
+    // a few hundred pages per step so that other requests run in between.
+    while ((this.db.pragma('freelist_count', { simple: true }) as number) > 0) {
+      this.db.pragma('incremental_vacuum(256)');
+      await new Promise((r) => setImmediate(r));
+    }
   }
 
+  /**
+   * dbstat's figures for each table and its indexes. Measuring walks every page of a b-tree, so a table's figure
+   * is kept until that table changes (writes through this store) or the database changes under us (another
+   * process: PRAGMA data_version).
+   */
   async timeseriesSizes(): Promise<TableSize[]> {
-    const rows = this.stmt(`SELECT m.tbl_name AS tbl, SUM(s.pgsize) AS bytes FROM sqlite_master m
-      JOIN dbstat s ON s.name = m.name WHERE m.tbl_name IN (${timeseriesTableNames().map(() => '?').join(',')})
-      GROUP BY m.tbl_name`).all(...timeseriesTableNames()) as { tbl: string; bytes: number }[];
-    const bytes = new Map(rows.map((r) => [r.tbl, r.bytes]));
+    const dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+    if (dataVersion !== this.sizesDataVersion) {
+      this.sizeCache.clear();
+      this.sizesDataVersion = dataVersion;
+    }
+    const bytes = new Map<string, number>();
+    for (const t of timeseriesTableNames()) {
+      let size = this.sizeCache.get(t);
+      if (size === undefined) {
+        const names = this.stmt('SELECT name FROM sqlite_master WHERE tbl_name = ?').pluck().all(t) as string[];
+        size = names.reduce((sum, n) => sum + ((this.stmt('SELECT pgsize FROM dbstat WHERE name = ? AND aggregate = 1').pluck().get(n) as number) ?? 0), 0);
+        this.sizeCache.set(t, size);
+      }
+      bytes.set(t, size);
+    }
     return sizesFor(bytes);
+  }
+
+  private readonly sizeCache = new Map<string, number>();
+  private sizesDataVersion = -1;
+
+  private changedTable(table: string) {
+    this.sizeCache.delete(table);
   }
 
   async upsertSearchDocs(docs: SearchDoc[]): Promise<void> {
