@@ -60,6 +60,15 @@ const OPS: Op[] = [
   { name: 'REST get aspect', rest: { method: 'GET', url: `/aspects/${enc(HIVE)}?aspect=schemaMetadata` }, needsPrivilege: false },
   { name: 'REST entitiesV2', rest: { method: 'GET', url: `/entitiesV2/${enc(HIVE)}` }, needsPrivilege: false },
   { name: 'REST config', rest: { method: 'GET', url: '/config' }, needsPrivilege: false },
+  { name: 'REST getIndexSizes', rest: { method: 'POST', url: '/gms/operations?action=getIndexSizes', payload: {} }, needsPrivilege: true },
+  { name: 'REST truncateTimeseriesAspect', rest: { method: 'POST', url: '/operations?action=truncateTimeseriesAspect',
+    payload: { entityType: 'dataset', aspect: 'datasetProfile', endTimeMillis: 1629010800001, dryRun: false } }, needsPrivilege: true },
+  { name: 'REST getEsTaskStatus', rest: { method: 'POST', url: '/operations?action=getEsTaskStatus', payload: { task: 'almanac:1' } }, needsPrivilege: true },
+  { name: 'REST getTimeseriesAspectValues', rest: { method: 'POST', url: '/aspects?action=getTimeseriesAspectValues',
+    payload: { urn: HIVE, entity: 'dataset', aspect: 'datasetProfile' } }, needsPrivilege: false },
+  { name: 'REST search', rest: { method: 'POST', url: '/entities?action=search', payload: { entity: 'dataset', input: 'sample' } }, needsPrivilege: false },
+  { name: 'search', graphql: '{ searchAcrossEntities(input: { query: "sample" }) { total } }', needsPrivilege: false },
+  { name: 'reportOperation', graphql: `mutation { reportOperation(input: { urn: "${HIVE}", operationType: INSERT, sourceType: MANUAL }) }`, needsPrivilege: true },
 ];
 
 forEachEngine('authorization matrix', (ctx) => {
