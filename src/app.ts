@@ -3,13 +3,14 @@ import { buildServer, type RestFeature } from './http/server.js';
 import { graphqlFeature } from './graphql/plugin.js';
 import { graphiqlFeature } from './http/graphiql.js';
 import { operationsRoutes } from './http/rest/operations.js';
+import { usageRoutes } from './http/rest/usage.js';
 import type { Catalog } from './services/catalog.js';
 
 /**
  * The whole Almanac server: the Foundation's REST surface plus every feature. Features are plugins; adding one
  * means adding it to these lists, nothing else.
  */
-const REST_FEATURES: RestFeature[] = [operationsRoutes];
+const REST_FEATURES: RestFeature[] = [operationsRoutes, usageRoutes];
 const ROOT_FEATURES: RestFeature[] = [graphqlFeature, graphiqlFeature];
 
 export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {

@@ -201,4 +201,21 @@ forEachEngine('time series', (ctx) => {
     assert.deepEqual(real, [{ indexName: 'dataset_datasetprofileaspect_v1', cutoff: now - 5 * DAY, rows: 15 }]);
     assert.equal(await t.catalog.store.countTimeseries('dataset', 'datasetProfile'), 5); // the last five days
   });
+
+  test('legacy /usageStats: batchIngest stores usage buckets that queryRange and GraphQL read back', async () => {
+    const bucket = Date.now() - 2 * DAY;
+    const ingest = await t.app.inject({ method: 'POST', url: '/usageStats?action=batchIngest', headers: t.auth, payload: { buckets: [{
+      bucket, duration: 'DAY', resource: HDFS, metrics: { uniqueUserCount: 1, totalSqlQueries: 3, topSqlQueries: ['select 1'],
+        users: [{ user: 'urn:li:corpuser:jdoe', count: 3 }], fields: [{ fieldName: 'shipment_info', count: 2 }] } }] } });
+    assert.equal(ingest.statusCode, 200, ingest.body);
+    const res = await t.app.inject({ method: 'POST', url: '/usageStats?action=queryRange', headers: t.auth,
+      payload: { resource: HDFS, duration: 'DAY', rangeFromEnd: 'WEEK' } });
+    assert.deepEqual(res.json(), { value: {
+      buckets: [{ bucket, duration: 'DAY', resource: HDFS, metrics: { uniqueUserCount: 1, totalSqlQueries: 3, topSqlQueries: ['select 1'],
+        users: [{ user: 'urn:li:corpuser:jdoe', count: 3 }], fields: [{ fieldName: 'shipment_info', count: 2 }] } }],
+      aggregations: { uniqueUserCount: 1, totalSqlQueries: 3, users: [{ user: 'urn:li:corpuser:jdoe', count: 3 }], fields: [{ fieldName: 'shipment_info', count: 2 }] },
+    } });
+    const gql = await t.graphql(`{ dataset(urn: "${HDFS}") { usageStats(range: WEEK) { aggregations { users { user { username } count } } } } }`);
+    assert.deepEqual(gql.body.data.dataset.usageStats.aggregations.users, [{ user: { username: 'jdoe' }, count: 3 }]);
+  });
 });

@@ -14,6 +14,7 @@ export const REQUIRES = {
   'rest.getEntity': [['GET_ENTITY_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   'rest.getTimeseriesAspectValues': [['GET_TIMESERIES_ASPECT_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   'rest.config': [],
+  'rest.usage': [['VIEW_DATASET_USAGE']],
   'rest.getIndexSizes': [['GET_TIMESERIES_INDEX_SIZES_PRIVILEGE']],
   'rest.truncateTimeseriesAspect': [['TRUNCATE_TIMESERIES_INDEX_PRIVILEGE']],
   'rest.getEsTaskStatus': [['GET_ES_TASK_STATUS_PRIVILEGE'], ['TRUNCATE_TIMESERIES_INDEX_PRIVILEGE']],

@@ -34,6 +34,17 @@ export interface TaskStatus {
   error?: string;
 }
 
+export interface UsageResult {
+  buckets: { bucket: number; duration: string; resource: string; metrics: { uniqueUserCount: number | null; totalSqlQueries: number | null;
+    topSqlQueries: string[] | null; users: { user: string; count: number; userEmail: string | null }[]; fields: { fieldName: string; count: number }[] } }[];
+  aggregations: { uniqueUserCount: number; totalSqlQueries: number; users: { user: string; count: number; userEmail: string | null }[];
+    fields: { fieldName: string; count: number }[] };
+}
+
+const DAY = 86_400_000;
+/** DataHub's usage ranges, counted back from now. */
+export const USAGE_RANGES: Record<string, number | undefined> = { DAY, WEEK: 7 * DAY, MONTH: 30 * DAY, QUARTER: 91 * DAY, YEAR: 365 * DAY, ALL: undefined };
+
 /** Retention per aspect, e.g. `datasetProfile:90d,operation:30d`. */
 export type Retention = { index: TimeseriesIndex; maxAgeMs: number }[];
 
@@ -100,6 +111,46 @@ export class TimeseriesService {
     if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw badRequest(`limit must be between 1 and 100000, got ${limit}`);
     return this.store.queryTimeseries({ entityType: idx.entityType, aspect: idx.aspect, urn: q.urn, startTimeMillis: q.startTimeMillis,
       endTimeMillis: q.endTimeMillis, limit, order: 'desc' });
+  }
+
+  /** Usage of a dataset over a range (oldest bucket first), with totals per user (most active first) and field. */
+  async usage(urn: string, opts: { range: string; startTimeMillis?: number; now?: number }): Promise<UsageResult> {
+    if (!(opts.range in USAGE_RANGES)) throw badRequest(`range must be one of ${Object.keys(USAGE_RANGES).join(', ')}, got '${opts.range}'`);
+    const span = USAGE_RANGES[opts.range];
+    const start = opts.startTimeMillis ?? (span === undefined ? undefined : (opts.now ?? Date.now()) - span);
+    const rows = await this.store.queryTimeseries({ entityType: 'dataset', aspect: 'datasetUsageStatistics', urn, startTimeMillis: start,
+      limit: 10_000, order: 'asc' });
+    const users = new Map<string, { count: number; userEmail: string | null }>();
+    const fields = new Map<string, number>();
+    let total = 0;
+    const buckets = rows.map(({ value }) => {
+      const v = value as Record<string, any>;
+      total += v.totalSqlQueries ?? 0;
+      for (const u of v.userCounts ?? []) {
+        const cur = users.get(u.user) ?? { count: 0, userEmail: u.userEmail ?? null };
+        cur.count += u.count ?? 0;
+        users.set(u.user, cur);
+      }
+      for (const f of v.fieldCounts ?? []) fields.set(f.fieldPath, (fields.get(f.fieldPath) ?? 0) + (f.count ?? 0));
+      const unit = v.eventGranularity?.unit;
+      return {
+        bucket: v.timestampMillis as number, duration: ['DAY', 'WEEK', 'MONTH', 'YEAR'].includes(unit) ? unit : 'DAY', resource: urn,
+        metrics: {
+          uniqueUserCount: v.uniqueUserCount ?? null, totalSqlQueries: v.totalSqlQueries ?? null, topSqlQueries: v.topSqlQueries ?? null,
+          users: (v.userCounts ?? []).map((u: Record<string, any>) => ({ user: u.user, count: u.count, userEmail: u.userEmail ?? null })),
+          fields: (v.fieldCounts ?? []).map((f: Record<string, any>) => ({ fieldName: f.fieldPath, count: f.count })),
+        },
+      };
+    });
+    return {
+      buckets,
+      aggregations: {
+        uniqueUserCount: users.size, totalSqlQueries: total,
+        users: [...users].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]))
+          .map(([user, c]) => ({ user, count: c.count, userEmail: c.userEmail })),
+        fields: [...fields].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([fieldName, count]) => ({ fieldName, count })),
+      },
+    };
   }
 
   /**

@@ -96,15 +96,12 @@ export class TokenService {
 
   /** Verifies a bearer token and returns its actor; any failure is a 401. */
   async authenticate(token: string): Promise<Actor> {
-    let payload: Record<string, unknown>;
-    try {
-      ({ payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] }));
-    } catch (e) {
-      if (e instanceof joseErrors.JWTExpired) throw unauthenticated('Failed to validate DataHub token. Token has expired.');
-      throw unauthenticated();
-    }
+    const payload = await this.verifySignature(token);
     if (typeof payload.actorId !== 'string' || !payload.actorId || payload.actorType !== 'USER' || typeof payload.type !== 'string') {
       throw unauthenticated("Found malformed or missing 'actor' claim.");
+    }
+    if (typeof payload.exp === 'number' && payload.exp * 1000 <= Date.now()) {
+      throw unauthenticated('Failed to validate DataHub token. Token has expired.');
     }
     const id = TokenService.hash(token);
     if (payload.version === '2') {
@@ -118,6 +115,27 @@ export class TokenService {
     }
     return { urn: `urn:li:corpuser:${payload.actorId}`, kind: 'user', tokenId: id };
   }
+
+  /**
+   * Checks the signature once per token: a verified token's claims are remembered (bounded), since an HMAC per
+   * request is most of the cost of authentication. Expiry and revocation are still checked on every request.
+   */
+  private async verifySignature(token: string): Promise<Record<string, unknown>> {
+    const known = this.verified.get(token);
+    if (known) return known;
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] }));
+    } catch (e) {
+      if (e instanceof joseErrors.JWTExpired) throw unauthenticated('Failed to validate DataHub token. Token has expired.');
+      throw unauthenticated();
+    }
+    if (this.verified.size >= 10_000) this.verified.clear();
+    this.verified.set(token, payload);
+    return payload;
+  }
+
+  private readonly verified = new Map<string, Record<string, unknown>>();
 
   /** The stored token, or null when it was revoked or its user was suspended or removed. */
   private async lookup(id: string): Promise<TokenMetadata | null> {

@@ -3,14 +3,13 @@ import { parseUrn } from '../../model/urn.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { ref } from './common.js';
 import { authorize } from './privileges.js';
+import type { UsageResult } from '../../services/timeseries.js';
 
 /** Profiles, operations and usage of a dataset, from its time-series tables; and reportOperation. */
 type Ctx = GraphQLContext;
 type Obj = Record<string, any>;
 type Range = { startTimeMillis?: number | null; endTimeMillis?: number | null; limit?: number | null };
 
-const DAY = 86_400_000;
-const RANGE_MS: Record<string, number | undefined> = { DAY, WEEK: 7 * DAY, MONTH: 30 * DAY, QUARTER: 91 * DAY, YEAR: 365 * DAY, ALL: undefined };
 
 async function rows(ctx: Ctx, urn: string, aspect: string, r: Range, dfltLimit: number) {
   const limit = r.limit ?? dfltLimit;
@@ -21,36 +20,12 @@ async function rows(ctx: Ctx, urn: string, aspect: string, r: Range, dfltLimit: 
 
 const partitionOf = (v: Obj) => (v.partitionSpec ? { type: v.partitionSpec.type ?? 'FULL_TABLE', partition: v.partitionSpec.partition ?? '' } : null);
 
-function usage(values: Obj[], urn: string) {
-  const users = new Map<string, { count: number; userEmail: string | null }>();
-  const fields = new Map<string, number>();
-  let total = 0;
-  const buckets = values.map((v) => {
-    total += v.totalSqlQueries ?? 0;
-    for (const u of v.userCounts ?? []) {
-      const cur = users.get(u.user) ?? { count: 0, userEmail: u.userEmail ?? null };
-      cur.count += u.count ?? 0;
-      users.set(u.user, cur);
-    }
-    for (const f of v.fieldCounts ?? []) fields.set(f.fieldPath, (fields.get(f.fieldPath) ?? 0) + (f.count ?? 0));
-    return {
-      bucket: v.timestampMillis, duration: v.eventGranularity?.unit && ['DAY', 'WEEK', 'MONTH', 'YEAR'].includes(v.eventGranularity.unit) ? v.eventGranularity.unit : 'DAY',
-      resource: urn,
-      metrics: {
-        uniqueUserCount: v.uniqueUserCount ?? null, totalSqlQueries: v.totalSqlQueries ?? null, topSqlQueries: v.topSqlQueries ?? null,
-        users: (v.userCounts ?? []).map((u: Obj) => ({ user: ref(u.user), count: u.count, userEmail: u.userEmail ?? null })),
-        fields: (v.fieldCounts ?? []).map((f: Obj) => ({ fieldName: f.fieldPath, count: f.count })),
-      },
-    };
-  });
-  const sortedUsers = [...users].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]));
+/** The service's usage result with user urns as entity refs. */
+function withUserRefs(u: UsageResult) {
+  const users = (list: { user: string; count: number; userEmail: string | null }[]) => list.map((x) => ({ ...x, user: ref(x.user) }));
   return {
-    buckets,
-    aggregations: {
-      uniqueUserCount: users.size, totalSqlQueries: total,
-      users: sortedUsers.map(([u, c]) => ({ user: ref(u), count: c.count, userEmail: c.userEmail })),
-      fields: [...fields].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([fieldName, count]) => ({ fieldName, count })),
-    },
+    buckets: u.buckets.map((b) => ({ ...b, metrics: { ...b.metrics, users: users(b.metrics.users) } })),
+    aggregations: { ...u.aggregations, users: users(u.aggregations.users) },
   };
 }
 
@@ -83,18 +58,13 @@ export const timeseriesResolvers = {
       }),
     usageStats: async (r: EntityRef, args: { range?: string | null; startTimeMillis?: number | null }, ctx: Ctx) => {
       await authorize(ctx, 'graphql.readUsage', r.urn);
-      const span = RANGE_MS[args.range ?? 'ALL'];
-      const start = args.startTimeMillis ?? (span === undefined ? undefined : Date.now() - span);
-      const values = (await rows(ctx, r.urn, 'datasetUsageStatistics', { startTimeMillis: start, limit: 10_000 }, 10_000)).map((x) => x.value as Obj);
-      return usage(values.reverse(), r.urn);
+      return withUserRefs(await ctx.catalog.timeseries.usage(r.urn, { range: args.range ?? 'ALL', startTimeMillis: args.startTimeMillis ?? undefined }));
     },
     statsSummary: async (r: EntityRef, _a: unknown, ctx: Ctx) => {
       await authorize(ctx, 'graphql.readUsage', r.urn);
-      const values = (await rows(ctx, r.urn, 'datasetUsageStatistics', { startTimeMillis: Date.now() - 30 * DAY, limit: 10_000 }, 10_000))
-        .map((x) => x.value as Obj);
-      const u = usage(values, r.urn);
+      const u = await ctx.catalog.timeseries.usage(r.urn, { range: 'MONTH' });
       return { queryCountLast30Days: u.aggregations.totalSqlQueries, uniqueUserCountLast30Days: u.aggregations.uniqueUserCount,
-        topUsersLast30Days: u.aggregations.users.slice(0, 10).map((x) => x.user) };
+        topUsersLast30Days: u.aggregations.users.slice(0, 10).map((x) => ref(x.user)) };
     },
   },
   Mutation: {

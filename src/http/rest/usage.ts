@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify';
+import { badRequest } from '../../errors.js';
+import { parseUrn } from '../../model/urn.js';
+import { requirePrivilege } from '../../services/authz.js';
+import type { Catalog } from '../../services/catalog.js';
+import { REQUIRES } from '../../services/privileges.js';
+import { USAGE_RANGES } from '../../services/timeseries.js';
+import { optionalNumber, registerActions, requiredString } from './actions.js';
+
+/**
+ * DataHub's legacy `/usageStats` resource (deprecated there, still used by older SDKs): `batchIngest` of usage
+ * buckets, stored as datasetUsageStatistics, and `query` / `queryRange` answered from them.
+ */
+type Obj = Record<string, any>;
+
+/** Rest.li leaves absent optional fields out rather than sending null. */
+function dropNulls<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(dropNulls) as T;
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, dropNulls(x)])) as T;
+  return v;
+}
+
+export async function usageRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
+  const { authz, timeseries, entities } = catalog;
+  const query = async (resource: string, range: string, startTime?: number, endTime?: number) => {
+    const u = await timeseries.usage(resource, { range, startTimeMillis: startTime });
+    const buckets = endTime === undefined ? u.buckets : u.buckets.filter((b) => b.bucket <= endTime);
+    return dropNulls({ buckets, aggregations: u.aggregations });
+  };
+  registerActions(app, 'usageStats', {
+    async batchIngest(body, request) {
+      if (!Array.isArray(body.buckets)) throw badRequest('buckets must be a list of UsageAggregation', { field: 'buckets' });
+      const items = body.buckets.map((b: Obj, i: number) => {
+        const urn = parseUrn(b?.resource).raw;
+        if (typeof b.bucket !== 'number') throw badRequest(`buckets[${i}].bucket must be a timestamp in milliseconds`);
+        const m: Obj = b.metrics ?? {};
+        return { urn, entityType: parseUrn(urn).entityType, aspect: 'datasetUsageStatistics', changeType: 'UPSERT' as const, systemMetadata: null,
+          value: dropNulls({ timestampMillis: b.bucket, eventGranularity: { unit: b.duration ?? 'DAY', multiple: 1 },
+            uniqueUserCount: m.uniqueUserCount ?? null, totalSqlQueries: m.totalSqlQueries ?? null, topSqlQueries: m.topSqlQueries ?? null,
+            userCounts: m.users ? m.users.map((x: Obj) => dropNulls({ user: x.user, count: x.count, userEmail: x.userEmail ?? null })) : null,
+            fieldCounts: m.fields ? m.fields.map((x: Obj) => ({ fieldPath: x.fieldName, count: x.count })) : null }) };
+      });
+      for (const urn of new Set(items.map((i) => i.urn))) await requirePrivilege(authz, request.actor, REQUIRES['rest.ingestProposal'], urn);
+      await entities.ingest(items, request.actor);
+      return undefined;
+    },
+    async query(body, request) {
+      const resource = parseUrn(requiredString(body, 'resource')).raw;
+      await requirePrivilege(authz, request.actor, REQUIRES['rest.usage'], resource);
+      return query(resource, 'ALL', optionalNumber(body, 'startTime'), optionalNumber(body, 'endTime'));
+    },
+    async queryRange(body, request) {
+      const resource = parseUrn(requiredString(body, 'resource')).raw;
+      await requirePrivilege(authz, request.actor, REQUIRES['rest.usage'], resource);
+      const range = String(body.rangeFromEnd ?? 'ALL');
+      if (!(range in USAGE_RANGES)) throw badRequest(`rangeFromEnd must be one of ${Object.keys(USAGE_RANGES).join(', ')}`, { field: 'rangeFromEnd' });
+      return query(resource, range);
+    },
+  });
+}
