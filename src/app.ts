@@ -3,6 +3,7 @@ import { buildServer, type RestFeature } from './http/server.js';
 import { graphqlFeature } from './graphql/plugin.js';
 import { graphiqlFeature } from './http/graphiql.js';
 import { operationsRoutes } from './http/rest/operations.js';
+import { testEvaluationRoutes } from './http/rest/test-evaluation.js';
 import { usageRoutes } from './http/rest/usage.js';
 import type { Catalog } from './services/catalog.js';
 
@@ -10,7 +11,7 @@ import type { Catalog } from './services/catalog.js';
  * The whole Almanac server: the Foundation's REST surface plus every feature. Features are plugins; adding one
  * means adding it to these lists, nothing else.
  */
-const REST_FEATURES: RestFeature[] = [operationsRoutes, usageRoutes];
+const REST_FEATURES: RestFeature[] = [operationsRoutes, usageRoutes, testEvaluationRoutes];
 const ROOT_FEATURES: RestFeature[] = [graphqlFeature, graphiqlFeature];
 
 export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { ALMANAC_VERSION, DATAHUB_VERSION } from '../version.js';
 import { registerIngest } from './ingest.js';
 import { registerServe } from './serve.js';
+import { registerTests } from './tests-command.js';
 import { registerTimeseries } from './timeseries.js';
 import { registerToken } from './token.js';
 
@@ -12,5 +13,6 @@ registerServe(program);
 registerIngest(program);
 registerToken(program);
 registerTimeseries(program);
+registerTests(program);
 
 await program.parseAsync(process.argv);

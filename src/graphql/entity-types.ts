@@ -17,7 +17,7 @@ const TYPES: Record<string, [enumValue: string, typeName: string]> = {
   dashboard: ['DASHBOARD', 'GenericEntity'],
   dataFlow: ['DATA_FLOW', 'GenericEntity'],
   dataJob: ['DATA_JOB', 'GenericEntity'],
-  test: ['TEST', 'GenericEntity'],
+  test: ['TEST', 'Test'],
   dataHubAccessToken: ['ACCESS_TOKEN', 'GenericEntity'],
   dataHubPolicy: ['DATAHUB_POLICY', 'GenericEntity'],
   dataHubRole: ['DATAHUB_ROLE', 'GenericEntity'],

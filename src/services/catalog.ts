@@ -6,6 +6,7 @@ import type { Authorizer } from './authz.js';
 import { EditService } from './edits.js';
 import { EntityService } from './entities.js';
 import { LineageService } from './lineage.js';
+import { MetadataTestService } from './metadata-tests/runner.js';
 import { PolicyService } from './policies.js';
 import { SearchService } from './search.js';
 import { TimeseriesService } from './timeseries.js';
@@ -24,6 +25,7 @@ export interface Catalog {
   policies: PolicyService;
   search: SearchService;
   timeseries: TimeseriesService;
+  metadataTests: MetadataTestService;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   await policies.bootstrap(systemActor());
   return {
     config, store: s, entities, tokens, lineage: new LineageService(s), edits: new EditService(entities),
-    authz: policies, policies, search, timeseries: new TimeseriesService(s), close: () => s.close(),
+    authz: policies, policies, search, timeseries: new TimeseriesService(s),
+    metadataTests: new MetadataTestService(entities, s, (m) => process.emitWarning(m, 'AlmanacWarning')), close: () => s.close(),
   };
 }

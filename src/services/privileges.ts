@@ -15,6 +15,8 @@ export const REQUIRES = {
   'rest.getTimeseriesAspectValues': [['GET_TIMESERIES_ASPECT_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   'rest.config': [],
   'rest.usage': [['VIEW_DATASET_USAGE']],
+  'rest.evaluateTests': [['VIEW_ENTITY_PAGE']],
+  'rest.pushTestResults': [['MANAGE_TESTS']],
   'rest.getIndexSizes': [['GET_TIMESERIES_INDEX_SIZES_PRIVILEGE']],
   'rest.truncateTimeseriesAspect': [['TRUNCATE_TIMESERIES_INDEX_PRIVILEGE']],
   'rest.getEsTaskStatus': [['GET_ES_TASK_STATUS_PRIVILEGE'], ['TRUNCATE_TIMESERIES_INDEX_PRIVILEGE']],
@@ -25,6 +27,8 @@ export const REQUIRES = {
   'graphql.search': [['SEARCH_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   'graphql.readProfiles': [['VIEW_DATASET_PROFILE']],
   'graphql.readUsage': [['VIEW_DATASET_USAGE']],
+  'graphql.manageTests': [['MANAGE_TESTS']],
+  'graphql.viewTests': [['VIEW_TESTS'], ['MANAGE_TESTS'], ['VIEW_ENTITY_PAGE']],
   'graphql.reportOperation': [['EDIT_ENTITY'], ['EDIT_ENTITY_OPERATIONS']],
   'rest.search': [['SEARCH_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   // GraphQL mutations, on the resource they change

@@ -1,0 +1,80 @@
+import { parseUrn } from '../../model/urn.js';
+import type { TestInput } from '../../services/metadata-tests/runner.js';
+import type { EntityRef, GraphQLContext } from '../context.js';
+import { ref, requireEntity } from './common.js';
+import { authorize } from './privileges.js';
+
+/** Tests as GraphQL entities, Dataset.testResults, and runTests. */
+type Ctx = GraphQLContext;
+type Obj = Record<string, any>;
+
+const info = async (r: EntityRef, ctx: Ctx) => (await ctx.loader.aspect(r.urn, 'testInfo')) as Obj | undefined;
+
+/** Keeps the results whose test exists, as refs. */
+async function existing(list: Obj[] | undefined, ctx: Ctx) {
+  const entries = list ?? [];
+  const loaded = await Promise.all(entries.map((e) => ctx.loader.load(e.test)));
+  return entries.filter((_, i) => loaded[i]!.aspects.has('testInfo')).map((e) => ({ test: ref(e.test), type: e.type }));
+}
+
+export const metadataTestResolvers = {
+  Test: {
+    type: () => 'TEST',
+    name: async (r: EntityRef, _a: unknown, ctx: Ctx) => (await info(r, ctx))?.name ?? parseUrn(r.urn).key,
+    category: async (r: EntityRef, _a: unknown, ctx: Ctx) => (await info(r, ctx))?.category ?? '',
+    description: async (r: EntityRef, _a: unknown, ctx: Ctx) => (await info(r, ctx))?.description ?? null,
+    definition: async (r: EntityRef, _a: unknown, ctx: Ctx) => ({ json: (await info(r, ctx))?.definition?.json ?? null }),
+  },
+  Dataset: {
+    testResults: async (r: EntityRef, _a: unknown, ctx: Ctx) => {
+      const results = await ctx.loader.aspect(r.urn, 'testResults');
+      if (!results) return null;
+      return { passing: await existing(results.passing, ctx), failing: await existing(results.failing, ctx) };
+    },
+  },
+  Query: {
+    test: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
+      await authorize(ctx, 'graphql.viewTests');
+      return requireEntity(urn, ctx, 'test');
+    },
+    listTests: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+      await authorize(ctx, 'graphql.viewTests');
+      const start = Math.max(0, Number(input.start ?? 0));
+      const count = Math.min(1000, Math.max(0, Number(input.count ?? 20)));
+      const all = await ctx.catalog.metadataTests.all(input.query ?? undefined);
+      const page = all.slice(start, start + count);
+      return { start, count: page.length, total: all.length, tests: page.map((t) => ref(t.urn)) };
+    },
+  },
+  Mutation: {
+    createTest: async (_: unknown, { input }: { input: TestInput }, ctx: Ctx) => {
+      await authorize(ctx, 'graphql.manageTests');
+      return ctx.catalog.metadataTests.create(input, ctx.actor);
+    },
+    updateTest: async (_: unknown, { urn, input }: { urn: string; input: TestInput }, ctx: Ctx) => {
+      await authorize(ctx, 'graphql.manageTests');
+      const u = await ctx.catalog.metadataTests.update(urn, input, ctx.actor);
+      ctx.loader.clear(u);
+      return u;
+    },
+    deleteTest: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
+      await authorize(ctx, 'graphql.manageTests');
+      await ctx.catalog.metadataTests.delete(urn);
+      ctx.loader.clear();
+      return true;
+    },
+    runTests: async (_: unknown, { urn, explain }: { urn: string; explain?: boolean | null }, ctx: Ctx) => {
+      const u = parseUrn(urn).raw;
+      await authorize(ctx, 'graphql.read', u);
+      await authorize(ctx, 'graphql.manageTests');
+      const r = await ctx.catalog.metadataTests.evaluate(u, { push: true, explain: explain === true }, ctx.actor);
+      ctx.loader.clear(u);
+      return {
+        passing: r.passing.map((e) => ({ test: ref(e.test), type: e.type })),
+        failing: r.failing.map((e) => ({ test: ref(e.test), type: e.type })),
+        explanations: r.explanations ? Object.entries(r.explanations).map(([test, leaves]) => ({
+          test, passed: r.passing.some((p) => p.test === test), reasons: leaves.map((l) => l.text) })) : null,
+      };
+    },
+  },
+};

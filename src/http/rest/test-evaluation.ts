@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { badRequest } from '../../errors.js';
+import { parseUrn } from '../../model/urn.js';
+import { requirePrivilege } from '../../services/authz.js';
+import type { Catalog } from '../../services/catalog.js';
+import type { TestsOutcome } from '../../services/metadata-tests/evaluate.js';
+import { REQUIRES } from '../../services/privileges.js';
+import { registerActions } from './actions.js';
+
+/**
+ * `POST /test?action=evaluate` and `action=batchEvaluate`: run metadata tests for entities. The plain answer is
+ * exactly DataHub's `{passing, failing}`; `explain: true` adds the deciding predicates per test.
+ */
+function flag(v: unknown, name: string): boolean | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'boolean') return v;
+  if (v === 'true' || v === 'false') return v === 'true';
+  throw badRequest(`${name} must be true or false`, { field: name });
+}
+
+function testUrnsOf(body: Record<string, unknown>): string[] | undefined {
+  const v = body.testUrns ?? body.tests;
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw badRequest('testUrns must be a list of test urns', { field: 'testUrns' });
+  return v as string[];
+}
+
+const shape = (r: TestsOutcome, explain: boolean) =>
+  explain ? { passing: r.passing, failing: r.failing, explanations: r.explanations ?? {} } : { passing: r.passing, failing: r.failing };
+
+export async function testEvaluationRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
+  const { authz, metadataTests } = catalog;
+  const options = async (body: Record<string, unknown>, actor: Parameters<typeof requirePrivilege>[1], urns: string[]) => {
+    const push = flag(body.push ?? body.shouldPush, 'push') ?? false;
+    const explain = flag(body.explain, 'explain') ?? false;
+    for (const urn of urns) await requirePrivilege(authz, actor, REQUIRES['rest.evaluateTests'], urn);
+    if (push) await requirePrivilege(authz, actor, REQUIRES['rest.pushTestResults']);
+    return { push, explain, testUrns: testUrnsOf(body) };
+  };
+  registerActions(app, 'test', {
+    async evaluate(body, request) {
+      if (typeof body.urn !== 'string' || !body.urn) throw badRequest("Missing required parameter 'urn'", { field: 'urn' });
+      const urn = parseUrn(body.urn).raw;
+      const opts = await options(body, request.actor, [urn]);
+      return shape(await metadataTests.evaluate(urn, opts, request.actor), opts.explain);
+    },
+    async batchEvaluate(body, request) {
+      if (!Array.isArray(body.urns) || body.urns.length === 0) throw badRequest("Missing required parameter 'urns' (a list of urns)", { field: 'urns' });
+      const urns = body.urns.map((u) => parseUrn(u).raw);
+      const opts = await options(body, request.actor, urns);
+      const results = await metadataTests.evaluateMany(urns, opts, request.actor);
+      return { results: Object.fromEntries([...results].map(([u, r]) => [u, shape(r, opts.explain)])) };
+    },
+  });
+}
