@@ -5,6 +5,7 @@
  */
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   http: () => import('./http.js'),
+  'metadata-tests': () => import('./metadata-tests.js'),
   timeseries: () => import('./timeseries.js'),
 };
 
