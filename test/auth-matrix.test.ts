@@ -68,6 +68,11 @@ const OPS: Op[] = [
     payload: { urn: HIVE, entity: 'dataset', aspect: 'datasetProfile' } }, needsPrivilege: false },
   { name: 'REST search', rest: { method: 'POST', url: '/entities?action=search', payload: { entity: 'dataset', input: 'sample' } }, needsPrivilege: false },
   { name: 'search', graphql: '{ searchAcrossEntities(input: { query: "sample" }) { total } }', needsPrivilege: false },
+  { name: 'REST test evaluate', rest: { method: 'POST', url: '/gms/test?action=evaluate', payload: { urn: HIVE } }, needsPrivilege: false },
+  { name: 'REST test evaluate with push', rest: { method: 'POST', url: '/gms/test?action=evaluate', payload: { urn: HIVE, push: true } }, needsPrivilege: true },
+  { name: 'createTest', graphql: 'mutation { createTest(input: { id: "m", name: "m", category: "c", definition: { json: "{\\"on\\": {\\"types\\": [\\"dataset\\"]}, \\"rules\\": []}" } }) }', needsPrivilege: true },
+  { name: 'runTests', graphql: `mutation { runTests(urn: "${HIVE}") { passing { type } } }`, needsPrivilege: true },
+  { name: 'listTests', graphql: '{ listTests(input: { start: 0, count: 5 }) { total } }', needsPrivilege: false },
   { name: 'reportOperation', graphql: `mutation { reportOperation(input: { urn: "${HIVE}", operationType: INSERT, sourceType: MANUAL }) }`, needsPrivilege: true },
 ];
 
