@@ -49,9 +49,11 @@ async function benchEngine(name: string, url: string) {
       sizeLatencies.push(performance.now() - t);
       sizeMb = res.json().value.indexSizes.find((s: { indexName: string }) => s.indexName === 'dataset_datasetprofileaspect_v1').sizeMb;
     }
+    // The first call measures every table; later ones reuse figures of tables that did not change (SQLite).
+    const cold = sizeLatencies.shift()!;
     sizeLatencies.sort((a, b) => a - b);
-    console.log(`[${name}] getIndexSizes: p50 ${percentile(sizeLatencies, 50).toFixed(1)} ms, p99 ${percentile(sizeLatencies, 99).toFixed(1)} ms ` +
-      `(target < 50 ms); profile index ${sizeMb.toFixed(1)} MB`);
+    console.log(`[${name}] getIndexSizes: first call ${cold.toFixed(1)} ms, then p50 ${percentile(sizeLatencies, 50).toFixed(1)} ms, ` +
+      `p99 ${percentile(sizeLatencies, 99).toFixed(1)} ms (target < 50 ms); profile index ${sizeMb.toFixed(1)} MB`);
 
     // Truncate the older half while a reader asks for one dataset's latest profiles as fast as it can.
     const end = T0 + Math.floor(ROWS / DATASETS / 2) * 60_000;
