@@ -52,7 +52,7 @@ export async function run() {
   const engines: { name: string; url: string; cleanup: () => Promise<void> }[] = [
     { name: 'sqlite', url: `sqlite:${path.join(dir, 'bench.db')}`, cleanup: async () => {} },
   ];
-  const pgdb = await throwawayPostgres('http');
+  const pgdb = await throwawayPostgres();
   if (pgdb) engines.push({ name: 'postgres', url: pgdb.url, cleanup: pgdb.drop });
   else console.log('PostgreSQL unreachable: benchmarking SQLite only');
 

@@ -91,7 +91,7 @@ export async function run() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'almanac-bench-ts-'));
   try {
     await benchEngine('sqlite', `sqlite:${path.join(dir, 'ts.db')}`);
-    const pgdb = await throwawayPostgres('ts');
+    const pgdb = await throwawayPostgres();
     if (pgdb) {
       try {
         await benchEngine('postgres', pgdb.url);

@@ -58,6 +58,15 @@ async function changeLabels(ctx: Ctx, kind: 'tag' | 'term', op: 'add' | 'remove'
   return true;
 }
 
+/** The common shape of a Boolean edit of one resource: check the privilege on it, edit, forget cached reads. */
+async function editResource(ctx: Ctx, op: Operation, resourceUrn: string, edit: (urn: string) => Promise<void>) {
+  const u = parseUrn(resourceUrn).raw;
+  await authorize(ctx, op, u);
+  await edit(u);
+  ctx.loader.clear(u);
+  return true;
+}
+
 function ownersOf(list: Obj[]): OwnerInput[] {
   return list.map((o) => {
     if (o.ownerEntityType === 'CORP_GROUP' && !String(o.ownerUrn).startsWith('urn:li:corpGroup:')) {
@@ -75,13 +84,9 @@ export const mutationResolvers = {
       for (const i of input) out.push(await updateDataset(i.urn, i.update, ctx));
       return out;
     },
-    updateDescription: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const urn = parseUrn(input.resourceUrn).raw;
-      await authorize(ctx, input.subResource ? 'graphql.updateDescription.column' : 'graphql.updateDescription', urn);
-      await ctx.catalog.edits.updateDescription({ ...input, resourceUrn: urn } as never, ctx.actor);
-      ctx.loader.clear(urn);
-      return true;
-    },
+    updateDescription: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
+      editResource(ctx, input.subResource ? 'graphql.updateDescription.column' : 'graphql.updateDescription', input.resourceUrn,
+        (u) => ctx.catalog.edits.updateDescription({ ...input, resourceUrn: u } as never, ctx.actor)),
     createTag: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       await authorize(ctx, 'graphql.createTag');
       return ctx.catalog.edits.createTag(input as never, ctx.actor);
@@ -93,20 +98,10 @@ export const mutationResolvers = {
       ctx.loader.clear(u);
       return ref(u);
     },
-    deleteTag: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
-      const u = parseUrn(urn).raw;
-      await authorize(ctx, 'graphql.deleteTag', u);
-      await ctx.catalog.edits.deleteTag(u);
-      ctx.loader.clear(u);
-      return true;
-    },
-    setTagColor: async (_: unknown, { urn, colorHex }: { urn: string; colorHex: string }, ctx: Ctx) => {
-      const u = parseUrn(urn).raw;
-      await authorize(ctx, 'graphql.setTagColor', u);
-      await ctx.catalog.edits.setTagColor(u, colorHex, ctx.actor);
-      ctx.loader.clear(u);
-      return true;
-    },
+    deleteTag: (_: unknown, { urn }: { urn: string }, ctx: Ctx) =>
+      editResource(ctx, 'graphql.deleteTag', urn, (u) => ctx.catalog.edits.deleteTag(u)),
+    setTagColor: (_: unknown, { urn, colorHex }: { urn: string; colorHex: string }, ctx: Ctx) =>
+      editResource(ctx, 'graphql.setTagColor', urn, (u) => ctx.catalog.edits.setTagColor(u, colorHex, ctx.actor)),
     addTag: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'tag', 'add', [input.tagUrn], resourcesOf(input)),
     addTags: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'tag', 'add', input.tagUrns, resourcesOf(input)),
     removeTag: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'tag', 'remove', [input.tagUrn], resourcesOf(input)),
@@ -115,40 +110,16 @@ export const mutationResolvers = {
     addTerm: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'term', 'add', [input.termUrn], resourcesOf(input)),
     addTerms: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'term', 'add', input.termUrns, resourcesOf(input)),
     removeTerm: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'term', 'remove', [input.termUrn], resourcesOf(input)),
-    addLink: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const u = parseUrn(input.resourceUrn).raw;
-      await authorize(ctx, 'graphql.links', u);
-      await ctx.catalog.edits.addLink(u, input.linkUrl, input.label, ctx.actor);
-      ctx.loader.clear(u);
-      return true;
-    },
-    removeLink: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const u = parseUrn(input.resourceUrn).raw;
-      await authorize(ctx, 'graphql.links', u);
-      await ctx.catalog.edits.removeLink(u, input.linkUrl, ctx.actor);
-      ctx.loader.clear(u);
-      return true;
-    },
-    addOwner: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const u = parseUrn(input.resourceUrn).raw;
-      await authorize(ctx, 'graphql.owners', u);
-      await ctx.catalog.edits.addOwners(u, ownersOf([input]), ctx.actor);
-      ctx.loader.clear(u);
-      return true;
-    },
-    addOwners: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const u = parseUrn(input.resourceUrn).raw;
-      await authorize(ctx, 'graphql.owners', u);
-      await ctx.catalog.edits.addOwners(u, ownersOf(input.owners), ctx.actor);
-      ctx.loader.clear(u);
-      return true;
-    },
-    removeOwner: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const u = parseUrn(input.resourceUrn).raw;
-      await authorize(ctx, 'graphql.owners', u);
-      await ctx.catalog.edits.removeOwner(u, input.ownerUrn, input.ownershipTypeUrn, ctx.actor);
-      ctx.loader.clear(u);
-      return true;
-    },
+    addLink: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
+      editResource(ctx, 'graphql.links', input.resourceUrn, (u) => ctx.catalog.edits.addLink(u, input.linkUrl, input.label, ctx.actor)),
+    removeLink: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
+      editResource(ctx, 'graphql.links', input.resourceUrn, (u) => ctx.catalog.edits.removeLink(u, input.linkUrl, ctx.actor)),
+    addOwner: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
+      editResource(ctx, 'graphql.owners', input.resourceUrn, (u) => ctx.catalog.edits.addOwners(u, ownersOf([input]), ctx.actor)),
+    addOwners: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
+      editResource(ctx, 'graphql.owners', input.resourceUrn, (u) => ctx.catalog.edits.addOwners(u, ownersOf(input.owners), ctx.actor)),
+    removeOwner: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
+      editResource(ctx, 'graphql.owners', input.resourceUrn,
+        (u) => ctx.catalog.edits.removeOwner(u, input.ownerUrn, input.ownershipTypeUrn, ctx.actor)),
   },
 };
