@@ -42,6 +42,6 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   return {
     config, store: s, entities, tokens, lineage: new LineageService(s), edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s),
-    metadataTests: new MetadataTestService(entities, s, (m) => process.emitWarning(m, 'AlmanacWarning')), close: () => s.close(),
+    metadataTests: new MetadataTestService(entities, s, (m) => process.stderr.write(`almanac: warning: ${m}\n`)), close: () => s.close(),
   };
 }
