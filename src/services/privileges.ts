@@ -4,34 +4,33 @@ import type { Requirement } from './authz.js';
  * What each operation requires, in one table to audit. Either-of groups, as DataHub writes them:
  * `[['EDIT_ENTITY'], ['EDIT_ENTITY_DOCS']]` means EDIT_ENTITY or EDIT_ENTITY_DOCS.
  * Metadata privileges are checked on the operation's resource; platform privileges ignore it.
+ * Operations not listed (GET /config, `me`, `appConfig`) need only an authenticated caller.
  */
 export const REQUIRES = {
-  // REST (Rest.li) actions
+  // REST (Rest.li): ingestion and reads
   'rest.ingestProposal': [['EDIT_ENTITY']],
-  'rest.ingestSnapshot': [['EDIT_ENTITY']],
   'rest.deleteEntity': [['DELETE_ENTITY']],
   'rest.getAspect': [['GET_ENTITY_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   'rest.getEntity': [['GET_ENTITY_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
+  'rest.search': [['SEARCH_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
+  // REST: time series and usage
   'rest.getTimeseriesAspectValues': [['GET_TIMESERIES_ASPECT_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
-  'rest.config': [],
   'rest.usage': [['VIEW_DATASET_USAGE']],
-  'rest.evaluateTests': [['VIEW_ENTITY_PAGE']],
-  'rest.pushTestResults': [['MANAGE_TESTS']],
   'rest.getIndexSizes': [['GET_TIMESERIES_INDEX_SIZES_PRIVILEGE']],
   'rest.truncateTimeseriesAspect': [['TRUNCATE_TIMESERIES_INDEX_PRIVILEGE']],
   'rest.getEsTaskStatus': [['GET_ES_TASK_STATUS_PRIVILEGE'], ['TRUNCATE_TIMESERIES_INDEX_PRIVILEGE']],
+  // REST: metadata tests
+  'rest.evaluateTests': [['VIEW_ENTITY_PAGE']],
+  'rest.pushTestResults': [['MANAGE_TESTS']],
 
   // GraphQL reads (the default policies give every user VIEW_ENTITY_PAGE on everything)
   'graphql.read': [['VIEW_ENTITY_PAGE']],
-  'graphql.manageEntity': [['EDIT_ENTITY']],
   'graphql.search': [['SEARCH_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   'graphql.readProfiles': [['VIEW_DATASET_PROFILE']],
   'graphql.readUsage': [['VIEW_DATASET_USAGE']],
-  'graphql.manageTests': [['MANAGE_TESTS']],
   'graphql.viewTests': [['VIEW_TESTS'], ['MANAGE_TESTS'], ['VIEW_ENTITY_PAGE']],
-  'graphql.reportOperation': [['EDIT_ENTITY'], ['EDIT_ENTITY_OPERATIONS']],
-  'rest.search': [['SEARCH_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
-  // GraphQL mutations, on the resource they change
+  // GraphQL edits, on the resource they change
+  'graphql.manageEntity': [['EDIT_ENTITY']],
   'graphql.updateDataset.editableProperties': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOCS']],
   'graphql.updateDataset.institutionalMemory': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOC_LINKS']],
   'graphql.updateDataset.ownership': [['EDIT_ENTITY'], ['EDIT_ENTITY_OWNERS']],
@@ -40,21 +39,24 @@ export const REQUIRES = {
   'graphql.updateDataset.editableSchemaMetadata': [['EDIT_ENTITY'], ['EDIT_DATASET_COL_DESCRIPTION', 'EDIT_DATASET_COL_TAGS']],
   'graphql.updateDescription': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOCS']],
   'graphql.updateDescription.column': [['EDIT_ENTITY'], ['EDIT_DATASET_COL_DESCRIPTION']],
-  'graphql.createTag': [['CREATE_TAGS'], ['MANAGE_TAGS']],
-  'graphql.updateTag': [['EDIT_ENTITY'], ['MANAGE_TAGS']],
-  'graphql.deleteTag': [['MANAGE_TAGS'], ['DELETE_ENTITY']],
-  'graphql.setTagColor': [['EDIT_ENTITY'], ['EDIT_TAG_COLOR'], ['MANAGE_TAGS']],
   'graphql.tags': [['EDIT_ENTITY'], ['EDIT_ENTITY_TAGS']],
   'graphql.tags.column': [['EDIT_ENTITY'], ['EDIT_DATASET_COL_TAGS']],
   'graphql.terms': [['EDIT_ENTITY'], ['EDIT_ENTITY_GLOSSARY_TERMS']],
   'graphql.terms.column': [['EDIT_ENTITY'], ['EDIT_DATASET_COL_GLOSSARY_TERMS']],
   'graphql.links': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOC_LINKS']],
   'graphql.owners': [['EDIT_ENTITY'], ['EDIT_ENTITY_OWNERS']],
-  // Tokens and policies (platform privileges)
+  'graphql.reportOperation': [['EDIT_ENTITY'], ['EDIT_ENTITY_OPERATIONS']],
+  // GraphQL: tags (platform privileges, except per-tag edits)
+  'graphql.createTag': [['CREATE_TAGS'], ['MANAGE_TAGS']],
+  'graphql.updateTag': [['EDIT_ENTITY'], ['MANAGE_TAGS']],
+  'graphql.deleteTag': [['MANAGE_TAGS'], ['DELETE_ENTITY']],
+  'graphql.setTagColor': [['EDIT_ENTITY'], ['EDIT_TAG_COLOR'], ['MANAGE_TAGS']],
+  // GraphQL: tokens, policies, metadata tests (platform privileges)
   'graphql.createOwnAccessToken': [['GENERATE_PERSONAL_ACCESS_TOKENS'], ['MANAGE_ACCESS_TOKENS']],
   'graphql.listOwnAccessTokens': [['GENERATE_PERSONAL_ACCESS_TOKENS'], ['MANAGE_ACCESS_TOKENS']],
   'graphql.manageAccessTokens': [['MANAGE_ACCESS_TOKENS']],
   'graphql.managePolicies': [['MANAGE_POLICIES']],
+  'graphql.manageTests': [['MANAGE_TESTS']],
 } as const satisfies Record<string, Requirement>;
 
 export type Operation = keyof typeof REQUIRES;
