@@ -121,4 +121,18 @@ forEachEngine('GraphQL: reads', (ctx) => {
       lineage(input: { direction: DOWNSTREAM, start: $start, count: $count }) { start count total } } }`, { start: '0', count: '20' });
     assert.deepEqual(res.body, { data: { dataset: { lineage: { start: 0, count: 1, total: 1 } } }, extensions: {} });
   });
+
+  test('relationships in both directions, with DataHub\'s names', async () => {
+    const res = await t.graphql(`{ dataset(urn: "${HIVE}") {
+      up: relationships(input: { types: ["DownstreamOf"], direction: OUTGOING }) { total relationships { type direction entity { urn } } }
+      down: relationships(input: { types: ["DownstreamOf"], direction: INCOMING }) { total relationships { entity { urn } } }
+      owners: relationships(input: { types: ["OwnedBy"], direction: OUTGOING }) { relationships { entity { urn } } } }
+      tag(urn: "urn:li:tag:Legacy") { relationships(input: { types: ["TaggedWith"], direction: INCOMING, count: 10 }) { total relationships { entity { urn type } } } } }`);
+    assert.equal(res.body.errors, undefined, JSON.stringify(res.body.errors));
+    const d = res.body.data.dataset;
+    assert.deepEqual(d.up, { total: 1, relationships: [{ type: 'DownstreamOf', direction: 'OUTGOING', entity: { urn: HDFS } }] });
+    assert.deepEqual(d.down, { total: 1, relationships: [{ entity: { urn: LOGGING } }] });
+    assert.deepEqual(d.owners.relationships.map((r: any) => r.entity.urn), ['urn:li:corpuser:datahub', 'urn:li:corpuser:jdoe']);
+    assert.deepEqual(res.body.data.tag.relationships.relationships.map((r: any) => r.entity.type).sort(), ['CHART', 'DATASET']);
+  });
 });

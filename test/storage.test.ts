@@ -146,6 +146,25 @@ forEachEngine('aspect store', (ctx) => {
     assert.equal(await store.countEntities('tag'), 3);
   });
 
+  test('relationships: outgoing edges are replaced per source; both directions page in order', async () => {
+    const a = 'urn:li:dataset:(urn:li:dataPlatform:hive,rel_a,PROD)';
+    const b = 'urn:li:dataset:(urn:li:dataPlatform:hive,rel_b,PROD)';
+    const c = 'urn:li:dataset:(urn:li:dataPlatform:hive,rel_c,PROD)';
+    await store.replaceRelationships([b, c], [
+      { source: b, type: 'DownstreamOf', destination: a }, { source: c, type: 'DownstreamOf', destination: a },
+      { source: c, type: 'OwnedBy', destination: 'urn:li:corpuser:x' }]);
+    assert.deepEqual(await store.relationships({ urn: a, direction: 'INCOMING', types: ['DownstreamOf'], start: 0, count: 10 }), {
+      total: 2, edges: [{ source: b, type: 'DownstreamOf', destination: a }, { source: c, type: 'DownstreamOf', destination: a }] });
+    assert.deepEqual((await store.relationships({ urn: a, direction: 'INCOMING', start: 1, count: 1 })).edges.map((e) => e.source), [c]);
+    await store.replaceRelationships([c], [{ source: c, type: 'OwnedBy', destination: 'urn:li:corpuser:y' }]);
+    assert.deepEqual(await store.relationships({ urn: c, direction: 'OUTGOING', start: 0, count: 10 }), {
+      total: 1, edges: [{ source: c, type: 'OwnedBy', destination: 'urn:li:corpuser:y' }] });
+    assert.equal((await store.relationships({ urn: a, direction: 'INCOMING', start: 0, count: 10 })).total, 1);
+    await store.writeAspects([{ urn: b, entityType: 'dataset', aspect: 'status', value: { removed: false }, actor: ACTOR }], 20);
+    await store.deleteEntity(b);
+    assert.equal((await store.relationships({ urn: a, direction: 'INCOMING', start: 0, count: 10 })).total, 0);
+  });
+
   test('settings: the first value written wins', async () => {
     assert.equal(await store.getOrSetSetting('k', 'one'), 'one');
     assert.equal(await store.getOrSetSetting('k', 'two'), 'one');

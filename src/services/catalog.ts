@@ -5,9 +5,9 @@ import { systemActor } from './actor.js';
 import type { Authorizer } from './authz.js';
 import { EditService } from './edits.js';
 import { EntityService } from './entities.js';
-import { LineageService } from './lineage.js';
 import { MetadataTestService } from './metadata-tests/runner.js';
 import { PolicyService } from './policies.js';
+import { RelationshipService } from './relationships.js';
 import { SearchService } from './search.js';
 import { TimeseriesService } from './timeseries.js';
 import { TokenService } from './tokens.js';
@@ -18,7 +18,7 @@ export interface Catalog {
   store: Store;
   entities: EntityService;
   tokens: TokenService;
-  lineage: LineageService;
+  relationships: RelationshipService;
   edits: EditService;
   /** Decides every privilege check; the policy service, behind the Authorizer interface. */
   authz: Authorizer;
@@ -38,9 +38,11 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   const policies = new PolicyService(entities, s, config.policyCacheMs);
   const search = new SearchService(s, entities);
   await search.rebuildIfEmpty();
+  const relationships = new RelationshipService(s, entities);
+  await relationships.rebuildIfEmpty();
   await policies.bootstrap(systemActor());
   return {
-    config, store: s, entities, tokens, lineage: new LineageService(s), edits: new EditService(entities),
+    config, store: s, entities, tokens, relationships, edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s),
     metadataTests: new MetadataTestService(entities, s, (m) => process.stderr.write(`almanac: warning: ${m}\n`)), close: () => s.close(),
   };

@@ -1,11 +1,11 @@
 import pg from 'pg';
 import { canonicalJson } from '../model/wire-format.js';
 import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, SEARCH_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
   timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import type {
-  AspectRecord, AspectWrite, AspectWriteResult, EntityRow, SearchDoc, Store, TableSize, TimeseriesQuery, TimeseriesRecord,
+  AspectRecord, AspectWrite, AspectWriteResult, EntityRow, Relationship, SearchDoc, Store, TableSize, TimeseriesQuery, TimeseriesRecord,
   TimeseriesWrite,
 } from './types.js';
 
@@ -163,6 +163,7 @@ export class PostgresStore implements Store {
       let timeseriesRows = 0;
       for (const t of timeseriesTableNames()) timeseriesRows += (await c.query(`DELETE FROM ${t} WHERE urn = $1`, [urn])).rowCount ?? 0;
       await c.query(`DELETE FROM ${SEARCH_TABLE} WHERE urn = $1`, [urn]);
+      await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = $1`, [urn]);
       await c.query(`DELETE FROM ${ENTITY_TABLE} WHERE urn = $1`, [urn]);
       return { rows, timeseriesRows };
     });
@@ -281,6 +282,32 @@ export class PostgresStore implements Store {
 
   async countSearchDocs(): Promise<number> {
     return (await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${SEARCH_TABLE}`)).rows[0].n as number;
+  }
+
+  async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
+    await this.tx(async (c) => {
+      await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ANY($1)`, [sources]);
+      if (edges.length) {
+        await c.query(`INSERT INTO ${RELATIONSHIP_TABLE} (source, type, destination)
+          SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`,
+        [edges.map((e) => e.source), edges.map((e) => e.type), edges.map((e) => e.destination)]);
+      }
+    });
+  }
+
+  async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
+    const [self, other] = q.direction === 'INCOMING' ? ['destination', 'source'] : ['source', 'destination'];
+    const params: unknown[] = [q.urn];
+    let where = `${self} = $1`;
+    if (q.types?.length) { params.push(q.types); where += ` AND type = ANY($2)`; }
+    const total = (await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE} WHERE ${where}`, params)).rows[0].n as number;
+    const { rows } = await this.pool.query(`SELECT source, type, destination FROM ${RELATIONSHIP_TABLE} WHERE ${where}
+      ORDER BY ${other} COLLATE "C", type LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, q.count, q.start]);
+    return { total, edges: rows as Relationship[] };
+  }
+
+  async countRelationships(): Promise<number> {
+    return (await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE}`)).rows[0].n as number;
   }
 
   async getOrSetSetting(key: string, value: string): Promise<string> {

@@ -10,6 +10,7 @@ export const ENTITY_TABLE = 'almanac_entities';
 export const SETTINGS_TABLE = 'almanac_settings';
 export const MIGRATIONS_TABLE = 'almanac_migrations';
 export const SEARCH_TABLE = 'almanac_search';
+export const RELATIONSHIP_TABLE = 'almanac_relationships';
 
 const SAFE_NAME = /^[a-z][a-z0-9_]*$/;
 
@@ -47,6 +48,14 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
           `CREATE INDEX ${SEARCH_TABLE}_tsv ON ${SEARCH_TABLE} USING GIN (tsv)`,
           `CREATE INDEX ${SEARCH_TABLE}_type ON ${SEARCH_TABLE} (entity_type, urn)`,
         ],
+    },
+    {
+      version: 3,
+      statements: [
+        `CREATE TABLE ${RELATIONSHIP_TABLE} (source TEXT NOT NULL, type TEXT NOT NULL, destination TEXT NOT NULL,
+           PRIMARY KEY (source, type, destination))`,
+        `CREATE INDEX ${RELATIONSHIP_TABLE}_incoming ON ${RELATIONSHIP_TABLE} (destination, type, source)`,
+      ],
     },
   ];
 }

@@ -3,11 +3,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { canonicalJson } from '../model/wire-format.js';
 import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, SEARCH_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
   timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import type {
-  AspectRecord, AspectWrite, AspectWriteResult, EntityRow, SearchDoc, Store, TableSize, TimeseriesQuery, TimeseriesRecord,
+  AspectRecord, AspectWrite, AspectWriteResult, EntityRow, Relationship, SearchDoc, Store, TableSize, TimeseriesQuery, TimeseriesRecord,
   TimeseriesWrite,
 } from './types.js';
 
@@ -175,6 +175,7 @@ export class SqliteStore implements Store {
         timeseriesRows += n;
       }
       this.stmt(`DELETE FROM ${SEARCH_TABLE} WHERE urn = ?`).run(urn);
+      this.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ?`).run(urn);
       this.stmt(`DELETE FROM ${ENTITY_TABLE} WHERE urn = ?`).run(urn);
       return { rows, timeseriesRows };
     }).immediate();
@@ -308,6 +309,30 @@ export class SqliteStore implements Store {
 
   async countSearchDocs(): Promise<number> {
     return this.stmt(`SELECT COUNT(*) FROM ${SEARCH_TABLE}`).pluck().get() as number;
+  }
+
+  async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const s of sources) this.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ?`).run(s);
+      for (const e of edges) {
+        this.stmt(`INSERT OR IGNORE INTO ${RELATIONSHIP_TABLE} (source, type, destination) VALUES (?, ?, ?)`).run(e.source, e.type, e.destination);
+      }
+    }).immediate();
+  }
+
+  async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
+    const [self, other] = q.direction === 'INCOMING' ? ['destination', 'source'] : ['source', 'destination'];
+    const params: unknown[] = [q.urn];
+    let where = `${self} = ?`;
+    if (q.types?.length) { where += ` AND type IN (${q.types.map(() => '?').join(',')})`; params.push(...q.types); }
+    const total = this.stmt(`SELECT COUNT(*) FROM ${RELATIONSHIP_TABLE} WHERE ${where}`).pluck().get(...params) as number;
+    const edges = this.stmt(`SELECT source, type, destination FROM ${RELATIONSHIP_TABLE} WHERE ${where} ORDER BY ${other}, type LIMIT ? OFFSET ?`)
+      .all(...params, q.count, q.start) as Relationship[];
+    return { total, edges };
+  }
+
+  async countRelationships(): Promise<number> {
+    return this.stmt(`SELECT COUNT(*) FROM ${RELATIONSHIP_TABLE}`).pluck().get() as number;
   }
 
   async getOrSetSetting(key: string, value: string): Promise<string> {

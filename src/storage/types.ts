@@ -78,6 +78,13 @@ export interface TableSize {
   bytes: number;
 }
 
+export interface Relationship {
+  source: string;
+  /** DataHub's relationship name: DownstreamOf, IsPartOf, OwnedBy, … */
+  type: string;
+  destination: string;
+}
+
 export interface SearchDoc {
   urn: string;
   entityType: string;
@@ -135,6 +142,13 @@ export interface Store {
   /** Documents whose text has every term as a word prefix (all documents when `terms` is empty), best first. */
   searchDocs(q: { terms: string[]; entityTypes?: string[]; start: number; count: number }): Promise<{ total: number; urns: string[] }>;
   countSearchDocs(): Promise<number>;
+
+  // Relationships between entities (derived from aspects by the relationship service)
+  /** Replaces every outgoing edge of these sources. */
+  replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void>;
+  /** Edges into (or out of) an entity, of the given types (all when empty), ordered by the other end. */
+  relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }): Promise<{ total: number; edges: Relationship[] }>;
+  countRelationships(): Promise<number>;
 
   // Settings (signing key and the like)
   /** Returns the stored value, storing `value` first when the key is absent (first writer wins). */

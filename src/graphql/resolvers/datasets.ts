@@ -102,9 +102,9 @@ async function lineage(r: EntityRef, { input }: { input: Obj }, ctx: Ctx) {
       updatedOn: u.auditStamp?.time ?? null, isManual: u.properties?.source === 'UI',
     }));
   } else {
-    const downstream = await ctx.catalog.lineage.downstreamOf(r.urn);
-    rels = downstream.map((d) => ({ type: 'DownstreamOf', entity: ref(d.urn), degree: 1, createdOn: d.time ?? null,
-      createdActor: null, updatedOn: d.time ?? null, isManual: false }));
+    const downstream = await ctx.catalog.relationships.downstreamOf(r.urn);
+    rels = downstream.map((u) => ({ type: 'DownstreamOf', entity: ref(u), degree: 1, createdOn: null, createdActor: null,
+      updatedOn: null, isManual: false }));
   }
   return { start, count: Math.min(count, Math.max(0, rels.length - start)), total: rels.length, filtered: 0,
     relationships: rels.slice(start, start + count) };

@@ -148,11 +148,10 @@ export const entityReaders = {
     status: async (r: EntityRef, _a: unknown, ctx: Ctx) => status(await a(ctx, r, 'status')),
     exists,
     entities: async (r: EntityRef, { input }: { input?: Obj }, ctx: Ctx) => {
-      const children = await ctx.catalog.lineage.containerChildren(r.urn);
       const start = Math.max(0, Number(input?.start ?? 0));
       const count = Math.min(1000, Math.max(0, Number(input?.count ?? 20)));
-      const page = children.slice(start, start + count);
-      return { start, count: page.length, total: children.length, searchResults: page.map((u) => ({ entity: ref(u) })) };
+      const children = await ctx.catalog.relationships.containerChildren(r.urn, start, count);
+      return { start, count: children.urns.length, total: children.total, searchResults: children.urns.map((u) => ({ entity: ref(u), matchedFields: [] })) };
     },
   },
   GlossaryTerm: {
