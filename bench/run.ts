@@ -5,6 +5,7 @@
  */
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   http: () => import('./http.js'),
+  'aspect-validation': () => import('./aspect-validation.js'),
   'metadata-tests': () => import('./metadata-tests.js'),
   timeseries: () => import('./timeseries.js'),
 };

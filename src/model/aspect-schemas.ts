@@ -11,12 +11,21 @@ export interface AspectIssue {
   message: string;
 }
 
-/** A checker returns null when the value fits, else the issue with a path relative to the value. */
-type Check = (v: unknown, path: () => string) => AspectIssue | null;
+/**
+ * A checker returns null when the value fits, else the issue. The path to the value is a stack the checkers push
+ * to and pop from, turned into text only when something is wrong, so a valid value costs no allocation.
+ */
+type Path = (string | number)[];
+type Check = (v: unknown, path: Path) => AspectIssue | null;
 
 const describe = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
-const issue = (path: () => string, message: string): AspectIssue => {
-  const p = path();
+function pathText(path: Path): string {
+  let out = '';
+  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out ? `.${seg}` : seg;
+  return out;
+}
+const issue = (path: Path, message: string): AspectIssue => {
+  const p = pathText(path);
   return { path: p, message: p ? `${p}: ${message}` : message };
 };
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -39,7 +48,9 @@ function arr(item: Check): Check {
   return (v, p) => {
     if (!Array.isArray(v)) return issue(p, `expected a list, got ${describe(v)}`);
     for (let i = 0; i < v.length; i++) {
-      const r = item(v[i], () => `${p()}[${i}]`);
+      p.push(i);
+      const r = item(v[i], p);
+      p.pop();
       if (r) return r;
     }
     return null;
@@ -49,8 +60,11 @@ function arr(item: Check): Check {
 function map(value: Check): Check {
   return (v, p) => {
     if (!isObj(v)) return issue(p, `expected a map, got ${describe(v)}`);
-    for (const k of Object.keys(v)) {
-      const r = value(v[k], () => (p() ? `${p()}.${k}` : k));
+    for (const k in v) {
+      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+      p.push(k);
+      const r = value(v[k], p);
+      p.pop();
       if (r) return r;
     }
     return null;
@@ -59,19 +73,30 @@ function map(value: Check): Check {
 
 /** Fields ending in `?` are optional. */
 function rec(fields: Record<string, Check>): Check {
-  const entries = Object.entries(fields).map(([k, c]) => {
-    const optional = k.endsWith('?');
-    return [optional ? k.slice(0, -1) : k, optional, c] as const;
-  });
+  const names: string[] = [];
+  const optional: boolean[] = [];
+  const checks: Check[] = [];
+  for (const [k, c] of Object.entries(fields)) {
+    const opt = k.endsWith('?');
+    names.push(opt ? k.slice(0, -1) : k);
+    optional.push(opt);
+    checks.push(c);
+  }
   return (v, p) => {
     if (!isObj(v)) return issue(p, `expected an object, got ${describe(v)}`);
-    for (const [k, optional, c] of entries) {
-      const at = () => (p() ? `${p()}.${k}` : k);
-      if (v[k] === undefined) {
-        if (!optional) return issue(at, 'required field is missing');
-        continue;
+    for (let i = 0; i < names.length; i++) {
+      const k = names[i]!;
+      const x = v[k];
+      if (x === undefined) {
+        if (optional[i]) continue;
+        p.push(k);
+        const r = issue(p, 'required field is missing');
+        p.pop();
+        return r;
       }
-      const r = c(v[k], at);
+      p.push(k);
+      const r = checks[i]!(x, p);
+      p.pop();
       if (r) return r;
     }
     return null;
@@ -79,8 +104,14 @@ function rec(fields: Record<string, Check>): Check {
 }
 
 /** A Pegasus union on the wire: a one-key object named after the member's class. */
-const union: Check = (v, p) => (isObj(v) && Object.keys(v).length === 1 ? null
-  : issue(p, `expected a one-key object naming the union member, got ${describe(v)}`));
+const union: Check = (v, p) => {
+  if (isObj(v)) {
+    let n = 0;
+    for (const k in v) if (Object.prototype.hasOwnProperty.call(v, k) && ++n > 1) break;
+    if (n === 1) return null;
+  }
+  return issue(p, `expected a one-key object naming the union member, got ${describe(v)}`);
+};
 
 // Shared pieces
 const auditStamp = rec({ time: int, actor: urn, 'impersonator?': urn, 'message?': str });
@@ -229,7 +260,7 @@ export function hasSchema(aspect: string): boolean {
 /** The first problem with the value, or null when it fits the aspect's schema (unknown aspects: null). */
 export function validateAspect(aspect: string, value: unknown): AspectIssue | null {
   const check = schemaOf(aspect);
-  return check ? check(value, () => '') : null;
+  return check ? check(value, []) : null;
 }
 
 export function validateOrThrow(aspect: string, value: unknown): void {
