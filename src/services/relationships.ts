@@ -1,5 +1,6 @@
 import { tryParseUrn } from '../model/urn.js';
 import type { Relationship, Store } from '../storage/types.js';
+import { rebuildIfEmpty } from './derived-index.js';
 import type { EntityService } from './entities.js';
 
 /**
@@ -56,15 +57,9 @@ export class RelationshipService {
 
   /** Builds the index from scratch when it is empty but entities exist (first start after an upgrade). */
   async rebuildIfEmpty(): Promise<void> {
-    if ((await this.store.countRelationships()) > 0 || (await this.store.countEntities()) === 0) return;
-    let after: string | undefined;
-    for (;;) {
-      const rows = await this.store.listEntities({ after, count: 500 });
-      if (rows.length === 0) break;
-      await this.index(rows.map((r) => r.urn));
-      after = rows[rows.length - 1]!.urn;
-    }
+    await rebuildIfEmpty(this.store, await this.store.countRelationships(), (urns) => this.index(urns));
   }
+
 
   list(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start?: number; count?: number }) {
     return this.store.relationships({ ...q, start: q.start ?? 0, count: q.count ?? 100 });

@@ -1,6 +1,7 @@
 import { badRequest } from '../errors.js';
 import { decodeUrnPart, tryParseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
+import { rebuildIfEmpty } from './derived-index.js';
 import type { EntityService } from './entities.js';
 
 /**
@@ -92,17 +93,11 @@ export class SearchService {
     if (gone.length) await this.store.deleteSearchDocs(gone);
   }
 
-  /** Builds the index from scratch when it is empty but the catalog is not (first start after an upgrade). */
+  /** Builds the index from scratch when it is empty but entities exist (first start after an upgrade). */
   async rebuildIfEmpty(): Promise<void> {
-    if ((await this.store.countSearchDocs()) > 0 || (await this.store.countEntities()) === 0) return;
-    let after: string | undefined;
-    for (;;) {
-      const rows = await this.store.listEntities({ after, count: 500 });
-      if (rows.length === 0) break;
-      await this.index(rows.map((r) => r.urn));
-      after = rows[rows.length - 1]!.urn;
-    }
+    await rebuildIfEmpty(this.store, await this.store.countSearchDocs(), (urns) => this.index(urns));
   }
+
 
   async search(q: { query: string; entityTypes?: string[]; start?: number; count?: number }) {
     const start = q.start ?? 0;
