@@ -82,6 +82,22 @@ forEachEngine('search', (ctx) => {
     assert.deepEqual(multi.body.data.autoCompleteForMultiple.suggestions.map((x: any) => x.type).sort(), ['CHART', 'DATASET', 'TAG']);
   });
 
+  test('orFilters and filters narrow results as DataHub clients send them', async () => {
+    const hive = await search('{ types: [DATASET], query: "*", orFilters: [{ and: [{ field: "platform", values: ["urn:li:dataPlatform:hive"] }] }] }');
+    assert.equal(hive.total, 4);
+    const notHive = await search('{ types: [DATASET], query: "*", orFilters: [{ and: [{ field: "platform", values: ["hive"], negated: true }] }] }');
+    // (SampleKafkaDataset was deleted by an earlier test.)
+    assert.deepEqual(notHive.searchResults.map((x: any) => x.entity.urn).sort(), [
+      'urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)',
+      'urn:li:dataset:(urn:li:dataPlatform:s3,project/root/events/logging_events_bckp,PROD)']);
+    const tagged = await search('{ query: "*", filters: [{ field: "tags", values: ["urn:li:tag:Legacy"] }, { field: "_entityType", values: ["DATASET"] }] }');
+    assert.deepEqual(tagged.searchResults.map((x: any) => x.entity.urn), ['urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)']);
+    const either = await search('{ types: [DATASET], query: "users", orFilters: [{ and: [{ field: "removed", values: ["true"], negated: true }] }] }');
+    assert.equal(either.total, 2);
+    const paged = await search('{ types: [DATASET], query: "*", start: 3, count: 2, orFilters: [{ and: [{ field: "platform", values: ["hive"] }] }] }');
+    assert.deepEqual([paged.total, paged.count], [4, 1]);
+  });
+
   test('REST search returns Rest.li\'s SearchResult', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/entities?action=search', headers: t.auth,
       payload: { entity: 'dataset', input: 'logging', start: 0, count: 10 } });

@@ -99,12 +99,82 @@ export class SearchService {
   }
 
 
-  async search(q: { query: string; entityTypes?: string[]; start?: number; count?: number }) {
+  /**
+   * Full-text matches, best first. `filters` is DataHub's orFilters: any one group of clauses, all of which hold.
+   * Filtered searches read the candidates' aspects (at most MAX_FILTERED of them) and page in memory.
+   */
+  async search(q: { query: string; entityTypes?: string[]; start?: number; count?: number; filters?: FilterClause[][] }) {
     const start = q.start ?? 0;
     const count = q.count ?? 10;
     if (!Number.isInteger(start) || start < 0) throw badRequest(`start must be a whole number ≥ 0, got ${start}`);
     if (!Number.isInteger(count) || count < 0 || count > 10_000) throw badRequest(`count must be between 0 and 10000, got ${count}`);
-    const res = await this.store.searchDocs({ terms: queryTerms(q.query), entityTypes: q.entityTypes, start, count });
-    return { start, count: res.urns.length, total: res.total, urns: res.urns };
+    const terms = queryTerms(q.query);
+    const groups = (q.filters ?? []).filter((g) => g.length > 0);
+    if (groups.length === 0) {
+      const res = await this.store.searchDocs({ terms, entityTypes: q.entityTypes, start, count });
+      return { start, count: res.urns.length, total: res.total, urns: res.urns };
+    }
+    const candidates = await this.store.searchDocs({ terms, entityTypes: q.entityTypes, start: 0, count: MAX_FILTERED });
+    const matching: string[] = [];
+    for (let i = 0; i < candidates.urns.length; i += 500) {
+      const chunk = candidates.urns.slice(i, i + 500);
+      const latest = await this.store.getLatest(chunk);
+      for (const urn of chunk) {
+        const aspects = new Map([...(latest.get(urn) ?? new Map())].map(([k, r]) => [k, r.value as Obj]));
+        if (groups.some((g) => g.every((c) => clauseHolds(c, urn, aspects)))) matching.push(urn);
+      }
+    }
+    const page = matching.slice(start, start + count);
+    return { start, count: page.length, total: matching.length, urns: page };
   }
+}
+
+/** Filtered searches look at this many full-text candidates at most. */
+const MAX_FILTERED = 10_000;
+
+export interface FilterClause {
+  field: string;
+  values: string[];
+  condition?: string | null;
+  negated?: boolean | null;
+}
+
+/** The values a filter field has on an entity, in DataHub's field names. */
+function fieldValues(field: string, urn: string, aspects: Map<string, Obj>): string[] {
+  const u = tryParseUrn(urn);
+  const parts = typeof u === 'string' ? [] : u.parts;
+  const entityType = typeof u === 'string' ? '' : u.entityType;
+  switch (field) {
+    case '_entityType': case 'entityType': return [entityType];
+    case 'urn': return [urn];
+    case 'platform': {
+      const p = entityType === 'dataset' ? parts[0] : aspects.get('dataPlatformInstance')?.platform;
+      return p ? [p, p.replace('urn:li:dataPlatform:', '')] : [];
+    }
+    case 'origin': case 'env': return entityType === 'dataset' && parts[2] ? [parts[2]] : [];
+    case 'name': return [nameOf(urn)];
+    case 'removed': return [String(aspects.get('status')?.removed === true)];
+    case 'tags': return (aspects.get('globalTags')?.tags ?? []).map((t: Obj) => t.tag);
+    case 'glossaryTerms': return (aspects.get('glossaryTerms')?.terms ?? []).map((t: Obj) => t.urn);
+    case 'owners': return (aspects.get('ownership')?.owners ?? []).map((o: Obj) => o.owner);
+    case 'domains': return aspects.get('domains')?.domains ?? [];
+    case 'container': return aspects.get('container')?.container ? [aspects.get('container')!.container] : [];
+    case 'typeNames': return aspects.get('subTypes')?.typeNames ?? [];
+    default: return [];
+  }
+}
+
+const norm = (s: string) => s.toLowerCase().replace(/_/g, '');
+
+export function clauseHolds(c: FilterClause, urn: string, aspects: Map<string, Obj>): boolean {
+  const have = fieldValues(c.field, urn, aspects);
+  const cond = (c.condition ?? 'EQUAL').toUpperCase();
+  // Entity types compare loosely, as clients send both DATASET and dataset.
+  const eq = c.field === '_entityType' || c.field === 'entityType' ? (a: string, b: string) => norm(a) === norm(b) : (a: string, b: string) => a === b;
+  let holds: boolean;
+  if (cond === 'EXISTS') holds = have.length > 0;
+  else if (cond === 'CONTAIN') holds = have.some((h) => c.values.some((v) => h.includes(v)));
+  else if (cond === 'START_WITH') holds = have.some((h) => c.values.some((v) => h.startsWith(v)));
+  else holds = have.some((h) => c.values.some((v) => eq(h, v)));
+  return c.negated ? !holds : holds;
 }

@@ -4,6 +4,7 @@ import type { GraphQLContext } from '../context.js';
 import { entityTypeOfEnum, graphqlEntityType } from '../entity-types.js';
 import { ref } from './common.js';
 import { authorize } from './privileges.js';
+import type { FilterClause } from '../../services/search.js';
 
 /** search, searchAcrossEntities, scrollAcrossEntities and the two autocompletes, over the search service. */
 type Ctx = GraphQLContext;
@@ -20,9 +21,21 @@ function types(list: string[] | null | undefined): string[] | undefined {
 
 const paging = (input: Obj, dflt: number) => ({ start: Number(input.start ?? 0), count: Number(input.count ?? dflt) });
 
-async function run(ctx: Ctx, query: string, entityTypes: string[] | undefined, start: number, count: number) {
+/** DataHub's `orFilters` (any group, all clauses) and legacy `filters` (all clauses) as clause groups. */
+function filtersOf(input: Obj): FilterClause[][] {
+  const clause = (f: Obj): FilterClause => ({ field: f.field, values: f.values ?? (f.value != null ? [f.value] : []),
+    condition: f.condition, negated: f.negated });
+  const groups: FilterClause[][] = (input.orFilters ?? []).map((g: Obj) => (g?.and ?? []).map(clause));
+  if (input.filters?.length) {
+    const all = input.filters.map(clause);
+    return groups.length ? groups.map((g) => [...g, ...all]) : [all];
+  }
+  return groups;
+}
+
+async function run(ctx: Ctx, query: string, entityTypes: string[] | undefined, start: number, count: number, filters: FilterClause[][] = []) {
   await authorize(ctx, 'graphql.search');
-  const res = await ctx.catalog.search.search({ query, entityTypes, start, count });
+  const res = await ctx.catalog.search.search({ query, entityTypes, start, count, filters });
   return { start: res.start, count: res.count, total: res.total, facets: [],
     searchResults: res.urns.map((u) => ({ entity: ref(u), matchedFields: [] })) };
 }
@@ -43,17 +56,17 @@ export const searchResolvers = {
   Query: {
     search: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const { start, count } = paging(input, 10);
-      return run(ctx, input.query, types([input.type]), start, count);
+      return run(ctx, input.query, types([input.type]), start, count, filtersOf(input));
     },
     searchAcrossEntities: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const { start, count } = paging(input, 10);
-      return run(ctx, input.query, types(input.types), start, count);
+      return run(ctx, input.query, types(input.types), start, count, filtersOf(input));
     },
     scrollAcrossEntities: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       // The scroll id is the offset of the next page.
       const start = input.scrollId ? Number(input.scrollId) : 0;
       if (!Number.isInteger(start) || start < 0) throw badRequest(`Invalid scrollId '${input.scrollId}'`);
-      const res = await run(ctx, input.query, types(input.types), start, Number(input.count ?? 10));
+      const res = await run(ctx, input.query, types(input.types), start, Number(input.count ?? 10), filtersOf(input));
       const next = start + res.count;
       return { nextScrollId: next < res.total ? String(next) : null, count: res.count, total: res.total,
         searchResults: res.searchResults, facets: [] };
