@@ -73,6 +73,10 @@ const OPS: Op[] = [
   { name: 'createTest', graphql: 'mutation { createTest(input: { id: "m", name: "m", category: "c", definition: { json: "{\\"on\\": {\\"types\\": [\\"dataset\\"]}, \\"rules\\": []}" } }) }', needsPrivilege: true },
   { name: 'runTests', graphql: `mutation { runTests(urn: "${HIVE}") { passing { type } } }`, needsPrivilege: true },
   { name: 'listTests', graphql: '{ listTests(input: { start: 0, count: 5 }) { total } }', needsPrivilege: false },
+  { name: 'listUsers', graphql: '{ listUsers(input: {}) { total } }', needsPrivilege: false },
+  { name: 'createGroup', graphql: 'mutation { createGroup(input: { id: "matrix", name: "m" }) }', needsPrivilege: true },
+  { name: 'addGroupMembers', graphql: 'mutation { addGroupMembers(input: { groupUrn: "urn:li:corpGroup:bfoo", userUrns: ["urn:li:corpuser:jdoe"] }) }', needsPrivilege: true },
+  { name: 'updateUserStatus', graphql: 'mutation { updateUserStatus(urn: "urn:li:corpuser:jdoe", status: ACTIVE) }', needsPrivilege: true },
   { name: 'reportOperation', graphql: `mutation { reportOperation(input: { urn: "${HIVE}", operationType: INSERT, sourceType: MANUAL }) }`, needsPrivilege: true },
 ];
 

@@ -10,16 +10,17 @@ import { mutationResolvers } from './resolvers/mutations.js';
 import { relationshipResolvers } from './resolvers/relationships.js';
 import { searchResolvers } from './resolvers/search.js';
 import { timeseriesResolvers } from './resolvers/timeseries.js';
+import { userResolvers } from './resolvers/users.js';
 import { LongScalar } from './scalars.js';
 
 /**
  * One SDL file and one resolver module per area. A new area adds its file here and its resolvers below.
  */
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'schema');
-const FILES = ['common', 'datasets', 'tags', 'entities', 'auth', 'search', 'timeseries', 'metadata-tests', 'relationships'];
+const FILES = ['common', 'datasets', 'tags', 'entities', 'auth', 'search', 'timeseries', 'metadata-tests', 'relationships', 'users'];
 export const schemaFiles = () => FILES.map((f) => path.join(dir, `${f}.graphql`));
 
-const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, datasetResolvers, entityReaders, mutationResolvers, authResolvers, searchResolvers, timeseriesResolvers, metadataTestResolvers, relationshipResolvers];
+const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, datasetResolvers, entityReaders, mutationResolvers, authResolvers, searchResolvers, timeseriesResolvers, metadataTestResolvers, relationshipResolvers, userResolvers];
 
 export function resolvers(): Record<string, unknown> {
   const merged: Record<string, unknown> = {};

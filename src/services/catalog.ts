@@ -5,6 +5,7 @@ import { systemActor } from './actor.js';
 import type { Authorizer } from './authz.js';
 import { EditService } from './edits.js';
 import { EntityService } from './entities.js';
+import { IdentityService } from './identities.js';
 import { MetadataTestService } from './metadata-tests/runner.js';
 import { PolicyService } from './policies.js';
 import { RelationshipService } from './relationships.js';
@@ -26,6 +27,7 @@ export interface Catalog {
   search: SearchService;
   timeseries: TimeseriesService;
   metadataTests: MetadataTestService;
+  identities: IdentityService;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   return {
     config, store: s, entities, tokens, relationships, edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s),
+    identities: new IdentityService(entities, s),
     metadataTests: new MetadataTestService(entities, s, (m) => process.stderr.write(`almanac: warning: ${m}\n`)), close: () => s.close(),
   };
 }

@@ -57,6 +57,9 @@ export const REQUIRES = {
   'graphql.manageAccessTokens': [['MANAGE_ACCESS_TOKENS']],
   'graphql.managePolicies': [['MANAGE_POLICIES']],
   'graphql.manageTests': [['MANAGE_TESTS']],
+  'graphql.manageUsersAndGroups': [['MANAGE_USERS_AND_GROUPS']],
+  'graphql.groupMembers': [['MANAGE_USERS_AND_GROUPS'], ['EDIT_GROUP_MEMBERS']],
+  'graphql.groupProperties': [['MANAGE_USERS_AND_GROUPS'], ['EDIT_ENTITY_DOCS'], ['EDIT_ENTITY']],
 } as const satisfies Record<string, Requirement>;
 
 export type Operation = keyof typeof REQUIRES;
