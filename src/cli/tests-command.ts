@@ -21,6 +21,9 @@ export function registerTests(program: Command) {
           const names = new Map((await catalog.metadataTests.all()).map((t) => [t.urn, t.info.name]));
           printTable(['TEST', 'NAME', 'PASSING', 'FAILING'], res.tests.map((t) => [t.urn, names.get(t.urn) ?? '', String(t.passing), String(t.failing)]));
           process.stdout.write(`${res.entities} entities looked at in ${Date.now() - started} ms${opts.push ? '; results stored' : ''}\n`);
+          if (res.unstoredTypes.length) {
+            process.stdout.write(`results not stored for ${res.unstoredTypes.join(', ')} (no testResults aspect on that type)\n`);
+          }
         } catch (e) {
           bar.done();
           fail(`almanac: ${(e as Error).message}`);

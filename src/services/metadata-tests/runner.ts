@@ -1,5 +1,5 @@
 import { badRequest, conflict, notFound } from '../../errors.js';
-import { entitySpec } from '../../model/registry.js';
+import { entityHasAspect, entitySpec } from '../../model/registry.js';
 import { parseUrn } from '../../model/urn.js';
 import type { Store } from '../../storage/types.js';
 import type { Actor } from '../actor.js';
@@ -166,7 +166,9 @@ export class MetadataTestService {
 
   /**
    * Evaluates every entity the tests select (optionally of one type), page by page, and counts per test.
-   * `onProgress` is told how many entities were looked at so far and the total.
+   * `onProgress` is told how many entities were looked at so far and the total. With `push`, results are stored
+   * on the entities whose type has a `testResults` aspect; the other types are evaluated and counted but named in
+   * `unstoredTypes` instead of failing the run.
    */
   async runAll(opts: { push: boolean; entityType?: string; onProgress?: (done: number, total: number) => void }, actor: Actor) {
     const tests = await this.tests();
@@ -174,24 +176,31 @@ export class MetadataTestService {
     const types = opts.entityType ? [entitySpec(opts.entityType)?.name ?? ''] : undefined;
     if (opts.entityType && !types![0]) throw badRequest(`Unknown entity type '${opts.entityType}'`);
     const total = await this.store.countEntities(types?.[0]);
+    // A test created while the run goes on is counted from the page where it first appears.
+    const count = (test: string) => summary.get(test) ?? summary.set(test, { passing: 0, failing: 0 }).get(test)!;
+    const unstored = new Set<string>();
     let done = 0;
     let after: string | undefined;
     for (;;) {
       const rows = await this.store.listEntities({ entityType: types?.[0], after, count: 200 });
       if (rows.length === 0) break;
       const targeted = rows.filter((r) => tests.some((t) => targetsEntityType(t.def, r.entityType)));
-      if (targeted.length) {
-        const results = await this.evaluateMany(targeted.map((r) => r.urn), { push: opts.push }, actor);
+      const stored = opts.push ? targeted.filter((r) => entityHasAspect(r.entityType, 'testResults')) : [];
+      const unpushed = opts.push ? targeted.filter((r) => !entityHasAspect(r.entityType, 'testResults')) : targeted;
+      if (opts.push) for (const r of unpushed) unstored.add(r.entityType);
+      for (const [batch, push] of [[stored, true], [unpushed, false]] as const) {
+        if (batch.length === 0) continue;
+        const results = await this.evaluateMany(batch.map((r) => r.urn), { push }, actor);
         for (const r of results.values()) {
-          for (const p of r.passing) summary.get(p.test)!.passing++;
-          for (const f of r.failing) summary.get(f.test)!.failing++;
+          for (const p of r.passing) count(p.test).passing++;
+          for (const f of r.failing) count(f.test).failing++;
         }
       }
       done += rows.length;
       opts.onProgress?.(done, total);
       after = rows[rows.length - 1]!.urn;
     }
-    return { entities: done, tests: [...summary].map(([urn, s]) => ({ urn, ...s })) };
+    return { entities: done, tests: [...summary].map(([urn, s]) => ({ urn, ...s })), unstoredTypes: [...unstored].sort() };
   }
 }
 
