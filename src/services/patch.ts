@@ -1,15 +1,20 @@
 import { unprocessable } from '../errors.js';
+import { assertNoPrototypeKeys, isPrototypeKey, lookupTable, setOwn } from '../model/safe-keys.js';
 
 /**
  * DataHub's PATCH proposals: a JSON Patch (RFC 6902 `add`, `remove`, `replace`) against an aspect, where lists of
  * records are addressed by their key rather than their index — `/tags/urn:li:tag:pii`,
  * `/owners/urn:li:corpuser:jdoe/TECHNICAL_OWNER`, `/editableSchemaFieldInfo/<fieldPath>/description`. Each keyed
  * list is turned into a map for the patch and back into a list after it, keeping the order of what was there.
+ *
+ * Keys come from the request (path segments) and from stored values (list keys such as a column's fieldPath), so
+ * the working tree is made of objects without a prototype: no key can step out of it into `Object.prototype`.
+ * Path segments naming a prototype are refused outright, and so are such keys in the values patched in.
  */
 type Obj = Record<string, any>;
 
 /** Per aspect: path of a keyed list (`*` for a map key on the way) → the fields that key its items. */
-const KEYED_LISTS: Record<string, Record<string, string[]>> = {
+const KEYED_LISTS: Readonly<Record<string, Readonly<Record<string, string[]>>>> = lookupTable<Readonly<Record<string, string[]>>>({
   globalTags: { tags: ['tag'] },
   glossaryTerms: { terms: ['urn'] },
   ownership: { owners: ['owner', 'type'] },
@@ -30,7 +35,7 @@ const KEYED_LISTS: Record<string, Record<string, string[]>> = {
   domains: { domains: ['.'] },
   subTypes: { typeNames: ['.'] },
   browsePaths: { paths: ['.'] },
-};
+});
 
 export interface PatchOp {
   op: 'add' | 'remove' | 'replace';
@@ -39,17 +44,21 @@ export interface PatchOp {
 }
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const keyOf = (item: unknown, field: string) => (field === '.' ? String(item) : String((item as Obj)?.[field]));
+/** A node of the working tree: no prototype, so `node['__proto__']` is just a key like any other. */
+const node = (): Obj => Object.create(null) as Obj;
+const keyOf = (item: unknown, field: string) =>
+  (field === '.' ? String(item) : String(isObj(item) && Object.hasOwn(item, field) ? item[field] : undefined));
+const listKeysAt = (lists: Readonly<Record<string, string[]>>, path: string) => (Object.hasOwn(lists, path) ? lists[path] : undefined);
 
-function toTree(value: unknown, path: string, lists: Record<string, string[]>): unknown {
-  const keys = lists[path];
+function toTree(value: unknown, path: string, lists: Readonly<Record<string, string[]>>): unknown {
+  const keys = listKeysAt(lists, path);
   if (keys && Array.isArray(value)) {
-    const root: Obj = {};
+    const root = node();
     for (const item of value) {
-      let node = root;
-      for (let i = 0; i < keys.length - 1; i++) node = (node[keyOf(item, keys[i]!)] ??= {});
+      let at = root;
+      for (let i = 0; i < keys.length - 1; i++) at = (at[keyOf(item, keys[i]!)] ??= node());
       const childPath = `${path}/*`;
-      node[keyOf(item, keys[keys.length - 1]!)] = isObj(item) ? toTreeObject(item, childPath, lists) : item;
+      at[keyOf(item, keys[keys.length - 1]!)] = isObj(item) ? toTreeObject(item, childPath, lists) : item;
     }
     return root;
   }
@@ -57,14 +66,14 @@ function toTree(value: unknown, path: string, lists: Record<string, string[]>): 
   return value;
 }
 
-function toTreeObject(o: Obj, path: string, lists: Record<string, string[]>): Obj {
-  const out: Obj = {};
+function toTreeObject(o: Obj, path: string, lists: Readonly<Record<string, string[]>>): Obj {
+  const out = node();
   for (const [k, v] of Object.entries(o)) out[k] = toTree(v, path ? `${path}/${k}` : k, lists);
   return out;
 }
 
-function fromTree(value: unknown, path: string, lists: Record<string, string[]>): unknown {
-  const keys = lists[path];
+function fromTree(value: unknown, path: string, lists: Readonly<Record<string, string[]>>): unknown {
+  const keys = listKeysAt(lists, path);
   if (keys && isObj(value)) {
     const items: unknown[] = [];
     const collect = (node: unknown, depth: number) => {
@@ -78,63 +87,81 @@ function fromTree(value: unknown, path: string, lists: Record<string, string[]>)
   return value;
 }
 
-function fromTreeObject(o: Obj, path: string, lists: Record<string, string[]>): Obj {
+/** Back to ordinary objects for storage and validation; every key stays an own property. */
+function fromTreeObject(o: Obj, path: string, lists: Readonly<Record<string, string[]>>): Obj {
   const out: Obj = {};
-  for (const [k, v] of Object.entries(o)) out[k] = fromTree(v, path ? `${path}/${k}` : k, lists);
+  for (const [k, v] of Object.entries(o)) setOwn(out, k, fromTree(v, path ? `${path}/${k}` : k, lists));
   return out;
 }
 
-function segments(pointer: string): string[] {
+/** RFC 6901: `~1` is `/` and `~0` is `~`, decoded in that order. Segments naming a prototype are refused. */
+function segments(pointer: string, i: number): string[] {
   if (pointer === '' || pointer === '/') return [];
-  if (!pointer.startsWith('/')) throw unprocessable(`Patch path '${pointer}' must start with '/'`);
-  return pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (!pointer.startsWith('/')) throw unprocessable(`Patch path '${pointer}' must start with '/'`, { field: `aspect[${i}].path` });
+  const segs = pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  // A decoded `/` (from `~1`) hides nothing: such a segment is refused if any of its parts names a prototype.
+  const bad = segs.find((seg) => isPrototypeKey(seg) || (seg.includes('/') && seg.split('/').some(isPrototypeKey)));
+  if (bad !== undefined) {
+    throw unprocessable(`Patch operation ${i}: path '${pointer}' has the segment '${bad}', which is not allowed: it names an object's prototype`,
+      { field: `aspect[${i}].path` });
+  }
+  return segs;
+}
+
+/** Checks every operation before any is applied: a refused patch touches nothing. */
+function readOps(ops: unknown): { op: PatchOp; segs: string[] }[] {
+  if (!Array.isArray(ops)) throw unprocessable('A PATCH aspect must be a JSON array of operations');
+  return ops.map((raw, i) => {
+    if (!isObj(raw) || !['add', 'remove', 'replace'].includes(raw.op) || typeof raw.path !== 'string') {
+      throw unprocessable(`Patch operation ${i} must be {op: add|remove|replace, path, value}`, { field: `aspect[${i}]` });
+    }
+    const op = { op: raw.op, path: raw.path, value: raw.value } as PatchOp;
+    const segs = segments(op.path, i);
+    if (op.op !== 'remove') assertNoPrototypeKeys(op.value, `Patch operation ${i}: the value`);
+    return { op, segs };
+  });
 }
 
 /** Applies the operations to the aspect's current value (undefined when absent) and returns the new value. */
 export function applyPatch(aspect: string, current: unknown, ops: unknown): Obj {
-  if (!Array.isArray(ops)) throw unprocessable('A PATCH aspect must be a JSON array of operations');
-  const lists = KEYED_LISTS[aspect] ?? {};
+  const checked = readOps(ops);
+  const lists = (Object.hasOwn(KEYED_LISTS, aspect) ? KEYED_LISTS[aspect] : undefined) ?? lookupTable<string[]>({});
   const tree = toTree(current ?? {}, '', lists) as Obj;
-  ops.forEach((raw, i) => {
-    if (!isObj(raw) || !['add', 'remove', 'replace'].includes(raw.op) || typeof raw.path !== 'string') {
-      throw unprocessable(`Patch operation ${i} must be {op: add|remove|replace, path, value}`, { field: `aspect[${i}]` });
-    }
-    const op = raw as PatchOp;
-    const segs = segments(op.path);
+  checked.forEach(({ op, segs }, i) => {
     if (segs.length === 0) {
       if (op.op === 'remove') throw unprocessable(`Patch operation ${i} cannot remove the whole aspect`);
       if (!isObj(op.value)) throw unprocessable(`Patch operation ${i}: the whole aspect must be an object`);
       for (const k of Object.keys(tree)) delete tree[k];
-      Object.assign(tree, toTree(op.value, '', lists));
+      for (const [k, v] of Object.entries(toTree(op.value, '', lists) as Obj)) tree[k] = v;
       return;
     }
-    let node: Obj = tree;
+    let at: Obj = tree;
     const walked: string[] = [];
     for (const seg of segs.slice(0, -1)) {
-      if (!isObj(node[seg])) {
+      if (!isObj(at[seg])) {
         if (op.op === 'remove') return; // removing under something absent: nothing to do
-        node[seg] = {};
+        at[seg] = node();
         // A new item of a list keyed by one field carries its key (e.g. a new column's fieldPath).
-        const keys = lists[templatePath(walked, lists)];
-        if (keys?.length === 1 && keys[0] !== '.') node[seg][keys[0]!] = seg;
+        const keys = listKeysAt(lists, templatePath(walked, lists));
+        if (keys?.length === 1 && keys[0] !== '.') at[seg][keys[0]!] = seg;
       }
-      node = node[seg];
+      at = at[seg];
       walked.push(seg);
     }
     const last = segs[segs.length - 1]!;
-    if (op.op === 'remove') delete node[last];
-    else node[last] = toTree(op.value, templatePath([...walked, last], lists), lists);
+    if (op.op === 'remove') delete at[last];
+    else at[last] = toTree(op.value, templatePath([...walked, last], lists), lists);
   });
   return fromTree(tree, '', lists) as Obj;
 }
 
 /** The template path of a concrete path: keys under keyed lists become `*`. */
-function templatePath(segs: string[], lists: Record<string, string[]>): string {
+function templatePath(segs: string[], lists: Readonly<Record<string, string[]>>): string {
   const out: string[] = [];
   let i = 0;
   while (i < segs.length) {
     out.push(segs[i]!);
-    const keys = lists[out.join('/')];
+    const keys = listKeysAt(lists, out.join('/'));
     i++;
     if (keys) {
       i += keys.length;

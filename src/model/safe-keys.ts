@@ -1,0 +1,89 @@
+import { unprocessable } from '../errors.js';
+
+/**
+ * Keys that must never be followed when a user-given key picks where to read or write in an object.
+ * `obj['__proto__']` is the object's prototype (for a plain object, `Object.prototype` itself), and
+ * `obj.constructor.prototype` reaches the same place in two steps. Writing through either changes every object in
+ * the process. Every place that takes a key from a request, a file or a stored value goes through this module.
+ */
+export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+export const isPrototypeKey = (key: string): boolean => PROTOTYPE_KEYS.has(key);
+
+/**
+ * Where in a JSON value a key could reach a prototype, as a path (`customProperties.__proto__`), or undefined.
+ * Refused: `__proto__` anywhere, and `constructor` holding an object with `prototype` — the rules fastify's JSON
+ * parser applies. A plain `constructor` or `prototype` key is ordinary data (a custom property may be named so);
+ * code that walks such values never steps through it.
+ */
+export function findPrototypeKey(value: unknown): string | undefined {
+  return find(value, '', 0);
+}
+
+/** Values are JSON: depth is bounded by the parser, but a hostile in-process value could be cyclic. */
+const MAX_DEPTH = 10_000;
+
+function find(value: unknown, path: string, depth: number): string | undefined {
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = find(value[i], `${path}[${i}]`, depth + 1);
+      if (hit !== undefined) return hit;
+    }
+    return undefined;
+  }
+  for (const key of Object.keys(value)) {
+    const here = path ? `${path}.${key}` : key;
+    const child = (value as Record<string, unknown>)[key];
+    if (key === '__proto__') return here;
+    if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) {
+      return `${here}.prototype`;
+    }
+    const hit = find(child, here, depth + 1);
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
+}
+
+/** Throws UNPROCESSABLE (422) naming the path when the value holds a key that could reach a prototype. */
+export function assertNoPrototypeKeys(value: unknown, what: string): void {
+  const hit = findPrototypeKey(value);
+  if (hit !== undefined) {
+    throw unprocessable(`${what} holds the key '${hit}', which is not allowed: it names an object's prototype`, { field: hit });
+  }
+}
+
+/** Fast pre-check on raw text: only text that mentions one of the keys can hold one. */
+const MENTIONS_PROTOTYPE_KEY = /__proto__|constructor/;
+
+/**
+ * JSON.parse that refuses (422, naming the path) any key that could reach a prototype. A syntax error is thrown
+ * as JSON.parse throws it, for the caller to word.
+ */
+export function parseJsonSafely(text: string, what: string): unknown {
+  const value: unknown = JSON.parse(text);
+  if (MENTIONS_PROTOTYPE_KEY.test(text)) assertNoPrototypeKeys(value, what);
+  return value;
+}
+
+/** The object's own value under `key` (never an inherited one), or undefined. */
+export function ownValue(obj: unknown, key: string): unknown {
+  return obj !== null && typeof obj === 'object' && Object.hasOwn(obj, key) ? (obj as Record<string, unknown>)[key] : undefined;
+}
+
+/**
+ * Sets `obj[key] = value` as an own data property, whatever the key: assignment to `__proto__` would instead
+ * replace the object's prototype.
+ */
+export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else obj[key] = value;
+}
+
+/**
+ * A frozen lookup table with no prototype: looking up a user-given name (`constructor`, `toString`, `__proto__`)
+ * finds nothing rather than something inherited, and `name in table` means the table lists it.
+ */
+export function lookupTable<T>(entries: Record<string, T>): Readonly<Record<string, T>> {
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, T>, entries));
+}
