@@ -1,4 +1,5 @@
 import { badRequest, notFound } from '../errors.js';
+import { ownValue } from '../model/safe-keys.js';
 import { parseUrn, tryParseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import { ROOT_USER_URN, type Actor } from './actor.js';
@@ -11,7 +12,6 @@ import type { EntityService } from './entities.js';
  * local write to a policy, group or user, and at most `refreshMs` old otherwise (writes made by other servers
  * on the same database).
  */
-type Obj = Record<string, any>;
 
 export const PLATFORM_PRIVILEGES = [
   'MANAGE_POLICIES', 'MANAGE_INGESTION', 'MANAGE_SECRETS', 'MANAGE_USERS_AND_GROUPS', 'VIEW_ANALYTICS',
@@ -78,9 +78,65 @@ export const DEFAULT_POLICIES: Record<string, PolicyInfo> = {
     resources: { allResources: true }, editable: true },
 };
 
+/**
+ * A policy as matching reads it, built from the stored value's own properties only: nothing inherited (say from a
+ * polluted `Object.prototype`) can add an actor, a privilege or a resource, and a malformed field grants nothing.
+ */
+interface PolicyRule {
+  active: boolean;
+  type: string | undefined;
+  privileges: readonly string[];
+  users: ReadonlySet<string>;
+  groups: ReadonlySet<string>;
+  allUsers: boolean;
+  allGroups: boolean;
+  resourceOwners: boolean;
+  /** Undefined: the policy names no resources (it applies to all). */
+  resources?: { allResources: boolean; type?: string; urns: readonly string[];
+    criteria: readonly { field: string; values: readonly string[]; condition: string }[] };
+}
+
+const ownObject = (o: unknown, key: string): object | undefined => {
+  const v = ownValue(o, key);
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
+};
+const ownStrings = (o: unknown, key: string): string[] => {
+  const v = ownValue(o, key);
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+};
+const ownString = (o: unknown, key: string): string | undefined => {
+  const v = ownValue(o, key);
+  return typeof v === 'string' ? v : undefined;
+};
+
+export function policyRule(info: unknown): PolicyRule {
+  const actors = ownObject(info, 'actors');
+  const res = ownObject(info, 'resources');
+  const filter = ownObject(res, 'filter');
+  const criteria = ownValue(filter, 'criteria');
+  return {
+    active: ownValue(info, 'state') === 'ACTIVE',
+    type: ownString(info, 'type'),
+    privileges: ownStrings(info, 'privileges'),
+    users: new Set(ownStrings(actors, 'users')),
+    groups: new Set(ownStrings(actors, 'groups')),
+    allUsers: ownValue(actors, 'allUsers') === true,
+    allGroups: ownValue(actors, 'allGroups') === true,
+    resourceOwners: ownValue(actors, 'resourceOwners') === true,
+    resources: res && {
+      allResources: ownValue(res, 'allResources') === true,
+      type: ownString(res, 'type'),
+      urns: ownStrings(res, 'resources'),
+      criteria: (Array.isArray(criteria) ? criteria : []).map((c: unknown) => ({
+        field: ownString(c, 'field') ?? '', values: ownStrings(c, 'values'), condition: ownString(c, 'condition') ?? 'EQUALS',
+      })),
+    },
+  };
+}
+
 interface Snapshot {
   at: number;
-  policies: { urn: string; info: PolicyInfo }[];
+  policies: { urn: string; info: PolicyInfo; rule: PolicyRule }[];
   /** user urn → group urns, from the user's membership aspects and the groups' member lists. */
   groupsOf: Map<string, Set<string>>;
 }
@@ -117,7 +173,7 @@ export class PolicyService implements Authorizer {
       const policyAspects = await this.store.getLatest(policyRows.map((r) => r.urn), ['dataHubPolicyInfo']);
       const policies = [...policyAspects].flatMap(([urn, m]) => {
         const info = m.get('dataHubPolicyInfo')?.value as PolicyInfo | undefined;
-        return info ? [{ urn, info }] : [];
+        return info ? [{ urn, info, rule: policyRule(info) }] : [];
       });
       const groupsOf = new Map<string, Set<string>>();
       const add = (user: string, group: string) => {
@@ -128,13 +184,13 @@ export class PolicyService implements Authorizer {
       const groupRows = await this.store.listEntities({ entityType: 'corpGroup' });
       const groupAspects = await this.store.getLatest(groupRows.map((r) => r.urn), ['corpGroupInfo']);
       for (const [group, m] of groupAspects) {
-        for (const u of ((m.get('corpGroupInfo')?.value as Obj)?.members ?? []) as string[]) add(u, group);
+        for (const u of ownStrings(m.get('corpGroupInfo')?.value, 'members')) add(u, group);
       }
       const userRows = await this.store.listEntities({ entityType: 'corpuser' });
       const userAspects = await this.store.getLatest(userRows.map((r) => r.urn), ['groupMembership', 'nativeGroupMembership']);
       for (const [user, m] of userAspects) {
-        for (const g of ((m.get('groupMembership')?.value as Obj)?.groups ?? []) as string[]) add(user, g);
-        for (const g of ((m.get('nativeGroupMembership')?.value as Obj)?.nativeGroups ?? []) as string[]) add(user, g);
+        for (const g of ownStrings(m.get('groupMembership')?.value, 'groups')) add(user, g);
+        for (const g of ownStrings(m.get('nativeGroupMembership')?.value, 'nativeGroups')) add(user, g);
       }
       return { at, policies, groupsOf };
     })();
@@ -163,20 +219,22 @@ export class PolicyService implements Authorizer {
       const u = tryParseUrn(resourceUrn);
       const entityType = typeof u === 'string' ? '' : u.entityType;
       const latest = await this.entities.getLatest(resourceUrn, ['ownership', 'domains']);
-      const owners = new Set<string>(((latest.get('ownership')?.value as Obj)?.owners ?? []).map((o: Obj) => o.owner));
-      resource = { urn: resourceUrn, entityType, owners, domains: (latest.get('domains')?.value as Obj)?.domains ?? [] };
+      const ownerList = ownValue(latest.get('ownership')?.value, 'owners');
+      const owners = new Set<string>((Array.isArray(ownerList) ? ownerList : []).map((o: unknown) => ownString(o, 'owner'))
+        .filter((o): o is string => o !== undefined));
+      resource = { urn: resourceUrn, entityType, owners, domains: ownStrings(latest.get('domains')?.value, 'domains') };
       return resource;
     };
-    for (const { info } of snap.policies) {
-      if (info.state !== 'ACTIVE') continue;
-      if (info.type === 'METADATA') {
+    for (const { rule } of snap.policies) {
+      if (!rule.active) continue;
+      if (rule.type === 'METADATA') {
         if (!resourceUrn) {
           // With no resource, only policies over all resources apply (e.g. "may this user view anything?").
-          if (!(info.resources?.allResources || !info.resources)) continue;
-        } else if (!(await this.matchesResource(info, (await loadResource())!))) continue;
-      }
-      if (!(await this.matchesActor(info, actor, groups, loadResource))) continue;
-      for (const p of info.privileges) granted.add(p);
+          if (!(rule.resources?.allResources || !rule.resources)) continue;
+        } else if (!this.matchesResource(rule, (await loadResource())!)) continue;
+      } else if (rule.type !== 'PLATFORM') continue;
+      if (!(await this.matchesActor(rule, actor, groups, loadResource))) continue;
+      for (const p of rule.privileges) granted.add(p);
       if (enough?.(granted)) break;
     }
     return granted;
@@ -188,29 +246,28 @@ export class PolicyService implements Authorizer {
     return satisfied(await this.grant(actor, resourceUrn, satisfied));
   }
 
-  private async matchesActor(info: PolicyInfo, actor: Actor, groups: Set<string>,
+  private async matchesActor(rule: PolicyRule, actor: Actor, groups: Set<string>,
     loadResource: () => Promise<{ owners?: Set<string> } | undefined>): Promise<boolean> {
-    const a = info.actors ?? {};
-    if (a.allUsers) return true;
-    if (a.users?.includes(actor.urn)) return true;
-    if (a.allGroups && groups.size > 0) return true;
-    if (a.groups?.some((g) => groups.has(g))) return true;
-    if (a.resourceOwners && info.type === 'METADATA') {
+    if (rule.allUsers) return true;
+    if (rule.users.has(actor.urn)) return true;
+    if (rule.allGroups && groups.size > 0) return true;
+    if ([...groups].some((g) => rule.groups.has(g))) return true;
+    if (rule.resourceOwners && rule.type === 'METADATA') {
       const r = await loadResource();
       if (r?.owners && (r.owners.has(actor.urn) || [...groups].some((g) => r.owners!.has(g)))) return true;
     }
     return false;
   }
 
-  private async matchesResource(info: PolicyInfo, r: { urn: string; entityType: string; domains?: string[] }): Promise<boolean> {
-    const res = info.resources;
+  private matchesResource(rule: PolicyRule, r: { urn: string; entityType: string; domains?: string[] }): boolean {
+    const res = rule.resources;
     if (!res || res.allResources) return true;
     if (res.type && res.type.toLowerCase() !== r.entityType.toLowerCase()) return false;
-    if (res.resources?.length && !res.resources.includes(r.urn)) return false;
-    for (const c of res.filter?.criteria ?? []) {
-      const values = c.values ?? [];
+    if (res.urns.length && !res.urns.includes(r.urn)) return false;
+    for (const c of res.criteria) {
+      const values = c.values;
       const field = c.field.toUpperCase();
-      const cond = (c.condition ?? 'EQUALS').toUpperCase();
+      const cond = c.condition.toUpperCase();
       const test = (candidate: string) => cond === 'STARTS_WITH' ? values.some((v) => candidate.startsWith(v)) : values.includes(candidate);
       if (field === 'TYPE' || field === 'RESOURCE_TYPE') {
         if (!values.some((v) => v.toLowerCase() === r.entityType.toLowerCase())) return false;
@@ -222,7 +279,7 @@ export class PolicyService implements Authorizer {
         return false;
       }
     }
-    return !!(res.type || res.resources?.length || res.filter?.criteria?.length);
+    return !!(res.type || res.urns.length || res.criteria.length);
   }
 
   // Administration
