@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { badRequest } from '../errors.js';
+import { AlmanacError, badRequest } from '../errors.js';
+import { parseJsonSafely } from '../model/safe-keys.js';
 import type { Catalog } from '../services/catalog.js';
 import { authPlugin } from './auth.js';
 import { sendError } from './errors.js';
@@ -20,11 +21,13 @@ export interface ServerOptions {
   rootFeatures?: RestFeature[];
 }
 
+/** Every request body: a key that could reach a prototype is refused (422) before any handler sees it. */
 function parseJson(body: string): unknown {
   if (body.trim() === '') return {};
   try {
-    return JSON.parse(body);
+    return parseJsonSafely(body, 'The request body');
   } catch (e) {
+    if (e instanceof AlmanacError) throw e;
     throw badRequest(`Malformed JSON in request body: ${(e as Error).message}`);
   }
 }

@@ -1,5 +1,6 @@
 import { unprocessable } from '../errors.js';
 import { ASPECTS, ENTITY_TYPES } from './registry.js';
+import { findPrototypeKey, lookupTable } from './safe-keys.js';
 
 /**
  * Schemas of DataHub's aspects, written for Almanac from the fields DataHub defines: required fields, types,
@@ -86,7 +87,8 @@ function rec(fields: Record<string, Check>): Check {
     if (!isObj(v)) return issue(p, `expected an object, got ${describe(v)}`);
     for (let i = 0; i < names.length; i++) {
       const k = names[i]!;
-      const x = v[k];
+      // Own fields only: an inherited value is not part of what was sent.
+      const x = Object.hasOwn(v, k) ? v[k] : undefined;
       if (x === undefined) {
         if (optional[i]) continue;
         p.push(k);
@@ -135,7 +137,7 @@ const schemaField = rec({
 const editableFieldInfo = rec({ fieldPath: str, 'description?': str, 'globalTags?': globalTags, 'glossaryTerms?': glossaryTerms });
 const usageUserCounts = arr(rec({ user: urn, count: int, 'userEmail?': str }));
 
-const SCHEMAS: Record<string, Check> = {
+const SCHEMAS: Readonly<Record<string, Check>> = lookupTable<Check>({
   // common
   ownership: rec({ owners: arr(rec({ owner: urn, type: enumOf(OWNERSHIP_TYPES), 'typeUrn?': urn,
     'source?': rec({ type: enumOf(['AUDIT', 'DATABASE', 'FILE_SYSTEM', 'ISSUE_TRACKING_SYSTEM', 'MANUAL', 'SERVICE', 'SOURCE_CONTROL', 'OTHER']), 'url?': str }) })),
@@ -237,7 +239,7 @@ const SCHEMAS: Record<string, Check> = {
   datahubIngestionRunSummary: rec({ ...timeseriesBase, pipelineName: str, platformInstanceId: str, runId: str,
     runStatus: enumOf(['STARTED', 'COMPLETE', 'FAILURE', 'SUCCESS', 'SKIPPED']) }),
   datahubIngestionCheckpoint: rec({ ...timeseriesBase, pipelineName: str, platformInstanceId: str, config: str, state: any, runId: str }),
-};
+});
 
 /** Aspects modelled only as "an object": their fields are not checked yet. */
 const OBJECT_ONLY = rec({});
@@ -257,8 +259,14 @@ export function hasSchema(aspect: string): boolean {
   return schemaOf(aspect) !== undefined;
 }
 
-/** The first problem with the value, or null when it fits the aspect's schema (unknown aspects: null). */
+/**
+ * The first problem with the value, or null when it fits the aspect's schema (unknown aspects: null). Whatever the
+ * aspect, a key that could reach a prototype (`__proto__`, `constructor.prototype`) is a problem: every write is
+ * validated here, so no such key is ever stored.
+ */
 export function validateAspect(aspect: string, value: unknown): AspectIssue | null {
+  const unsafe = findPrototypeKey(value);
+  if (unsafe !== undefined) return { path: unsafe, message: `${unsafe}: this key is not allowed (it names an object's prototype)` };
   const check = schemaOf(aspect);
   return check ? check(value, []) : null;
 }

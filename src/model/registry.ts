@@ -4,6 +4,8 @@
  * Written from DataHub 0.12.1's documented model (entity-registry.yml and the snapshot unions).
  */
 
+import { lookupTable } from './safe-keys.js';
+
 export interface AspectSpec {
   readonly name: string;
   /** Fully qualified Pegasus class, without `pegasus2avro`: the key of the aspect union on the wire. */
@@ -80,10 +82,10 @@ const TIMESERIES = new Set([
   'assertionRunEvent', 'dataProcessInstanceRunEvent', 'datahubIngestionRunSummary', 'datahubIngestionCheckpoint',
 ]);
 
-const CLASS_OVERRIDES: Record<string, string> = {
+const CLASS_OVERRIDES: Readonly<Record<string, string>> = lookupTable<string>({
   container: 'com.linkedin.container.Container',
   domains: 'com.linkedin.domain.Domains',
-};
+});
 
 function className(aspect: string, pkg: string): string {
   if (CLASS_OVERRIDES[aspect]) return CLASS_OVERRIDES[aspect]!;

@@ -8,6 +8,8 @@
  * are part of the Pegasus value (e.g. `schemaMetadata.platformSchema`, `fields[].type.type`).
  */
 
+import { setOwn } from './safe-keys.js';
+
 const AVRO_PRIMITIVES = new Set(['string', 'int', 'long', 'float', 'double', 'boolean', 'bytes', 'array', 'map', 'null']);
 
 export function normaliseAspectValue(value: unknown): unknown {
@@ -22,7 +24,8 @@ export function normaliseAspectValue(value: unknown): unknown {
   for (const [k, v] of entries) {
     // Avro writes absent optionals as null; Pegasus omits them. Dropping them keeps stored values canonical.
     if (v === null) continue;
-    out[k.includes('.pegasus2avro.') ? k.replace('.pegasus2avro.', '.') : k] = normaliseAspectValue(v);
+    // setOwn: a `__proto__` key stays a visible own key (for validation to refuse), never the object's prototype.
+    setOwn(out, k.includes('.pegasus2avro.') ? k.replace('.pegasus2avro.', '.') : k, normaliseAspectValue(v));
   }
   return out;
 }
@@ -36,6 +39,6 @@ function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value as object).sort()) out[k] = sortKeys((value as Record<string, unknown>)[k]);
+  for (const k of Object.keys(value as object).sort()) setOwn(out, k, sortKeys((value as Record<string, unknown>)[k]));
   return out;
 }

@@ -1,6 +1,7 @@
 import { unprocessable, badRequest, AlmanacError } from '../errors.js';
 import { aspectNameOfClass, aspectSpec, entitySpec, entityTypeOfSnapshot } from '../model/registry.js';
 import { tryParseUrn } from '../model/urn.js';
+import { assertNoPrototypeKeys, ownValue, parseJsonSafely } from '../model/safe-keys.js';
 import { normaliseAspectValue } from '../model/wire-format.js';
 import type { SystemMetadata } from '../storage/types.js';
 
@@ -68,31 +69,42 @@ export function changeFromProposal(p: unknown): ChangeItem {
 }
 
 function decodeGenericAspect(a: Record<string, unknown>): unknown {
-  if ('json' in a && a.json !== undefined) return normaliseAspectValue(a.json);
+  if (Object.hasOwn(a, 'json') && a.json !== undefined) return normaliseAspectValue(a.json);
   const ct = a.contentType === undefined || a.contentType === null ? 'application/json' : String(a.contentType);
   if (ct !== 'application/json' && ct !== 'application/json-patch+json') {
     throw unprocessable(`Unsupported aspect contentType '${ct}'`, { field: 'aspect.contentType' });
   }
   let raw = a.value;
-  if (isObject(raw) && Object.keys(raw).length === 1 && 'string' in raw) raw = raw.string; // Avro-wrapped bytes
+  if (isObject(raw) && Object.keys(raw).length === 1 && Object.hasOwn(raw, 'string')) raw = raw.string; // Avro-wrapped bytes
   if (typeof raw !== 'string') {
     if (isObject(raw) || Array.isArray(raw)) return normaliseAspectValue(raw);
     throw badRequest('aspect.value must be a JSON string', { field: 'aspect.value' });
   }
+  let parsed: unknown;
   try {
-    return normaliseAspectValue(JSON.parse(raw));
+    parsed = parseJsonSafely(raw, 'aspect.value');
   } catch (e) {
+    if (e instanceof AlmanacError) throw e;
     throw badRequest(`aspect.value is not valid JSON: ${(e as Error).message}`, { field: 'aspect.value' });
   }
+  return normaliseAspectValue(parsed);
 }
 
 function urnFromKeyAspect(entityType: string, key: Record<string, unknown>): { urn: string; entityType: string } {
   const spec = entitySpec(entityType);
   if (!spec) throw unprocessable(`Unknown entity type '${entityType}'`, { field: 'entityType' });
-  let k = key;
-  if ('value' in k && typeof k.value === 'string') k = JSON.parse(k.value);
+  let k: unknown = key;
+  const wrapped = ownValue(key, 'value');
+  if (typeof wrapped === 'string') {
+    try {
+      k = parseJsonSafely(wrapped, 'entityKeyAspect.value');
+    } catch (e) {
+      if (e instanceof AlmanacError) throw e;
+      throw badRequest(`entityKeyAspect.value is not valid JSON: ${(e as Error).message}`, { field: 'entityKeyAspect.value' });
+    }
+  }
   const parts = spec.keyFields.map((f) => {
-    const v = (k as Record<string, unknown>)[f];
+    const v = ownValue(k, f);
     if (v === undefined || v === null) throw badRequest(`entityKeyAspect lacks key field '${f}'`, { field: `entityKeyAspect.${f}` });
     return String(v);
   });
@@ -131,10 +143,12 @@ export type FileRecordKind = 'mce' | 'mcp';
 /** A record of DataHub's file format: classified by its keys, as the file source does. */
 export function changesFromFileRecord(rec: unknown): { kind: FileRecordKind; items: ChangeItem[] } {
   if (!isObject(rec)) throw badRequest('record must be a JSON object');
-  if ('proposedSnapshot' in rec) {
+  // Files are parsed whole; a record holding a prototype key is refused alone, like any other bad record.
+  assertNoPrototypeKeys(rec, 'The record');
+  if (Object.hasOwn(rec, 'proposedSnapshot')) {
     return { kind: 'mce', items: changesFromSnapshot(rec.proposedSnapshot, rec.systemMetadata) };
   }
-  if ('aspect' in rec || 'aspectName' in rec) return { kind: 'mcp', items: [changeFromProposal(rec)] };
+  if (Object.hasOwn(rec, 'aspect') || Object.hasOwn(rec, 'aspectName')) return { kind: 'mcp', items: [changeFromProposal(rec)] };
   throw unprocessable('record is neither an MCE (proposedSnapshot) nor an MCP (aspectName, aspect)');
 }
 

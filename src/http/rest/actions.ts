@@ -11,7 +11,8 @@ export type ActionHandler = (body: Record<string, unknown>, request: FastifyRequ
 export function registerActions(app: FastifyInstance, resource: string, handlers: Record<string, ActionHandler>) {
   app.post(`/${resource}`, async (request, reply) => {
     const action = (request.query as Record<string, string | undefined>).action;
-    const handler = action ? handlers[action] : undefined;
+    // Own handlers only: `?action=constructor` or `?action=toString` must not reach Object.prototype's functions.
+    const handler = action && Object.hasOwn(handlers, action) ? handlers[action] : undefined;
     if (!handler) {
       throw badRequest(action
         ? `Unknown action '${action}' on /${resource}; known: ${Object.keys(handlers).join(', ')}`

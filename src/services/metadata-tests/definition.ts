@@ -18,6 +18,7 @@
  * column of a JSON/YAML syntax error.
  */
 import { parseDocument } from 'yaml';
+import { findPrototypeKey } from '../../model/safe-keys.js';
 import { badRequest } from '../../errors.js';
 
 export const OPERATORS = [
@@ -115,7 +116,11 @@ export function parseTestDefinition(text: string, format?: 'JSON' | 'YAML'): Tes
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (source.trim() === '') throw badRequest(`${PREFIX}the definition is empty`, { path: '' });
   try {
-    return compileDocument(readDocument(source, format));
+    const doc = readDocument(source, format);
+    // The compiler reads own keys only; a prototype key is refused anyway, so no definition ever carries one.
+    const unsafe = findPrototypeKey(doc);
+    if (unsafe !== undefined) fail(unsafe, "this key is not allowed (it names an object's prototype)");
+    return compileDocument(doc);
   } catch (e) {
     if (e instanceof DefinitionError) throw badRequest(PREFIX + e.message, { path: e.path });
     if (e instanceof RangeError) throw badRequest(`${PREFIX}the definition is nested too deeply`, { path: '' });

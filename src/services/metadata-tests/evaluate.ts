@@ -12,6 +12,7 @@
  * The plain path allocates nothing per value (resolution walks the aspect with the leaf's compiled matcher and
  * stops at the first hit); explanations are built only when asked for.
  */
+import { setOwn } from '../../model/safe-keys.js';
 import {
   entityTypeKey, valueText,
   type LeafPredicate, type Predicate, type PropertyPath, type TestDefinition, type ValueMatcher,
@@ -96,7 +97,7 @@ export function evaluateTests(
     if (!r.applies) continue;
     if (r.passed) out.passing.push({ test: urn, type: 'SUCCESS' });
     else out.failing.push({ test: urn, type: 'FAILURE' });
-    if (r.explanation) explanations[urn] = r.explanation;
+    if (r.explanation) setOwn(explanations, urn, r.explanation);
   }
   if (explain) out.explanations = explanations;
   return out;
