@@ -1,7 +1,8 @@
 import { tryParseUrn } from '../model/urn.js';
+import { lookupTable } from '../model/safe-keys.js';
 
 /** Registry entity type → GraphQL EntityType enum value and object type name. */
-const TYPES: Record<string, [enumValue: string, typeName: string]> = {
+const TYPES: Readonly<Record<string, [enumValue: string, typeName: string]>> = lookupTable<[enumValue: string, typeName: string]>({
   dataset: ['DATASET', 'Dataset'],
   corpuser: ['CORP_USER', 'CorpUser'],
   corpGroup: ['CORP_GROUP', 'CorpGroup'],
@@ -30,7 +31,7 @@ const TYPES: Record<string, [enumValue: string, typeName: string]> = {
   dataProcessInstance: ['DATA_PROCESS_INSTANCE', 'GenericEntity'],
   notebook: ['NOTEBOOK', 'GenericEntity'],
   dataProduct: ['DATA_PRODUCT', 'GenericEntity'],
-};
+});
 
 function entityTypeOf(urn: string): string {
   const u = tryParseUrn(urn);

@@ -1,4 +1,5 @@
 import { Kind, parse, type TypeNode } from 'graphql';
+import { setOwn } from '../model/safe-keys.js';
 
 /**
  * DataHub's GraphQL server (graphql-java) accepts numeric strings ("0", "20") for Int variables, and some
@@ -25,6 +26,6 @@ export function coerceIntStrings(query: string, variables: Record<string, unknow
     return variables; // the syntax error is reported by the normal path
   }
   const out = { ...variables };
-  for (const k of candidates) if (intVars.has(k)) out[k] = Number(variables[k]);
+  for (const k of candidates) if (intVars.has(k)) setOwn(out, k, Number(variables[k]));
   return out;
 }

@@ -2,6 +2,7 @@ import { badRequest, conflict, notFound } from '../errors.js';
 import { parseUrn, tryParseUrn } from '../model/urn.js';
 import type { Actor } from './actor.js';
 import type { EntityService } from './entities.js';
+import { lookupTable } from '../model/safe-keys.js';
 
 /**
  * The catalog's edit rules: descriptions, tags, terms, links, owners and deprecation, on the "editable"
@@ -33,15 +34,15 @@ export interface DatasetUpdate {
     globalTags?: { tags?: { tag: { urn: string } }[] | null } | null }[] } | null;
 }
 
-const TYPE_URNS: Record<string, string> = {
+const TYPE_URNS: Readonly<Record<string, string>> = lookupTable<string>({
   TECHNICAL_OWNER: 'urn:li:ownershipType:__system__technical_owner',
   BUSINESS_OWNER: 'urn:li:ownershipType:__system__business_owner',
   DATA_STEWARD: 'urn:li:ownershipType:__system__data_steward',
   NONE: 'urn:li:ownershipType:__system__none',
-};
+});
 
 /** Where a description of each entity type lives, as DataHub's updateDescription dispatches it. */
-const DESCRIPTION_TARGETS: Record<string, { aspect: string; field: string; needsExisting?: string }> = {
+const DESCRIPTION_TARGETS: Readonly<Record<string, { aspect: string; field: string; needsExisting?: string }>> = lookupTable<{ aspect: string; field: string; needsExisting?: string }>({
   container: { aspect: 'editableContainerProperties', field: 'description' },
   domain: { aspect: 'domainProperties', field: 'description', needsExisting: 'Domain' },
   glossaryTerm: { aspect: 'glossaryTermInfo', field: 'definition', needsExisting: 'Glossary Term' },
@@ -52,7 +53,7 @@ const DESCRIPTION_TARGETS: Record<string, { aspect: string; field: string; needs
   mlModel: { aspect: 'editableMLModelProperties', field: 'description' },
   mlFeatureTable: { aspect: 'editableMLFeatureTableProperties', field: 'description' },
   dataProduct: { aspect: 'dataProductProperties', field: 'description' },
-};
+});
 
 function checkUrn(urn: string, entityType: string | string[], what: string): string {
   const u = tryParseUrn(urn);

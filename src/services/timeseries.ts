@@ -2,6 +2,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { badRequest, notFound } from '../errors.js';
 import { findTimeseriesIndex, TIMESERIES_INDICES, type TimeseriesIndex } from '../model/registry.js';
 import type { Store, TimeseriesRecord } from '../storage/types.js';
+import { lookupTable } from '../model/safe-keys.js';
 
 /**
  * Time-series aspects (profiles, usage, operations…): reads, DataHub's index-size report, truncation in batches
@@ -43,7 +44,7 @@ export interface UsageResult {
 
 const DAY = 86_400_000;
 /** DataHub's usage ranges, counted back from now. */
-export const USAGE_RANGES: Record<string, number | undefined> = { DAY, WEEK: 7 * DAY, MONTH: 30 * DAY, QUARTER: 91 * DAY, YEAR: 365 * DAY, ALL: undefined };
+export const USAGE_RANGES: Readonly<Record<string, number | undefined>> = lookupTable<number | undefined>({ DAY, WEEK: 7 * DAY, MONTH: 30 * DAY, QUARTER: 91 * DAY, YEAR: 365 * DAY, ALL: undefined });
 
 /** Retention per aspect, e.g. `datasetProfile:90d,operation:30d`. */
 export type Retention = { index: TimeseriesIndex; maxAgeMs: number }[];
@@ -53,7 +54,7 @@ const DEFAULT_BATCH = 10_000;
 /** Rows deleted per statement at most, whatever the batch size: each statement holds the write lock briefly. */
 const MAX_STATEMENT_ROWS = 250;
 
-const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+const UNITS: Readonly<Record<string, number>> = lookupTable<number>({ m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 });
 
 export function parseRetention(spec: string | undefined): Retention {
   if (!spec?.trim()) return [];

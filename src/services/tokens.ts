@@ -5,6 +5,7 @@ import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import type { Actor } from './actor.js';
 import type { EntityService } from './entities.js';
+import { lookupTable } from '../model/safe-keys.js';
 
 /**
  * Personal access tokens, as DataHub issues them: HS256 JWTs with claims actorType, actorId, type PERSONAL,
@@ -14,7 +15,7 @@ import type { EntityService } from './entities.js';
 export const ISSUER = 'datahub-metadata-service';
 const SECRET_SETTING = 'token_signing_key';
 
-export const DURATIONS: Record<string, number | null> = {
+export const DURATIONS: Readonly<Record<string, number | null>> = lookupTable<number | null>({
   ONE_HOUR: 3_600_000,
   ONE_DAY: 86_400_000,
   ONE_WEEK: 7 * 86_400_000,
@@ -23,7 +24,7 @@ export const DURATIONS: Record<string, number | null> = {
   SIX_MONTHS: 180 * 86_400_000,
   ONE_YEAR: 365 * 86_400_000,
   NO_EXPIRY: null,
-};
+});
 
 export interface TokenMetadata {
   urn: string;

@@ -3,6 +3,7 @@ import { parseUrn } from '../../model/urn.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { graphqlEntityType, graphqlTypeName } from '../entity-types.js';
 import { authorize } from './privileges.js';
+import { lookupTable } from '../../model/safe-keys.js';
 
 /**
  * Mappers from stored aspects to DataHub's GraphQL shapes, shared by every entity type. Nested entities are
@@ -31,7 +32,7 @@ export function glossaryTerms(aspect: Obj | undefined, associatedUrn: string) {
   return { terms: (aspect.terms ?? []).map((t: Obj) => ({ term: ref(t.urn), associatedUrn })) };
 }
 
-const OWNERSHIP_TYPE_URN: Record<string, string> = {
+const OWNERSHIP_TYPE_URN: Readonly<Record<string, string>> = lookupTable<string>({
   TECHNICAL_OWNER: 'urn:li:ownershipType:__system__technical_owner',
   BUSINESS_OWNER: 'urn:li:ownershipType:__system__business_owner',
   DATA_STEWARD: 'urn:li:ownershipType:__system__data_steward',
@@ -43,14 +44,14 @@ const OWNERSHIP_TYPE_URN: Record<string, string> = {
   DELEGATE: 'urn:li:ownershipType:__system__technical_owner',
   CONSUMER: 'urn:li:ownershipType:__system__business_owner',
   STAKEHOLDER: 'urn:li:ownershipType:__system__business_owner',
-};
+});
 
-const OWNERSHIP_TYPE_NAMES: Record<string, string> = {
+const OWNERSHIP_TYPE_NAMES: Readonly<Record<string, string>> = lookupTable<string>({
   'urn:li:ownershipType:__system__technical_owner': 'Technical Owner',
   'urn:li:ownershipType:__system__business_owner': 'Business Owner',
   'urn:li:ownershipType:__system__data_steward': 'Data Steward',
   'urn:li:ownershipType:__system__none': 'None',
-};
+});
 
 export function ownershipTypeUrnOf(type: string | undefined, typeUrn?: string | null): string {
   if (typeUrn) return typeUrn;

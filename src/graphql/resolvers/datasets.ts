@@ -6,6 +6,7 @@ import {
   ownership, parentContainers, ref, requireEntity, status, subTypes,
 } from './common.js';
 import { entityPrivileges } from './privileges.js';
+import { lookupTable } from '../../model/safe-keys.js';
 
 type Obj = Record<string, any>;
 type Ctx = GraphQLContext;
@@ -15,11 +16,11 @@ export function visibleDescription(edited: string | undefined | null, ingested: 
   return edited ? edited : (ingested ?? null);
 }
 
-const SCHEMA_TYPES: Record<string, string> = {
+const SCHEMA_TYPES: Readonly<Record<string, string>> = lookupTable<string>({
   BooleanType: 'BOOLEAN', FixedType: 'FIXED', StringType: 'STRING', BytesType: 'BYTES', NumberType: 'NUMBER',
   DateType: 'DATE', TimeType: 'TIME', EnumType: 'ENUM', NullType: 'NULL', MapType: 'MAP', ArrayType: 'ARRAY',
   UnionType: 'UNION', RecordType: 'STRUCT',
-};
+});
 
 function fieldType(t: Obj | undefined): string {
   const cls = t?.type && typeof t.type === 'object' ? Object.keys(t.type)[0] : undefined;
