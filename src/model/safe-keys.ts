@@ -17,11 +17,33 @@ export const isPrototypeKey = (key: string): boolean => PROTOTYPE_KEYS.has(key);
  * code that walks such values never steps through it.
  */
 export function findPrototypeKey(value: unknown): string | undefined {
-  return find(value, '', 0);
+  // Every write passes here: a quick walk that builds no path strings, and the path only once something is found.
+  return holdsPrototypeKey(value, 0) ? find(value, '', 0) : undefined;
 }
 
 /** Values are JSON: depth is bounded by the parser, but a hostile in-process value could be cyclic. */
 const MAX_DEPTH = 10_000;
+
+function isPrototypeEntry(key: string, child: unknown): boolean {
+  if (key === '__proto__') return true;
+  return key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype');
+}
+
+function holdsPrototypeKey(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (holdsPrototypeKey(value[i], depth + 1)) return true;
+    return false;
+  }
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const child = obj[key];
+    if (isPrototypeEntry(key, child) || holdsPrototypeKey(child, depth + 1)) return true;
+  }
+  return false;
+}
 
 function find(value: unknown, path: string, depth: number): string | undefined {
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return undefined;
@@ -35,10 +57,7 @@ function find(value: unknown, path: string, depth: number): string | undefined {
   for (const key of Object.keys(value)) {
     const here = path ? `${path}.${key}` : key;
     const child = (value as Record<string, unknown>)[key];
-    if (key === '__proto__') return here;
-    if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) {
-      return `${here}.prototype`;
-    }
+    if (isPrototypeEntry(key, child)) return key === '__proto__' ? here : `${here}.prototype`;
     const hit = find(child, here, depth + 1);
     if (hit !== undefined) return hit;
   }
