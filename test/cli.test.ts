@@ -105,6 +105,49 @@ forEachEngine('CLI and server processes', (ctx) => {
     }
   });
 
+  test('a JSON Patch path through __proto__ leaves a running server sound: refused, no privilege gained, root unaffected', async () => {
+    const { child, base, exited } = await serve(env);
+    const gql = async (authorization: string, query: string) => (await fetch(`${base}/api/graphql`, { method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ query }) })).json() as Promise<any>;
+    const ingestProposal = (authorization: string, proposal: object) => fetch(`${base}/aspects?action=ingestProposal`, { method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ proposal }) });
+    const patch = (ops: object[]) => ({ entityType: 'dataset', entityUrn: HDFS, changeType: 'PATCH', aspectName: 'globalTags',
+      aspect: { value: JSON.stringify(ops), contentType: 'application/json-patch+json' } });
+    try {
+      const root = `Bearer ${token}`;
+      // alice may edit one dataset: the attacker of the report.
+      const created = await gql(root, `mutation { createPolicy(input: { type: METADATA, name: "alice edits hdfs", state: ACTIVE,
+        privileges: ["EDIT_ENTITY"], resources: { resources: ["${HDFS}"], allResources: false },
+        actors: { users: ["urn:li:corpuser:alice"], allUsers: false, allGroups: false, resourceOwners: false } }) }`);
+      assert.equal(created.errors, undefined, JSON.stringify(created.errors));
+      const aliceToken = await run(['token', 'create', '--user', 'alice'], env);
+      assert.equal(aliceToken.code, 0, aliceToken.stderr);
+      const alice = `Bearer ${aliceToken.stdout.trim()}`;
+
+      for (const [path, value] of [['/__proto__/allUsers', true], ['/__proto__/users', ['urn:li:corpuser:alice']],
+        ['/constructor/prototype/allUsers', true]] as const) {
+        const res = await ingestProposal(alice, patch([{ op: 'add', path, value }]));
+        assert.equal(res.status, 422, path);
+        assert.deepEqual(await res.json(), { status: 422, code: 'UNPROCESSABLE', field: 'aspect[0].path',
+          message: `Patch operation 0: path '${path}' has the segment '${path.split('/')[1]}', which is not allowed: it names an object's prototype` });
+      }
+      const denied = { message: 'Unauthorized to perform this action. Please contact your DataHub administrator.', code: 403 };
+      const policies = await gql(alice, '{ listPolicies(input: { start: 0, count: 10 }) { total } }');
+      assert.deepEqual(policies.errors.map((e: any) => ({ message: e.message, code: e.extensions.code })), [denied]);
+      const rootToken = await gql(alice, 'mutation { createAccessToken(input: { type: PERSONAL, actorUrn: "urn:li:corpuser:datahub", duration: ONE_HOUR, name: "r" }) { accessToken } }');
+      assert.deepEqual(rootToken.errors.map((e: any) => ({ message: e.message, code: e.extensions.code })), [denied]);
+      // Privilege checks still work for everyone (the `users` variant once made every one of them throw).
+      const rootPolicies = await gql(root, '{ listPolicies(input: { start: 0, count: 100 }) { total } }');
+      assert.equal(rootPolicies.errors, undefined, JSON.stringify(rootPolicies.errors));
+      assert.ok(rootPolicies.data.listPolicies.total >= 1);
+      const legit = await ingestProposal(alice, patch([{ op: 'add', path: '/tags/urn:li:tag:Legacy', value: { tag: 'urn:li:tag:Legacy' } }]));
+      assert.deepEqual([legit.status, await legit.json()], [200, { value: HDFS }]);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
   test('kill -9 right after an acknowledged write loses nothing', async () => {
     const first = await serve(env);
     const urn = 'urn:li:tag:survives_kill';
