@@ -76,9 +76,9 @@ function fromTree(value: unknown, path: string, lists: Readonly<Record<string, s
   const keys = listKeysAt(lists, path);
   if (keys && isObj(value)) {
     const items: unknown[] = [];
-    const collect = (node: unknown, depth: number) => {
-      if (depth === keys.length) { items.push(isObj(node) ? fromTreeObject(node, `${path}/*`, lists) : node); return; }
-      if (isObj(node)) for (const v of Object.values(node)) collect(v, depth + 1);
+    const collect = (at: unknown, depth: number) => {
+      if (depth === keys.length) { items.push(isObj(at) ? fromTreeObject(at, `${path}/*`, lists) : at); return; }
+      if (isObj(at)) for (const v of Object.values(at)) collect(v, depth + 1);
     };
     collect(value, 0);
     return items;

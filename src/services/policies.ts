@@ -251,7 +251,7 @@ export class PolicyService implements Authorizer {
     if (rule.allUsers) return true;
     if (rule.users.has(actor.urn)) return true;
     if (rule.allGroups && groups.size > 0) return true;
-    if ([...groups].some((g) => rule.groups.has(g))) return true;
+    for (const g of groups) if (rule.groups.has(g)) return true;
     if (rule.resourceOwners && rule.type === 'METADATA') {
       const r = await loadResource();
       if (r?.owners && (r.owners.has(actor.urn) || [...groups].some((g) => r.owners!.has(g)))) return true;
