@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { AlmanacError, badRequest } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { parseJsonSafely } from '../model/safe-keys.js';
 import type { Catalog } from '../services/catalog.js';
 import { authPlugin } from './auth.js';
@@ -24,12 +24,7 @@ export interface ServerOptions {
 /** Every request body: a key that could reach a prototype is refused (422) before any handler sees it. */
 function parseJson(body: string): unknown {
   if (body.trim() === '') return {};
-  try {
-    return parseJsonSafely(body, 'The request body');
-  } catch (e) {
-    if (e instanceof AlmanacError) throw e;
-    throw badRequest(`Malformed JSON in request body: ${(e as Error).message}`);
-  }
+  return parseJsonSafely(body, 'The request body', (m) => badRequest(`Malformed JSON in request body: ${m}`));
 }
 
 export async function buildServer(catalog: Catalog, opts: ServerOptions = {}): Promise<FastifyInstance> {

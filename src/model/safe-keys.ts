@@ -72,16 +72,23 @@ export function assertNoPrototypeKeys(value: unknown, what: string): void {
   }
 }
 
-/** Fast pre-check on raw text: only text that mentions one of the keys can hold one. */
 const MENTIONS_PROTOTYPE_KEY = /__proto__|constructor/;
 
+/** Fast pre-check on raw JSON text: only text that mentions one of the keys can hold one, so only it needs a walk. */
+export const mentionsPrototypeKey = (text: string): boolean => MENTIONS_PROTOTYPE_KEY.test(text);
+
 /**
- * JSON.parse that refuses (422, naming the path) any key that could reach a prototype. A syntax error is thrown
- * as JSON.parse throws it, for the caller to word.
+ * JSON.parse that refuses (422, naming the path) any key that could reach a prototype. A syntax error becomes
+ * `malformed(message)` when given (each caller words it for its own field), else is thrown as JSON.parse throws it.
  */
-export function parseJsonSafely(text: string, what: string): unknown {
-  const value: unknown = JSON.parse(text);
-  if (MENTIONS_PROTOTYPE_KEY.test(text)) assertNoPrototypeKeys(value, what);
+export function parseJsonSafely(text: string, what: string, malformed?: (syntaxMessage: string) => Error): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw malformed ? malformed((e as Error).message) : e;
+  }
+  if (mentionsPrototypeKey(text)) assertNoPrototypeKeys(value, what);
   return value;
 }
 

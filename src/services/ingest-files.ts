@@ -1,5 +1,6 @@
 import { readFile, stat, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { mentionsPrototypeKey } from '../model/safe-keys.js';
 import type { Actor } from './actor.js';
 import type { EntityService } from './entities.js';
 import { changesFromFileRecord, describeFailure, type ChangeItem } from './ingest-format.js';
@@ -53,9 +54,12 @@ export async function ingestFiles(
   for (const file of files) {
     summary.files++;
     let records: unknown[];
+    let mayHoldPrototypeKeys: boolean;
     try {
-      const parsed = JSON.parse(await readFile(file, 'utf8'));
+      const text = await readFile(file, 'utf8');
+      const parsed = JSON.parse(text);
       records = Array.isArray(parsed) ? parsed : [parsed];
+      mayHoldPrototypeKeys = mentionsPrototypeKey(text);
     } catch (e) {
       summary.failures.push({ file, index: -1, reason: `cannot read file: ${(e as Error).message}` });
       continue;
@@ -65,7 +69,7 @@ export async function ingestFiles(
       const batch: { index: number; items: ChangeItem[] }[] = [];
       for (let i = start; i < Math.min(start + BATCH, records.length); i++) {
         try {
-          const { kind, items } = changesFromFileRecord(records[i]);
+          const { kind, items } = changesFromFileRecord(records[i], mayHoldPrototypeKeys);
           if (kind === 'mce') summary.mce++; else summary.mcp++;
           batch.push({ index: i, items });
         } catch (e) {

@@ -80,29 +80,18 @@ function decodeGenericAspect(a: Record<string, unknown>): unknown {
     if (isObject(raw) || Array.isArray(raw)) return normaliseAspectValue(raw);
     throw badRequest('aspect.value must be a JSON string', { field: 'aspect.value' });
   }
-  let parsed: unknown;
-  try {
-    parsed = parseJsonSafely(raw, 'aspect.value');
-  } catch (e) {
-    if (e instanceof AlmanacError) throw e;
-    throw badRequest(`aspect.value is not valid JSON: ${(e as Error).message}`, { field: 'aspect.value' });
-  }
-  return normaliseAspectValue(parsed);
+  return normaliseAspectValue(parseJsonSafely(raw, 'aspect.value',
+    (m) => badRequest(`aspect.value is not valid JSON: ${m}`, { field: 'aspect.value' })));
 }
 
 function urnFromKeyAspect(entityType: string, key: Record<string, unknown>): { urn: string; entityType: string } {
   const spec = entitySpec(entityType);
   if (!spec) throw unprocessable(`Unknown entity type '${entityType}'`, { field: 'entityType' });
-  let k: unknown = key;
   const wrapped = ownValue(key, 'value');
-  if (typeof wrapped === 'string') {
-    try {
-      k = parseJsonSafely(wrapped, 'entityKeyAspect.value');
-    } catch (e) {
-      if (e instanceof AlmanacError) throw e;
-      throw badRequest(`entityKeyAspect.value is not valid JSON: ${(e as Error).message}`, { field: 'entityKeyAspect.value' });
-    }
-  }
+  const k: unknown = typeof wrapped === 'string'
+    ? parseJsonSafely(wrapped, 'entityKeyAspect.value',
+      (m) => badRequest(`entityKeyAspect.value is not valid JSON: ${m}`, { field: 'entityKeyAspect.value' }))
+    : key;
   const parts = spec.keyFields.map((f) => {
     const v = ownValue(k, f);
     if (v === undefined || v === null) throw badRequest(`entityKeyAspect lacks key field '${f}'`, { field: `entityKeyAspect.${f}` });
@@ -140,11 +129,14 @@ export function changesFromSnapshot(snapshot: unknown, systemMetadata: unknown):
 
 export type FileRecordKind = 'mce' | 'mcp';
 
-/** A record of DataHub's file format: classified by its keys, as the file source does. */
-export function changesFromFileRecord(rec: unknown): { kind: FileRecordKind; items: ChangeItem[] } {
+/**
+ * A record of DataHub's file format: classified by its keys, as the file source does. Files are parsed whole, so a
+ * record holding a prototype key is refused here, alone, like any other bad record; `mayHoldPrototypeKeys: false`
+ * (the file's text never mentions one) skips that walk.
+ */
+export function changesFromFileRecord(rec: unknown, mayHoldPrototypeKeys = true): { kind: FileRecordKind; items: ChangeItem[] } {
   if (!isObject(rec)) throw badRequest('record must be a JSON object');
-  // Files are parsed whole; a record holding a prototype key is refused alone, like any other bad record.
-  assertNoPrototypeKeys(rec, 'The record');
+  if (mayHoldPrototypeKeys) assertNoPrototypeKeys(rec, 'The record');
   if (Object.hasOwn(rec, 'proposedSnapshot')) {
     return { kind: 'mce', items: changesFromSnapshot(rec.proposedSnapshot, rec.systemMetadata) };
   }

@@ -37,6 +37,8 @@ const KEYED_LISTS: Readonly<Record<string, Readonly<Record<string, string[]>>>> 
   browsePaths: { paths: ['.'] },
 });
 
+const NO_KEYED_LISTS: Readonly<Record<string, string[]>> = lookupTable<string[]>({});
+
 export interface PatchOp {
   op: 'add' | 'remove' | 'replace';
   path: string;
@@ -125,7 +127,7 @@ function readOps(ops: unknown): { op: PatchOp; segs: string[] }[] {
 /** Applies the operations to the aspect's current value (undefined when absent) and returns the new value. */
 export function applyPatch(aspect: string, current: unknown, ops: unknown): Obj {
   const checked = readOps(ops);
-  const lists = (Object.hasOwn(KEYED_LISTS, aspect) ? KEYED_LISTS[aspect] : undefined) ?? lookupTable<string[]>({});
+  const lists = (Object.hasOwn(KEYED_LISTS, aspect) ? KEYED_LISTS[aspect] : undefined) ?? NO_KEYED_LISTS;
   const tree = toTree(current ?? {}, '', lists) as Obj;
   checked.forEach(({ op, segs }, i) => {
     if (segs.length === 0) {
