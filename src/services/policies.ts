@@ -1,5 +1,5 @@
 import { badRequest, notFound } from '../errors.js';
-import { ownValue } from '../model/safe-keys.js';
+import { lookupTable, ownValue } from '../model/safe-keys.js';
 import { parseUrn, tryParseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import { ROOT_USER_URN, type Actor } from './actor.js';
@@ -34,11 +34,6 @@ export const METADATA_PRIVILEGES = [
 ] as const;
 
 const ALL_PRIVILEGES = new Set<string>([...PLATFORM_PRIVILEGES, ...METADATA_PRIVILEGES]);
-const VIEW = ['VIEW_ENTITY_PAGE', 'SEARCH_PRIVILEGE', 'GET_COUNTS_PRIVILEGE', 'GET_TIMESERIES_ASPECT_PRIVILEGE',
-  'GET_ENTITY_PRIVILEGE', 'GET_TIMELINE_PRIVILEGE'];
-const OWNER_EDITS = ['EDIT_ENTITY_DOCS', 'EDIT_ENTITY_DOC_LINKS', 'EDIT_ENTITY_TAGS', 'EDIT_ENTITY_GLOSSARY_TERMS',
-  'EDIT_ENTITY_OWNERS', 'EDIT_DATASET_COL_DESCRIPTION', 'EDIT_DATASET_COL_TAGS', 'EDIT_DATASET_COL_GLOSSARY_TERMS',
-  'EDIT_ENTITY_DEPRECATION', 'EDIT_DEPRECATION_PRIVILEGE', 'EDIT_TAG_COLOR', 'VIEW_DATASET_USAGE', 'VIEW_DATASET_PROFILE'];
 
 export interface PolicyInfo {
   displayName: string;
@@ -48,35 +43,105 @@ export interface PolicyInfo {
   resources?: { type?: string; resources?: string[]; allResources?: boolean;
     filter?: { criteria: { field: string; values: string[]; condition?: string }[] } };
   privileges: string[];
-  actors: { users?: string[]; groups?: string[]; allUsers?: boolean; allGroups?: boolean; resourceOwners?: boolean;
-    resourceOwnersTypes?: string[] };
+  actors: { users?: string[]; groups?: string[]; roles?: string[]; allUsers?: boolean; allGroups?: boolean;
+    resourceOwners?: boolean; resourceOwnersTypes?: string[] };
   editable: boolean;
   lastUpdatedTimestamp?: number;
 }
 
-/** The policies every new catalog starts with. Fixed urns, so clients can toggle them as in DataHub. */
-export const DEFAULT_POLICIES: Record<string, PolicyInfo> = {
-  'urn:li:dataHubPolicy:0': { displayName: 'Root User - All Platform Privileges', description: 'Every platform privilege for the root user.',
-    type: 'PLATFORM', state: 'ACTIVE', privileges: [...PLATFORM_PRIVILEGES], actors: { users: [ROOT_USER_URN] }, editable: false },
-  'urn:li:dataHubPolicy:1': { displayName: 'Root User - Edit and View All Resources', description: 'Every metadata privilege on every resource for the root user.',
-    type: 'METADATA', state: 'ACTIVE', privileges: [...METADATA_PRIVILEGES], actors: { users: [ROOT_USER_URN] },
-    resources: { allResources: true }, editable: false },
-  'urn:li:dataHubPolicy:7': { displayName: 'All Users - Edit All Metadata', description: 'Lets every user edit every asset. Inactive unless an administrator turns it on.',
-    type: 'METADATA', state: 'INACTIVE', privileges: ['EDIT_ENTITY', ...OWNER_EDITS], actors: { allUsers: true },
-    resources: { allResources: true }, editable: true },
-  'urn:li:dataHubPolicy:all-users-base-platform': { displayName: 'All Users - Base Platform Privileges',
-    description: 'Every user may create personal access tokens for themselves.', type: 'PLATFORM', state: 'ACTIVE',
-    privileges: ['GENERATE_PERSONAL_ACCESS_TOKENS', 'VIEW_ANALYTICS'], actors: { allUsers: true }, editable: true },
-  'urn:li:dataHubPolicy:view-entity-page-all': { displayName: 'All Users - View Entity Page', description: 'Every user may read every asset.',
-    type: 'METADATA', state: 'ACTIVE', privileges: VIEW, actors: { allUsers: true }, resources: { allResources: true }, editable: true },
-  'urn:li:dataHubPolicy:view-dataset-sensitive': { displayName: 'All Users - View Dataset Sensitive Information',
-    description: 'Every user may read usage and profiles of datasets.', type: 'METADATA', state: 'ACTIVE',
-    privileges: ['VIEW_DATASET_USAGE', 'VIEW_DATASET_PROFILE'], actors: { allUsers: true }, resources: { allResources: true }, editable: true },
-  'urn:li:dataHubPolicy:asset-owners-metadata-policy': { displayName: 'Asset Owners - Metadata Policy',
-    description: 'Owners of an asset may edit its documentation, links, tags, terms, owners and deprecation.',
-    type: 'METADATA', state: 'ACTIVE', privileges: [...VIEW, ...OWNER_EDITS], actors: { resourceOwners: true },
-    resources: { allResources: true }, editable: true },
-};
+// DataHub 0.12.1's built-in policies (its boot file), with its urns, names, privileges, actors and states, so
+// that clients and administrators find and toggle them by the same urns. Privileges come from these and from
+// policies administrators write; nothing else grants one. Only the root user's two policies differ: they hold
+// every privilege Almanac knows (a superset of DataHub's lists), so that the root user can always act and
+// repair, and they cannot be edited.
+const ROLE = (name: string) => [`urn:li:dataHubRole:${name}`];
+const VIEW = ['VIEW_ENTITY_PAGE', 'SEARCH_PRIVILEGE', 'GET_COUNTS_PRIVILEGE', 'GET_TIMESERIES_ASPECT_PRIVILEGE',
+  'GET_ENTITY_PRIVILEGE', 'GET_TIMELINE_PRIVILEGE'];
+const ADMIN_PLATFORM = ['MANAGE_POLICIES', 'MANAGE_INGESTION', 'MANAGE_SECRETS', 'MANAGE_USERS_AND_GROUPS', 'VIEW_ANALYTICS',
+  'GENERATE_PERSONAL_ACCESS_TOKENS', 'MANAGE_ACCESS_TOKENS', 'MANAGE_DOMAINS', 'MANAGE_GLOBAL_ANNOUNCEMENTS', 'MANAGE_TESTS',
+  'MANAGE_GLOSSARIES', 'MANAGE_USER_CREDENTIALS', 'MANAGE_TAGS', 'MANAGE_GLOBAL_VIEWS', 'RESTORE_INDICES_PRIVILEGE',
+  'GET_TIMESERIES_INDEX_SIZES_PRIVILEGE', 'TRUNCATE_TIMESERIES_INDEX_PRIVILEGE', 'GET_ES_TASK_STATUS_PRIVILEGE',
+  'SET_WRITEABLE_PRIVILEGE', 'APPLY_RETENTION_PRIVILEGE', 'MANAGE_GLOBAL_OWNERSHIP_TYPES', 'GET_ANALYTICS_PRIVILEGE'];
+const EDITOR_METADATA = ['VIEW_ENTITY_PAGE', 'EDIT_ENTITY_TAGS', 'EDIT_ENTITY_GLOSSARY_TERMS', 'EDIT_ENTITY_DOCS',
+  'EDIT_ENTITY_DOC_LINKS', 'EDIT_ENTITY_STATUS', 'EDIT_DOMAINS_PRIVILEGE', 'EDIT_ENTITY_DATA_PRODUCTS',
+  'EDIT_DEPRECATION_PRIVILEGE', 'EDIT_ENTITY_ASSERTIONS', 'EDIT_DATASET_COL_TAGS', 'EDIT_DATASET_COL_GLOSSARY_TERMS',
+  'EDIT_DATASET_COL_DESCRIPTION', 'VIEW_DATASET_USAGE', 'VIEW_DATASET_PROFILE', 'EDIT_TAG_COLOR', 'EDIT_LINEAGE',
+  'EDIT_ENTITY_QUERIES', 'SEARCH_PRIVILEGE', 'GET_COUNTS_PRIVILEGE', 'GET_TIMESERIES_ASPECT_PRIVILEGE',
+  'GET_ENTITY_PRIVILEGE', 'GET_TIMELINE_PRIVILEGE', 'PRODUCE_PLATFORM_EVENT_PRIVILEGE', 'MANAGE_DATA_PRODUCTS'];
+const ADMIN_METADATA = ['VIEW_ENTITY_PAGE', 'EDIT_ENTITY_TAGS', 'EDIT_ENTITY_GLOSSARY_TERMS', 'EDIT_ENTITY_OWNERS',
+  'EDIT_ENTITY_DOCS', 'EDIT_ENTITY_DOC_LINKS', 'EDIT_ENTITY_STATUS', 'EDIT_DOMAINS_PRIVILEGE', 'EDIT_ENTITY_DATA_PRODUCTS',
+  'EDIT_DEPRECATION_PRIVILEGE', 'EDIT_ENTITY_ASSERTIONS', 'EDIT_ENTITY', 'EDIT_DATASET_COL_TAGS',
+  'EDIT_DATASET_COL_GLOSSARY_TERMS', 'EDIT_DATASET_COL_DESCRIPTION', 'VIEW_DATASET_USAGE', 'VIEW_DATASET_PROFILE',
+  'EDIT_TAG_COLOR', 'EDIT_GROUP_MEMBERS', 'EDIT_USER_PROFILE', 'EDIT_CONTACT_INFO', 'EDIT_LINEAGE', 'EDIT_ENTITY_QUERIES',
+  'SEARCH_PRIVILEGE', 'GET_COUNTS_PRIVILEGE', 'GET_TIMESERIES_ASPECT_PRIVILEGE', 'GET_ENTITY_PRIVILEGE',
+  'GET_TIMELINE_PRIVILEGE', 'PRODUCE_PLATFORM_EVENT_PRIVILEGE', 'MANAGE_DATA_PRODUCTS', 'DELETE_ENTITY'];
+const OWNER_METADATA = ['VIEW_ENTITY_PAGE', 'EDIT_ENTITY_TAGS', 'EDIT_ENTITY_GLOSSARY_TERMS', 'EDIT_ENTITY_OWNERS',
+  'EDIT_ENTITY_DOCS', 'EDIT_ENTITY_DOC_LINKS', 'EDIT_ENTITY_STATUS', 'EDIT_DOMAINS_PRIVILEGE', 'EDIT_ENTITY_DATA_PRODUCTS',
+  'EDIT_DEPRECATION_PRIVILEGE', 'EDIT_ENTITY_ASSERTIONS', 'EDIT_ENTITY', 'EDIT_DATASET_COL_TAGS',
+  'EDIT_DATASET_COL_GLOSSARY_TERMS', 'EDIT_DATASET_COL_DESCRIPTION', 'VIEW_DATASET_USAGE', 'VIEW_DATASET_PROFILE',
+  'EDIT_TAG_COLOR', 'EDIT_GROUP_MEMBERS', 'EDIT_USER_PROFILE', 'EDIT_CONTACT_INFO', 'EDIT_LINEAGE', 'EDIT_ENTITY_QUERIES',
+  'GET_TIMELINE_PRIVILEGE', 'GET_ENTITY_PRIVILEGE', 'GET_TIMESERIES_ASPECT_PRIVILEGE', 'GET_COUNTS_PRIVILEGE',
+  'MANAGE_DATA_PRODUCTS'];
+const EDITABLE_TYPES = ['dataset', 'chart', 'dashboard', 'dataFlow', 'dataJob', 'tag', 'container', 'domain', 'glossaryTerm',
+  'glossaryNode', 'notebook', 'dataProduct'];
+
+const policy = (displayName: string, type: PolicyInfo['type'], privileges: string[], actors: PolicyInfo['actors'],
+  editable: boolean, description: string, resources?: PolicyInfo['resources']): PolicyInfo => ({
+  displayName, description, type, state: 'ACTIVE', privileges,
+  actors: { users: [], groups: [], allUsers: false, allGroups: false, resourceOwners: false, ...actors },
+  ...(resources ? { resources } : {}), editable,
+});
+
+/** The policies every new catalog starts with, keyed by urn. */
+export const DEFAULT_POLICIES: Readonly<Record<string, PolicyInfo>> = lookupTable<PolicyInfo>({
+  'urn:li:dataHubPolicy:0': policy('Root User - All Platform Privileges', 'PLATFORM', [...PLATFORM_PRIVILEGES],
+    { users: [ROOT_USER_URN] }, false, 'Grants every platform privilege to the root user.'),
+  'urn:li:dataHubPolicy:1': policy('Root User - Edit and View All Resources', 'METADATA', [...METADATA_PRIVILEGES],
+    { users: [ROOT_USER_URN] }, false, 'Grants every metadata privilege on every resource to the root user.'),
+  'urn:li:dataHubPolicy:7': policy('All Users - Base Platform Privileges', 'PLATFORM',
+    ['VIEW_ANALYTICS', 'GENERATE_PERSONAL_ACCESS_TOKENS'], { allUsers: true }, true,
+    'Lets every user view analytics and create personal access tokens for themselves.'),
+  'urn:li:dataHubPolicy:view-entity-page-all': policy('All Users - View Entity Page', 'METADATA', VIEW, { allUsers: true },
+    true, 'Lets every user view and search every asset.'),
+  'urn:li:dataHubPolicy:view-dataset-sensitive': policy('All Users - View Dataset Sensitive Information', 'METADATA',
+    ['VIEW_DATASET_USAGE', 'VIEW_DATASET_PROFILE'], { allUsers: true }, true,
+    'Lets every user view the usage statistics and profiles of datasets.'),
+  'urn:li:dataHubPolicy:admin-platform-policy': policy('Admins - Platform Policy', 'PLATFORM', ADMIN_PLATFORM,
+    { roles: ROLE('Admin') }, false, 'Platform privileges of the Admin role.'),
+  'urn:li:dataHubPolicy:admin-metadata-policy': policy('Admins - Metadata Policy', 'METADATA', ADMIN_METADATA,
+    { roles: ROLE('Admin') }, false, 'Metadata privileges of the Admin role on every asset.'),
+  'urn:li:dataHubPolicy:editor-platform-policy': policy('Editors - Platform Policy', 'PLATFORM',
+    ['GENERATE_PERSONAL_ACCESS_TOKENS', 'MANAGE_DOMAINS', 'MANAGE_GLOBAL_ANNOUNCEMENTS', 'MANAGE_GLOSSARIES', 'MANAGE_TAGS'],
+    { roles: ROLE('Editor') }, false, 'Platform privileges of the Editor role.'),
+  'urn:li:dataHubPolicy:editor-metadata-policy': policy('Editors - Metadata Policy', 'METADATA', EDITOR_METADATA,
+    { roles: ROLE('Editor') }, false, 'Metadata privileges of the Editor role on every asset.'),
+  'urn:li:dataHubPolicy:editor-metadata-policy-entities': policy('Editors - Edit Metadata Entities', 'METADATA', ['EDIT_ENTITY'],
+    { roles: ROLE('Editor') }, true, 'Lets the Editor role edit assets of the common entity types.',
+    { allResources: false, filter: { criteria: [{ field: 'RESOURCE_TYPE', values: EDITABLE_TYPES, condition: 'EQUALS' }] } }),
+  'urn:li:dataHubPolicy:reader-platform-policy': policy('Readers - Platform Policy', 'PLATFORM', [],
+    { roles: ROLE('Reader') }, false, 'Platform privileges of the Reader role (none).'),
+  'urn:li:dataHubPolicy:reader-metadata-policy': policy('Readers - Metadata Policy', 'METADATA',
+    ['VIEW_ENTITY_PAGE', 'VIEW_DATASET_USAGE', 'VIEW_DATASET_PROFILE', 'SEARCH_PRIVILEGE', 'GET_COUNTS_PRIVILEGE',
+      'GET_TIMESERIES_ASPECT_PRIVILEGE', 'GET_ENTITY_PRIVILEGE', 'GET_TIMELINE_PRIVILEGE'],
+    { roles: ROLE('Reader') }, false, 'Metadata privileges of the Reader role on every asset.'),
+  'urn:li:dataHubPolicy:asset-owners-metadata-policy': policy('Asset Owners - Metadata Policy', 'METADATA', OWNER_METADATA,
+    { resourceOwners: true }, true, 'Lets the owners of an asset view and edit it.'),
+});
+
+/** DataHub's three built-in roles, which the role policies above name; a user holds one through `roleMembership`. */
+export const DEFAULT_ROLES: Readonly<Record<string, { name: string; description: string; editable: boolean }>> = lookupTable({
+  'urn:li:dataHubRole:Admin': { name: 'Admin', description: 'Every platform and metadata privilege.', editable: false },
+  'urn:li:dataHubRole:Editor': { name: 'Editor', description: 'Reads and edits all metadata; no administration.', editable: false },
+  'urn:li:dataHubRole:Reader': { name: 'Reader', description: 'Reads all metadata; edits nothing by default.', editable: false },
+});
+
+/**
+ * Policies written by earlier Almanac versions under urns DataHub uses differently. `urn:li:dataHubPolicy:7` held an
+ * inactive "All Users - Edit All Metadata"; DataHub's policy 7 is the base platform policy, which Almanac kept under
+ * its own urn. On start, such a catalog is moved to DataHub's urns, keeping the administrator's on/off choice.
+ */
+const LEGACY_EDIT_ALL_NAME = 'All Users - Edit All Metadata';
+const LEGACY_BASE_PLATFORM_URN = 'urn:li:dataHubPolicy:all-users-base-platform';
 
 /**
  * A policy as matching reads it, built from the stored value's own properties only: nothing inherited (say from a
@@ -88,6 +153,7 @@ interface PolicyRule {
   privileges: readonly string[];
   users: ReadonlySet<string>;
   groups: ReadonlySet<string>;
+  roles: ReadonlySet<string>;
   allUsers: boolean;
   allGroups: boolean;
   resourceOwners: boolean;
@@ -120,6 +186,7 @@ export function policyRule(info: unknown): PolicyRule {
     privileges: ownStrings(info, 'privileges'),
     users: new Set(ownStrings(actors, 'users')),
     groups: new Set(ownStrings(actors, 'groups')),
+    roles: new Set(ownStrings(actors, 'roles')),
     allUsers: ownValue(actors, 'allUsers') === true,
     allGroups: ownValue(actors, 'allGroups') === true,
     resourceOwners: ownValue(actors, 'resourceOwners') === true,
@@ -137,27 +204,54 @@ export function policyRule(info: unknown): PolicyRule {
 interface Snapshot {
   at: number;
   policies: { urn: string; info: PolicyInfo; rule: PolicyRule }[];
-  /** user urn → group urns, from the user's membership aspects and the groups' member lists. */
-  groupsOf: Map<string, Set<string>>;
+  /** user urn → groups whose (legacy) `corpGroupInfo.members` list names the user. */
+  listedIn: Map<string, Set<string>>;
+}
+
+/** Who a user is for matching: their groups (both membership aspects and group member lists) and roles. */
+interface Principal {
+  at: number;
+  groups: Set<string>;
+  roles: Set<string>;
 }
 
 export class PolicyService implements Authorizer {
   private snapshot?: Promise<Snapshot>;
+  private readonly principals = new Map<string, Promise<Principal>>();
 
   constructor(private readonly entities: EntityService, private readonly store: Store, private readonly refreshMs: number) {
     entities.onWrite((entityTypes) => {
-      if (entityTypes.has('dataHubPolicy') || entityTypes.has('corpGroup') || entityTypes.has('corpuser')) this.snapshot = undefined;
+      if (entityTypes.has('dataHubPolicy') || entityTypes.has('corpGroup')) this.snapshot = undefined;
+      if (entityTypes.has('corpuser') || entityTypes.has('corpGroup')) this.principals.clear();
     });
   }
 
-  /** Creates the default policies that are missing (never overwrites an administrator's change). */
+  /**
+   * Creates the default policies that are missing (never overwrites an administrator's change), after moving a
+   * catalog made by an earlier Almanac to DataHub's urns (see LEGACY_EDIT_ALL_NAME).
+   */
   async bootstrap(actor: Actor): Promise<void> {
-    const urns = Object.keys(DEFAULT_POLICIES);
+    await this.moveLegacyPolicies(actor);
+    const urns = [...Object.keys(DEFAULT_POLICIES), ...Object.keys(DEFAULT_ROLES)];
     const existing = await this.store.existing(urns);
     const missing = urns.filter((u) => !existing.has(u));
     if (missing.length === 0) return;
-    await this.entities.ingest(missing.map((urn) => ({ urn, entityType: 'dataHubPolicy', aspect: 'dataHubPolicyInfo',
-      changeType: 'UPSERT' as const, value: { ...DEFAULT_POLICIES[urn], lastUpdatedTimestamp: Date.now() }, systemMetadata: null })), actor);
+    await this.entities.ingest(missing.map((urn) => (urn in DEFAULT_ROLES
+      ? { urn, entityType: 'dataHubRole', aspect: 'dataHubRoleInfo', changeType: 'UPSERT' as const, value: DEFAULT_ROLES[urn], systemMetadata: null }
+      : { urn, entityType: 'dataHubPolicy', aspect: 'dataHubPolicyInfo', changeType: 'UPSERT' as const,
+        value: { ...DEFAULT_POLICIES[urn], lastUpdatedTimestamp: Date.now() }, systemMetadata: null })), actor);
+  }
+
+  private async moveLegacyPolicies(actor: Actor): Promise<void> {
+    const seven = 'urn:li:dataHubPolicy:7';
+    const latest = await this.store.getLatest([seven, LEGACY_BASE_PLATFORM_URN], ['dataHubPolicyInfo']);
+    const oldSeven = latest.get(seven)?.get('dataHubPolicyInfo')?.value;
+    const oldBase = latest.get(LEGACY_BASE_PLATFORM_URN)?.get('dataHubPolicyInfo')?.value;
+    if (ownValue(oldSeven, 'displayName') !== LEGACY_EDIT_ALL_NAME) return;
+    const state = ownValue(oldBase, 'state') === 'INACTIVE' ? 'INACTIVE' : 'ACTIVE';
+    await this.entities.ingest([{ urn: seven, entityType: 'dataHubPolicy', aspect: 'dataHubPolicyInfo', changeType: 'UPSERT',
+      value: { ...DEFAULT_POLICIES[seven], state, lastUpdatedTimestamp: Date.now() }, systemMetadata: null }], actor);
+    if (oldBase !== undefined) await this.entities.deleteEntity(LEGACY_BASE_PLATFORM_URN);
   }
 
   private load(): Promise<Snapshot> {
@@ -175,27 +269,45 @@ export class PolicyService implements Authorizer {
         const info = m.get('dataHubPolicyInfo')?.value as PolicyInfo | undefined;
         return info ? [{ urn, info, rule: policyRule(info) }] : [];
       });
-      const groupsOf = new Map<string, Set<string>>();
-      const add = (user: string, group: string) => {
-        let s = groupsOf.get(user);
-        if (!s) groupsOf.set(user, (s = new Set()));
-        s.add(group);
-      };
+      const listedIn = new Map<string, Set<string>>();
       const groupRows = await this.store.listEntities({ entityType: 'corpGroup' });
       const groupAspects = await this.store.getLatest(groupRows.map((r) => r.urn), ['corpGroupInfo']);
       for (const [group, m] of groupAspects) {
-        for (const u of ownStrings(m.get('corpGroupInfo')?.value, 'members')) add(u, group);
+        for (const u of ownStrings(m.get('corpGroupInfo')?.value, 'members')) {
+          let set = listedIn.get(u);
+          if (!set) listedIn.set(u, (set = new Set()));
+          set.add(group);
+        }
       }
-      const userRows = await this.store.listEntities({ entityType: 'corpuser' });
-      const userAspects = await this.store.getLatest(userRows.map((r) => r.urn), ['groupMembership', 'nativeGroupMembership']);
-      for (const [user, m] of userAspects) {
-        for (const g of ownStrings(m.get('groupMembership')?.value, 'groups')) add(user, g);
-        for (const g of ownStrings(m.get('nativeGroupMembership')?.value, 'nativeGroups')) add(user, g);
-      }
-      return { at, policies, groupsOf };
+      return { at, policies, listedIn };
     })();
     this.snapshot = p;
     p.catch(() => { if (this.snapshot === p) this.snapshot = undefined; });
+    return p;
+  }
+
+  /**
+   * The user's groups and roles, read from their own aspects per user (not for every user at once), trusted for
+   * `refreshMs` and dropped at once when a user or group is written on this server.
+   */
+  private principal(userUrn: string, snap: Snapshot): Promise<Principal> {
+    const cached = this.principals.get(userUrn);
+    if (cached) return cached.then((p) => (Date.now() - p.at < this.refreshMs ? p : this.loadPrincipal(userUrn, snap)));
+    return this.loadPrincipal(userUrn, snap);
+  }
+
+  private loadPrincipal(userUrn: string, snap: Snapshot): Promise<Principal> {
+    const p = (async (): Promise<Principal> => {
+      const at = Date.now();
+      const m = await this.entities.getLatest(userUrn, ['groupMembership', 'nativeGroupMembership', 'roleMembership']);
+      const groups = new Set<string>(snap.listedIn.get(userUrn));
+      for (const g of ownStrings(m.get('groupMembership')?.value, 'groups')) groups.add(g);
+      for (const g of ownStrings(m.get('nativeGroupMembership')?.value, 'nativeGroups')) groups.add(g);
+      return { at, groups, roles: new Set(ownStrings(m.get('roleMembership')?.value, 'roles')) };
+    })();
+    if (this.principals.size >= 10_000) this.principals.clear();
+    this.principals.set(userUrn, p);
+    p.catch(() => { if (this.principals.get(userUrn) === p) this.principals.delete(userUrn); });
     return p;
   }
 
@@ -211,7 +323,7 @@ export class PolicyService implements Authorizer {
   private async grant(actor: Actor, resourceUrn?: string, enough?: (granted: Set<string>) => boolean): Promise<Set<string>> {
     if (actor.kind === 'system') return ALL_PRIVILEGES;
     const snap = await this.load();
-    const groups = snap.groupsOf.get(actor.urn) ?? new Set<string>();
+    const { groups, roles } = await this.principal(actor.urn, snap);
     const granted = new Set<string>();
     let resource: { urn: string; entityType: string; owners?: Set<string>; domains?: string[] } | undefined;
     const loadResource = async () => {
@@ -233,7 +345,7 @@ export class PolicyService implements Authorizer {
           if (!(rule.resources?.allResources || !rule.resources)) continue;
         } else if (!this.matchesResource(rule, (await loadResource())!)) continue;
       } else if (rule.type !== 'PLATFORM') continue;
-      if (!(await this.matchesActor(rule, actor, groups, loadResource))) continue;
+      if (!(await this.matchesActor(rule, actor, groups, roles, loadResource))) continue;
       for (const p of rule.privileges) granted.add(p);
       if (enough?.(granted)) break;
     }
@@ -246,12 +358,13 @@ export class PolicyService implements Authorizer {
     return satisfied(await this.grant(actor, resourceUrn, satisfied));
   }
 
-  private async matchesActor(rule: PolicyRule, actor: Actor, groups: Set<string>,
+  private async matchesActor(rule: PolicyRule, actor: Actor, groups: Set<string>, roles: Set<string>,
     loadResource: () => Promise<{ owners?: Set<string> } | undefined>): Promise<boolean> {
     if (rule.allUsers) return true;
     if (rule.users.has(actor.urn)) return true;
     if (rule.allGroups && groups.size > 0) return true;
     for (const g of groups) if (rule.groups.has(g)) return true;
+    for (const r of roles) if (rule.roles.has(r)) return true;
     if (rule.resourceOwners && rule.type === 'METADATA') {
       const r = await loadResource();
       if (r?.owners && (r.owners.has(actor.urn) || [...groups].some((g) => r.owners!.has(g)))) return true;
@@ -309,7 +422,7 @@ export class PolicyService implements Authorizer {
     if (!['ACTIVE', 'INACTIVE'].includes(info.state)) throw badRequest(`Policy state must be ACTIVE or INACTIVE, got '${info.state}'`);
     const unknown = info.privileges.filter((p) => !ALL_PRIVILEGES.has(p));
     if (unknown.length) throw badRequest(`Unknown privilege(s): ${unknown.join(', ')}`);
-    for (const u of [...(info.actors.users ?? []), ...(info.actors.groups ?? []), ...(info.resources?.resources ?? [])]) parseUrn(u);
+    for (const u of [...(info.actors.users ?? []), ...(info.actors.groups ?? []), ...(info.actors.roles ?? []), ...(info.resources?.resources ?? [])]) parseUrn(u);
   }
 
   async create(info: PolicyInfo, actor: Actor): Promise<string> {

@@ -21,7 +21,7 @@ function policyOut(urn: string, info: PolicyInfo) {
       filter: r.filter ? { criteria: r.filter.criteria.map((c) => ({ field: c.field, condition: c.condition ?? 'EQUALS',
         values: c.values.map((value) => ({ value })) })) } : null,
     } : null,
-    actors: { users: info.actors.users ?? [], groups: info.actors.groups ?? [], roles: [], allUsers: !!info.actors.allUsers,
+    actors: { users: info.actors.users ?? [], groups: info.actors.groups ?? [], roles: info.actors.roles ?? [], allUsers: !!info.actors.allUsers,
       allGroups: !!info.actors.allGroups, resourceOwners: !!info.actors.resourceOwners,
       resourceOwnersTypes: info.actors.resourceOwnersTypes ?? null },
   };
@@ -33,7 +33,8 @@ function policyIn(input: Obj): PolicyInfo {
   return {
     displayName: input.name, description: input.description ?? undefined, type: input.type, state: input.state,
     privileges: input.privileges, editable: true,
-    actors: { users: input.actors.users ?? [], groups: input.actors.groups ?? [], allUsers: input.actors.allUsers,
+    actors: { users: input.actors.users ?? [], groups: input.actors.groups ?? [], roles: input.actors.roles ?? [],
+      allUsers: input.actors.allUsers,
       allGroups: input.actors.allGroups, resourceOwners: input.actors.resourceOwners,
       ...(input.actors.resourceOwnersTypes ? { resourceOwnersTypes: input.actors.resourceOwnersTypes } : {}) },
     ...(r ? { resources: {
