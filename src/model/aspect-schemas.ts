@@ -180,6 +180,8 @@ const SCHEMAS: Readonly<Record<string, Check>> = lookupTable<Check>({
   corpUserStatus: rec({ status: str, lastModified: auditStamp }),
   groupMembership: rec({ groups: arr(urn) }),
   nativeGroupMembership: rec({ nativeGroups: arr(urn) }),
+  roleMembership: rec({ roles: arr(urn) }),
+  origin: rec({ type: enumOf(['NATIVE', 'EXTERNAL']), 'externalType?': str }),
   corpGroupInfo: rec({ 'displayName?': str, 'email?': str, 'admins?': arr(urn), 'members?': arr(urn), 'groups?': arr(urn), 'description?': str,
     'slack?': str, 'created?': auditStamp }),
   corpGroupEditableInfo: rec({ 'description?': str, 'pictureLink?': str, 'slack?': str, 'email?': str }),

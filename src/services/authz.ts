@@ -1,5 +1,7 @@
 import { forbidden } from '../errors.js';
+import { tryParseUrn } from '../model/urn.js';
 import type { Actor } from './actor.js';
+import { READ_REQUIRES_BY_ASPECT, READ_REQUIRES_BY_ENTITY_TYPE } from './privileges.js';
 
 /**
  * Privilege checks, wrapped around the services by the HTTP surface (never inside storage).
@@ -16,4 +18,31 @@ export interface Authorizer {
 
 export async function requirePrivilege(authz: Authorizer, actor: Actor, requirement: Requirement, resourceUrn?: string) {
   if (!(await authz.allowed(actor, requirement, resourceUrn))) throw forbidden();
+}
+
+/**
+ * The one check for reading an entity, used by every read path: the read operation's privilege on the entity,
+ * and for administrative entity types (policies, tokens) the privilege that administers them.
+ */
+export async function requireRead(authz: Authorizer, actor: Actor, requirement: Requirement, urn: string) {
+  await requirePrivilege(authz, actor, requirement, urn);
+  const u = tryParseUrn(urn);
+  const extra = typeof u === 'string' ? undefined : READ_REQUIRES_BY_ENTITY_TYPE[u.entityType];
+  if (extra) await requirePrivilege(authz, actor, extra);
+}
+
+/** Refuses a read of one named aspect the actor may not see. */
+export async function requireAspectRead(authz: Authorizer, actor: Actor, aspect: string) {
+  const extra = READ_REQUIRES_BY_ASPECT[aspect];
+  if (extra) await requirePrivilege(authz, actor, extra);
+}
+
+/** The aspects (of those given) the actor may see in a whole-entity read; the rest are left out. */
+export async function visibleAspects(authz: Authorizer, actor: Actor, aspects: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const a of aspects) {
+    const extra = READ_REQUIRES_BY_ASPECT[a];
+    if (!extra || (await authz.allowed(actor, extra))) out.add(a);
+  }
+  return out;
 }

@@ -46,7 +46,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   return {
     config, store: s, entities, tokens, relationships, edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s),
-    identities: new IdentityService(entities, s),
+    identities: new IdentityService(entities, s, tokens),
     metadataTests: new MetadataTestService(entities, s, (m) => process.stderr.write(`almanac: warning: ${m}\n`)), close: () => s.close(),
   };
 }

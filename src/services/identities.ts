@@ -1,14 +1,21 @@
-import { badRequest, conflict } from '../errors.js';
+import { badRequest, conflict, notFound } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import type { Actor } from './actor.js';
 import type { EntityService } from './entities.js';
+import type { TokenService } from './tokens.js';
 
 /**
- * Users and groups. Membership lives on each user's `groupMembership` aspect (what DataHub's ingestion writes and
- * what policies read); removing a user marks it removed, which also stops its tokens.
+ * Users and groups. Membership lives on each user, as in DataHub: `nativeGroupMembership` for groups created in the
+ * catalog (their `origin` is NATIVE), `groupMembership` for groups from an identity provider. Both become the
+ * relationships IsMemberOfNativeGroup / IsMemberOfGroup, and both are what policies read.
  */
 type Obj = Record<string, any>;
+
+const ownStringList = (v: unknown, key: string): string[] => {
+  const list = v && typeof v === 'object' && Object.hasOwn(v, key) ? (v as Obj)[key] : undefined;
+  return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : [];
+};
 
 function check(urn: string, entityType: 'corpuser' | 'corpGroup'): string {
   const u = parseUrn(urn);
@@ -17,7 +24,7 @@ function check(urn: string, entityType: 'corpuser' | 'corpGroup'): string {
 }
 
 export class IdentityService {
-  constructor(private readonly entities: EntityService, private readonly store: Store) {}
+  constructor(private readonly entities: EntityService, private readonly store: Store, private readonly tokens: TokenService) {}
 
   /** Users (not removed) or groups, in urn order, filtered by a substring of the urn or names. */
   async list(entityType: 'corpuser' | 'corpGroup', opts: { start: number; count: number; query?: string }) {
@@ -41,14 +48,20 @@ export class IdentityService {
     const urn = parseUrn(`urn:li:corpGroup:${id}`).raw;
     if (await this.entities.exists(urn)) throw conflict(`This Group already exists: ${urn}`, { urn });
     await this.entities.ingest([{ urn, entityType: 'corpGroup', aspect: 'corpGroupInfo', changeType: 'UPSERT', systemMetadata: null,
-      value: { displayName: input.name, ...(input.description ? { description: input.description } : {}), admins: [], members: [], groups: [] } }], actor);
+      value: { displayName: input.name, ...(input.description ? { description: input.description } : {}), admins: [], members: [], groups: [] } },
+    { urn, entityType: 'corpGroup', aspect: 'origin', changeType: 'UPSERT', systemMetadata: null, value: { type: 'NATIVE' } }], actor);
     return urn;
   }
 
-  async removeGroup(urn: string): Promise<void> {
-    const u = check(urn, 'corpGroup');
-    await this.entities.requireExists(u);
-    await this.entities.deleteEntity(u);
+  /** Removes a group and takes it out of its members' membership aspects (so a new group of the same name starts empty). */
+  async removeGroup(urn: string, actor: Actor): Promise<void> {
+    const g = check(urn, 'corpGroup');
+    await this.entities.requireExists(g);
+    const members = await this.store.relationships({ urn: g, direction: 'INCOMING', types: ['IsMemberOfGroup', 'IsMemberOfNativeGroup'],
+      start: 0, count: 1_000_000 });
+    const users = [...new Set(members.edges.map((e) => e.source))];
+    if (users.length) await this.changeMembers(g, users, 'remove', actor);
+    await this.entities.deleteEntity(g);
   }
 
   async setUserStatus(urn: string, status: 'ACTIVE' | 'SUSPENDED', actor: Actor): Promise<void> {
@@ -56,25 +69,51 @@ export class IdentityService {
     await this.entities.writeToExisting(u, { corpUserStatus: { status, lastModified: { time: Date.now(), actor: actor.urn } } }, actor);
   }
 
+  /**
+   * Removes a user as DataHub does: every aspect of the user goes (so reads answer as for a user that never
+   * existed, and search and the membership relationships forget them), their tokens are revoked, and group member
+   * lists that name them drop them.
+   */
   async removeUser(urn: string, actor: Actor): Promise<void> {
     const u = check(urn, 'corpuser');
-    await this.entities.writeToExisting(u, { status: { removed: true } }, actor);
+    await this.entities.requireExists(u);
+    await this.tokens.revokeAllOf(u);
+    const groupRows = await this.store.listEntities({ entityType: 'corpGroup' });
+    const infos = await this.store.getLatest(groupRows.map((r) => r.urn), ['corpGroupInfo']);
+    for (const [g, m] of infos) {
+      const info = m.get('corpGroupInfo')?.value as Obj | undefined;
+      if (!info || !(['members', 'admins'] as const).some((k) => Array.isArray(info[k]) && info[k].includes(u))) continue;
+      const next = { ...info };
+      for (const k of ['members', 'admins'] as const) if (Array.isArray(next[k])) next[k] = next[k].filter((x: string) => x !== u);
+      await this.entities.writeToExisting(g, { corpGroupInfo: next }, actor);
+    }
+    await this.entities.deleteEntity(u);
   }
 
-  /** Adds or removes members; every user and the group must exist; all or nothing. */
+  /**
+   * Adds or removes members; every user and the group must exist; all or nothing. A group created here (origin
+   * NATIVE) is recorded in the users' `nativeGroupMembership`, any other in `groupMembership`; removing takes the
+   * group out of both.
+   */
   async changeMembers(groupUrn: string, userUrns: string[], op: 'add' | 'remove', actor: Actor): Promise<void> {
     const g = check(groupUrn, 'corpGroup');
     const users = [...new Set(userUrns.map((u) => check(u, 'corpuser')))];
     if (users.length === 0) throw badRequest('No users given');
     await this.entities.requireExists(g);
-    for (const u of users) await this.entities.requireExists(u);
-    const latest = await this.store.getLatest(users, ['groupMembership']);
-    const items = users.map((u) => {
-      const groups: string[] = ((latest.get(u)?.get('groupMembership')?.value as Obj | undefined)?.groups ?? []);
-      const next = op === 'add' ? (groups.includes(g) ? groups : [...groups, g]) : groups.filter((x) => x !== g);
-      return { urn: u, entityType: 'corpuser', aspect: 'groupMembership', changeType: 'UPSERT' as const, value: { groups: next }, systemMetadata: null };
-    });
-    await this.entities.ingest(items, actor);
+    const existing = await this.store.existing(users);
+    const absent = users.find((u) => !existing.has(u));
+    if (absent) throw notFound(`Entity ${absent} does not exist`, { urn: absent });
+    const native = (await this.entities.getLatest(g, ['origin'])).get('origin')?.value as Obj | undefined;
+    const aspect = native?.type === 'NATIVE' ? 'nativeGroupMembership' : 'groupMembership';
+    const field = (a: string) => (a === 'nativeGroupMembership' ? 'nativeGroups' : 'groups');
+    const aspects = op === 'add' ? [aspect] : ['groupMembership', 'nativeGroupMembership'];
+    const latest = await this.store.getLatest(users, aspects);
+    const items = users.flatMap((u) => aspects.flatMap((a) => {
+      const list = ownStringList(latest.get(u)?.get(a)?.value, field(a));
+      const next = op === 'add' ? (list.includes(g) ? null : [...list, g]) : (list.includes(g) ? list.filter((x) => x !== g) : null);
+      return next ? [{ urn: u, entityType: 'corpuser', aspect: a, changeType: 'UPSERT' as const, value: { [field(a)]: next }, systemMetadata: null }] : [];
+    }));
+    if (items.length) await this.entities.ingest(items, actor);
   }
 
   async updateGroup(urn: string, input: { description?: string | null; slack?: string | null; email?: string | null }, actor: Actor) {

@@ -1,3 +1,4 @@
+import { lookupTable } from '../model/safe-keys.js';
 import type { Requirement } from './authz.js';
 
 /**
@@ -63,3 +64,18 @@ export const REQUIRES = {
 } as const satisfies Record<string, Requirement>;
 
 export type Operation = keyof typeof REQUIRES;
+
+/**
+ * Reads that need more than the read operation's own privilege, whichever way the entity is read (GraphQL
+ * `entity`/`entities`, REST entities, entitiesV2, aspects, test evaluation): administrative records are for
+ * those who administer them, as their dedicated queries (listPolicies, listAccessTokens) already demand.
+ */
+export const READ_REQUIRES_BY_ENTITY_TYPE: Readonly<Record<string, Requirement>> = lookupTable<Requirement>({
+  dataHubPolicy: [['MANAGE_POLICIES']],
+  dataHubAccessToken: [['MANAGE_ACCESS_TOKENS']],
+});
+
+/** Aspects left out of (or refused in) generic reads without a privilege: a user's password hash and salt. */
+export const READ_REQUIRES_BY_ASPECT: Readonly<Record<string, Requirement>> = lookupTable<Requirement>({
+  corpUserCredentials: [['MANAGE_USER_CREDENTIALS']],
+});

@@ -5,7 +5,7 @@ import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import type { Actor } from './actor.js';
 import type { EntityService } from './entities.js';
-import { lookupTable } from '../model/safe-keys.js';
+import { lookupTable, ownValue } from '../model/safe-keys.js';
 
 /**
  * Personal access tokens, as DataHub issues them: HS256 JWTs with claims actorType, actorId, type PERSONAL,
@@ -37,6 +37,8 @@ export interface TokenMetadata {
   expiresAt?: number;
 }
 
+type Lookup = { info: TokenMetadata; refused?: undefined } | { refused: string };
+
 export interface CreateTokenInput {
   actorUrn: string;
   ownerUrn: string;
@@ -47,7 +49,7 @@ export interface CreateTokenInput {
 }
 
 export class TokenService {
-  private readonly cache = new Map<string, { at: number; info: TokenMetadata | null }>();
+  private readonly cache = new Map<string, { at: number; found: Lookup }>();
 
   private constructor(
     private readonly key: Uint8Array,
@@ -95,7 +97,10 @@ export class TokenService {
     return { accessToken, metadata: { urn, id, ...(info as Omit<TokenMetadata, 'urn' | 'id'>) } };
   }
 
-  /** Verifies a bearer token and returns its actor; any failure is a 401. */
+  /**
+   * Verifies a bearer token and returns its actor; any failure is a 401 saying why. A token stops working when it
+   * is revoked, and when its user is suspended or removed: at once on this server, within `cacheMs` on others.
+   */
   async authenticate(token: string): Promise<Actor> {
     const payload = await this.verifySignature(token);
     if (typeof payload.actorId !== 'string' || !payload.actorId || payload.actorType !== 'USER' || typeof payload.type !== 'string') {
@@ -104,17 +109,14 @@ export class TokenService {
     if (typeof payload.exp === 'number' && payload.exp * 1000 <= Date.now()) {
       throw unauthenticated('Failed to validate DataHub token. Token has expired.');
     }
+    if (payload.version !== '2') throw unauthenticated('Only personal access tokens (version 2) are accepted.');
     const id = TokenService.hash(token);
-    if (payload.version === '2') {
-      const info = await this.lookup(id);
-      if (!info) throw unauthenticated('Token has been revoked, or its user is suspended.');
-      if (info.expiresAt !== undefined && info.expiresAt <= Date.now()) {
-        throw unauthenticated('Failed to validate DataHub token. Token has expired.');
-      }
-    } else {
-      throw unauthenticated('Only personal access tokens (version 2) are accepted.');
+    const found = await this.lookup(id);
+    if (found.refused !== undefined) throw unauthenticated(found.refused);
+    if (found.info.expiresAt !== undefined && found.info.expiresAt <= Date.now()) {
+      throw unauthenticated('Failed to validate DataHub token. Token has expired.');
     }
-    return { urn: `urn:li:corpuser:${payload.actorId}`, kind: 'user', tokenId: id };
+    return { urn: found.info.actorUrn, kind: 'user', tokenId: id };
   }
 
   /**
@@ -138,24 +140,34 @@ export class TokenService {
 
   private readonly verified = new Map<string, Record<string, unknown>>();
 
-  /** The stored token, or null when it was revoked or its user was suspended or removed. */
-  private async lookup(id: string): Promise<TokenMetadata | null> {
+  /** The stored token and whether its user may still use it (cached for `cacheMs`, dropped on local user writes). */
+  private async lookup(id: string): Promise<Lookup> {
     const hit = this.cache.get(id);
-    if (hit && Date.now() - hit.at < this.cacheMs) return hit.info;
-    const rec = (await this.entities.getLatest(`urn:li:dataHubAccessToken:${id}`, ['dataHubAccessTokenInfo'])).get('dataHubAccessTokenInfo');
-    let info = rec ? { urn: `urn:li:dataHubAccessToken:${id}`, id, ...(rec.value as object) } as TokenMetadata : null;
-    if (info) {
-      const user = await this.entities.getLatest(info.actorUrn, ['corpUserStatus', 'status']);
-      const suspended = (user.get('corpUserStatus')?.value as { status?: string } | undefined)?.status === 'SUSPENDED';
-      const removed = (user.get('status')?.value as { removed?: boolean } | undefined)?.removed === true;
-      if (suspended || removed) info = null;
-    }
+    if (hit && Date.now() - hit.at < this.cacheMs) return hit.found;
+    const found = await this.check(id);
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(id, { at: Date.now(), info });
-    return info;
+    this.cache.set(id, { at: Date.now(), found });
+    return found;
   }
 
+  private async check(id: string): Promise<Lookup> {
+    const rec = (await this.entities.getLatest(`urn:li:dataHubAccessToken:${id}`, ['dataHubAccessTokenInfo'])).get('dataHubAccessTokenInfo');
+    if (!rec) return { refused: 'Failed to validate DataHub token: Token has been revoked.' };
+    const info = { urn: `urn:li:dataHubAccessToken:${id}`, id, ...(rec.value as object) } as TokenMetadata;
+    const user = await this.entities.getLatest(info.actorUrn, ['corpUserStatus', 'status']);
+    if (ownValue(user.get('corpUserStatus')?.value, 'status') === 'SUSPENDED') {
+      return { refused: `The token's user ${info.actorUrn} is suspended.` };
+    }
+    if (ownValue(user.get('status')?.value, 'removed') === true) return { refused: `The token's user ${info.actorUrn} has been removed.` };
+    return { info };
+  }
 
+  /** Revokes every token that acts as this user (their personal and session tokens), e.g. when the user is removed. */
+  async revokeAllOf(actorUrn: string): Promise<number> {
+    const { tokens } = await this.list({ actorUrn, start: 0, count: Number.MAX_SAFE_INTEGER });
+    for (const t of tokens) await this.revoke(t.id);
+    return tokens.length;
+  }
 
   async metadata(id: string): Promise<TokenMetadata> {
     const rec = (await this.entities.getLatest(`urn:li:dataHubAccessToken:${id}`, ['dataHubAccessTokenInfo'])).get('dataHubAccessTokenInfo');
@@ -165,7 +177,7 @@ export class TokenService {
   }
 
   /** Lists stored tokens, newest expiry first (DataHub's order), optionally those of one owner. */
-  async list(opts: { ownerUrn?: string; start: number; count: number }): Promise<{ total: number; tokens: TokenMetadata[] }> {
+  async list(opts: { ownerUrn?: string; actorUrn?: string; start: number; count: number }): Promise<{ total: number; tokens: TokenMetadata[] }> {
     const rows = await this.entities.store.listEntities({ entityType: 'dataHubAccessToken' });
     const latest = await this.entities.store.getLatest(rows.map((r) => r.urn), ['dataHubAccessTokenInfo']);
     let tokens = [...latest.entries()].flatMap(([urn, m]) => {
@@ -173,6 +185,7 @@ export class TokenService {
       return v ? [{ urn, id: urn.slice('urn:li:dataHubAccessToken:'.length), ...v }] : [];
     });
     if (opts.ownerUrn) tokens = tokens.filter((t) => t.ownerUrn === opts.ownerUrn);
+    if (opts.actorUrn) tokens = tokens.filter((t) => t.actorUrn === opts.actorUrn);
     tokens.sort((a, b) => (b.expiresAt ?? Infinity) - (a.expiresAt ?? Infinity) || b.createdAt - a.createdAt);
     return { total: tokens.length, tokens: tokens.slice(opts.start, opts.start + opts.count) };
   }

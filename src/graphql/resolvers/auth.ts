@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.js';
+import { badRequest, forbidden, notFound } from '../../errors.js';
 import { parseUrn } from '../../model/urn.js';
 import type { PolicyInfo } from '../../services/policies.js';
 import { DURATIONS, TokenService, type TokenMetadata } from '../../services/tokens.js';
@@ -58,6 +58,21 @@ export const authResolvers = {
       const count = Math.min(1000, Math.max(0, Number(input.count ?? 20)));
       const { total, tokens } = await ctx.catalog.tokens.list({ ownerUrn: ownerValues[0], start, count });
       return { start, count: tokens.length, total, tokens: tokens.map(tokenOut) };
+    },
+    // DataHub 0.12.1 still serves this older query: a personal token for oneself only. Almanac stores it like any
+    // personal token (named after the query), so it can be listed and revoked, and stops when its user is removed.
+    getAccessToken: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+      const actorUrn = parseUrn(input.actorUrn).raw;
+      if (actorUrn !== ctx.actor.urn) {
+        if (!(await ctx.catalog.entities.exists(actorUrn))) throw notFound(`User ${actorUrn} does not exist`, { urn: actorUrn });
+        throw forbidden();
+      }
+      await authorize(ctx, 'graphql.createOwnAccessToken');
+      const durationMs = DURATIONS[input.duration];
+      if (durationMs === undefined) throw badRequest(`Unknown duration ${input.duration}`);
+      const { accessToken, metadata } = await ctx.catalog.tokens.create({ actorUrn, ownerUrn: actorUrn, name: 'getAccessToken',
+        description: 'Issued through the getAccessToken query', durationMs }, ctx.actor);
+      return { accessToken, metadata: tokenOut(metadata) };
     },
     getAccessTokenMetadata: async (_: unknown, { token }: { token: string }, ctx: Ctx) => {
       const meta = await ctx.catalog.tokens.metadata(TokenService.hash(token));

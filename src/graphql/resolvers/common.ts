@@ -2,7 +2,7 @@ import { badRequest, notFound } from '../../errors.js';
 import { parseUrn } from '../../model/urn.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { graphqlEntityType, graphqlTypeName } from '../entity-types.js';
-import { authorize } from './privileges.js';
+import { authorizeRead } from './privileges.js';
 import { lookupTable } from '../../model/safe-keys.js';
 
 /**
@@ -123,7 +123,7 @@ export async function requireEntity(urn: string, ctx: GraphQLContext, entityType
   if (entityType && u.entityType !== entityType) {
     throw badRequest(`Invalid urn: '${urn}' is not a ${entityType} urn`, { urn });
   }
-  await authorize(ctx, 'graphql.read', u.raw);
+  await authorizeRead(ctx, u.raw);
   const loaded = await ctx.loader.load(u.raw);
   if (!loaded.exists) throw notFound(`Entity ${u.raw} does not exist`, { urn: u.raw });
   return ref(u.raw);
@@ -148,6 +148,7 @@ export const entityResolvers = {
     entity: async (_: unknown, { urn }: { urn: string }, ctx: GraphQLContext) => requireEntity(urn, ctx),
     entities: async (_: unknown, { urns }: { urns: string[] }, ctx: GraphQLContext) => {
       const parsed = urns.map((u) => parseUrn(u).raw);
+      for (const u of new Set(parsed)) await authorizeRead(ctx, u);
       const loaded = await Promise.all(parsed.map((u) => ctx.loader.load(u)));
       return parsed.filter((_, i) => loaded[i]!.exists).map(ref);
     },

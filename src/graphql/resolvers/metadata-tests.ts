@@ -2,7 +2,7 @@ import { parseUrn } from '../../model/urn.js';
 import type { TestInput } from '../../services/metadata-tests/runner.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { ref, requireEntity } from './common.js';
-import { authorize } from './privileges.js';
+import { authorize, authorizeRead } from './privileges.js';
 
 /** Tests as GraphQL entities, Dataset.testResults, and runTests. */
 type Ctx = GraphQLContext;
@@ -65,7 +65,7 @@ export const metadataTestResolvers = {
     },
     runTests: async (_: unknown, { urn, explain }: { urn: string; explain?: boolean | null }, ctx: Ctx) => {
       const u = parseUrn(urn).raw;
-      await authorize(ctx, 'graphql.read', u);
+      await authorizeRead(ctx, u);
       await authorize(ctx, 'graphql.manageTests');
       const r = await ctx.catalog.metadataTests.evaluate(u, { push: true, explain: explain === true }, ctx.actor);
       ctx.loader.clear(u);

@@ -1,10 +1,15 @@
-import { requirePrivilege, type Requirement } from '../../services/authz.js';
+import { requirePrivilege, requireRead, type Requirement } from '../../services/authz.js';
 import { REQUIRES, type Operation } from '../../services/privileges.js';
 import type { GraphQLContext } from '../context.js';
 
 /** Refuses with a 403-coded error unless the caller holds the operation's privileges on the resource. */
 export function authorize(ctx: GraphQLContext, op: Operation, resourceUrn?: string) {
   return requirePrivilege(ctx.catalog.authz, ctx.actor, REQUIRES[op] as Requirement, resourceUrn);
+}
+
+/** Refuses unless the caller may read the entity (see requireRead: policies and tokens need more than a view). */
+export function authorizeRead(ctx: GraphQLContext, urn: string) {
+  return requireRead(ctx.catalog.authz, ctx.actor, REQUIRES['graphql.read'] as Requirement, urn);
 }
 
 const can = (ctx: GraphQLContext, op: Operation, urn: string) => ctx.catalog.authz.allowed(ctx.actor, REQUIRES[op] as Requirement, urn);

@@ -30,7 +30,7 @@ export const userResolvers = {
     },
     removeGroup: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
       await authorize(ctx, 'graphql.manageUsersAndGroups');
-      await ctx.catalog.identities.removeGroup(urn);
+      await ctx.catalog.identities.removeGroup(urn, ctx.actor);
       ctx.loader.clear();
       return true;
     },
