@@ -1,12 +1,12 @@
 import pg from 'pg';
-import { canonicalJson } from '../model/wire-format.js';
+import { addLatest, checkUpdate, lockNames, sameValue } from './aspect-updates.js';
 import {
   ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
   timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import type {
-  AspectRecord, AspectWrite, AspectWriteResult, EntityRow, Relationship, SearchDoc, Store, TableSize, TimeseriesQuery, TimeseriesRecord,
-  TimeseriesWrite,
+  AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, EntityRow, LatestAspects, Relationship, SearchDoc, Store, TableSize,
+  TimeseriesQuery, TimeseriesRecord, TimeseriesWrite,
 } from './types.js';
 
 // BIGINT comes back as a string by default; our values (ms timestamps, versions, counts) fit in a double.
@@ -59,45 +59,76 @@ export class PostgresStore implements Store {
   }
 
   async writeAspects(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[] = []): Promise<AspectWriteResult[]> {
-    // Lock (urn, aspect) pairs in a fixed order so two writers of overlapping sets cannot deadlock.
-    const keys = [...new Set(writes.map((w) => `${w.urn}\n${w.aspect}`))].sort();
     return this.tx(async (c) => {
-      for (const k of keys) await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [k]);
-      const results: AspectWriteResult[] = [];
-      for (const w of writes) {
-        const now = w.time ?? Date.now();
-        const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
-        await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-          [w.urn, w.entityType, now]);
-        const cur = (await c.query(`SELECT metadata, systemmetadata FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version = 0`,
-          [w.urn, w.aspect])).rows[0] as { metadata: string; systemmetadata: string | null } | undefined;
-        if (cur && canonicalJson(JSON.parse(cur.metadata)) === canonicalJson(w.value)) {
-          if (sys !== null && sys !== cur.systemmetadata) {
-            await c.query(`UPDATE ${ASPECT_TABLE} SET systemmetadata = $1 WHERE urn = $2 AND aspect = $3 AND version = 0`,
-              [sys, w.urn, w.aspect]);
-          }
-          results.push({ urn: w.urn, aspect: w.aspect, changed: false });
-          continue;
-        }
-        if (cur) {
-          const max = (await c.query(`SELECT MAX(version) AS m FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2`,
-            [w.urn, w.aspect])).rows[0].m as number;
-          const next = max + 1;
-          await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby)
-            SELECT urn, aspect, $1, metadata, systemmetadata, createdon, createdby FROM ${ASPECT_TABLE}
-            WHERE urn = $2 AND aspect = $3 AND version = 0`, [next, w.urn, w.aspect]);
-          await c.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version > 0 AND version <= $3`,
-            [w.urn, w.aspect, next - Math.max(historyCap - 1, 0)]);
-        }
-        await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby)
-          VALUES ($1, $2, 0, $3, $4, $5, $6) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
-          systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby`,
-          [w.urn, w.aspect, JSON.stringify(w.value), sys, now, w.actor]);
-        results.push({ urn: w.urn, aspect: w.aspect, changed: true });
-      }
-      await this.upsertTimeseriesRows(c, timeseries);
-      return results;
+      await this.lockAspects(c, writes);
+      return this.writeLocked(c, writes, historyCap, timeseries);
     });
+  }
+
+  async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
+    return this.tx(async (c) => {
+      await this.lockAspects(c, keys);
+      const current: LatestAspects = new Map();
+      if (keys.length) {
+        const { rows } = await c.query(`SELECT a.* FROM ${ASPECT_TABLE} a JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect)
+          ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`, [keys.map((k) => k.urn), keys.map((k) => k.aspect)]);
+        for (const row of rows as AspectRow[]) addLatest(current, toRecord(row));
+      }
+      const update = checkUpdate(keys, modify(current));
+      return this.writeLocked(c, update.writes, historyCap, update.timeseries ?? []);
+    });
+  }
+
+  /**
+   * Transaction-scoped advisory locks, one per (urn, aspect), taken in lockNames' order in one round trip. They
+   * exist whether or not the aspect does, so they serialise the first writers of an aspect too.
+   */
+  private async lockAspects(c: pg.PoolClient, keys: readonly AspectKey[]): Promise<void> {
+    await this.lockInOrder(c, lockNames(keys));
+  }
+
+  private async lockInOrder(c: pg.PoolClient, names: readonly string[]): Promise<void> {
+    if (names.length === 0) return;
+    await c.query(`SELECT pg_advisory_xact_lock(hashtextextended(name, 0))
+      FROM (SELECT name FROM UNNEST($1::text[]) WITH ORDINALITY AS l(name, i) ORDER BY i) AS ordered`, [names]);
+  }
+
+  /** Writes new versions of aspects whose locks this transaction holds. */
+  private async writeLocked(c: pg.PoolClient, writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[]): Promise<AspectWriteResult[]> {
+    const results: AspectWriteResult[] = [];
+    for (const w of writes) {
+      const now = w.time ?? Date.now();
+      const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
+      await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [w.urn, w.entityType, now]);
+      const cur = (await c.query(`SELECT metadata, systemmetadata FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version = 0`,
+        [w.urn, w.aspect])).rows[0] as { metadata: string; systemmetadata: string | null } | undefined;
+      if (cur && sameValue(cur.metadata, w.value)) {
+        if (sys !== null && sys !== cur.systemmetadata) {
+          await c.query(`UPDATE ${ASPECT_TABLE} SET systemmetadata = $1 WHERE urn = $2 AND aspect = $3 AND version = 0`,
+            [sys, w.urn, w.aspect]);
+        }
+        results.push({ urn: w.urn, aspect: w.aspect, changed: false });
+        continue;
+      }
+      if (cur) {
+        const max = (await c.query(`SELECT MAX(version) AS m FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2`,
+          [w.urn, w.aspect])).rows[0].m as number;
+        const next = max + 1;
+        await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby)
+          SELECT urn, aspect, $1, metadata, systemmetadata, createdon, createdby FROM ${ASPECT_TABLE}
+          WHERE urn = $2 AND aspect = $3 AND version = 0`, [next, w.urn, w.aspect]);
+        await c.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version > 0 AND version <= $3`,
+          [w.urn, w.aspect, next - Math.max(historyCap - 1, 0)]);
+      }
+      await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby)
+        VALUES ($1, $2, 0, $3, $4, $5, $6) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
+        systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby`,
+        [w.urn, w.aspect, JSON.stringify(w.value), sys, now, w.actor]);
+      results.push({ urn: w.urn, aspect: w.aspect, changed: true });
+    }
+    await this.upsertTimeseriesRows(c, timeseries);
+    return results;
   }
 
   async getLatest(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>> {
@@ -107,11 +138,7 @@ export class PostgresStore implements Store {
       ? await this.pool.query(`SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn = ANY($1) AND aspect = ANY($2)`,
         [urns, aspects])
       : await this.pool.query(`SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn = ANY($1)`, [urns]);
-    for (const row of rows as AspectRow[]) {
-      let m = out.get(row.urn);
-      if (!m) out.set(row.urn, (m = new Map()));
-      m.set(row.aspect, toRecord(row));
-    }
+    for (const row of rows as AspectRow[]) addLatest(out, toRecord(row));
     return out;
   }
 
@@ -286,6 +313,8 @@ export class PostgresStore implements Store {
 
   async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
     await this.tx(async (c) => {
+      // Two replacements of one source's edges would otherwise deadlock on each other's uncommitted inserts.
+      await this.lockInOrder(c, [...new Set(sources)].sort().map((source) => `${source}\n#relationships`));
       await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ANY($1)`, [sources]);
       if (edges.length) {
         await c.query(`INSERT INTO ${RELATIONSHIP_TABLE} (source, type, destination)

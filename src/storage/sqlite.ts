@@ -1,18 +1,51 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { canonicalJson } from '../model/wire-format.js';
+import { addLatest, checkUpdate, sameValue } from './aspect-updates.js';
 import {
   ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
   timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import type {
-  AspectRecord, AspectWrite, AspectWriteResult, EntityRow, Relationship, SearchDoc, Store, TableSize, TimeseriesQuery, TimeseriesRecord,
-  TimeseriesWrite,
+  AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, EntityRow, LatestAspects, Relationship, SearchDoc, Store, TableSize,
+  TimeseriesQuery, TimeseriesRecord, TimeseriesWrite,
 } from './types.js';
 
 /** SQLite has a limit on bound parameters; chunk IN-lists well below it. */
 const CHUNK = 500;
+
+/**
+ * The database file holds the token signing key (unless ALMANAC_TOKEN_SECRET or _FILE is set) and every token's
+ * hash: only its owner may read it. A new file is created with mode 0600 before SQLite opens it, and SQLite gives the
+ * -wal and -shm files it creates the database file's mode. An existing file (or -wal, -shm) that grants group or
+ * others any access is tightened to owner-only, with a warning; one that is already private is left as it is.
+ */
+function openPrivately(file: string): void {
+  try {
+    fs.closeSync(fs.openSync(file, 'wx', 0o600));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) keepPrivate(f);
+}
+
+function keepPrivate(file: string): void {
+  if (process.platform === 'win32') return;
+  let mode: number;
+  try {
+    mode = fs.statSync(file).mode & 0o777;
+  } catch {
+    return; // not there (yet)
+  }
+  if ((mode & 0o077) === 0) return;
+  const show = (m: number) => `0${m.toString(8).padStart(3, '0')}`;
+  try {
+    fs.chmodSync(file, mode & 0o700);
+    process.stderr.write(`almanac: warning: ${file} was open to other users (mode ${show(mode)}); changed to ${show(mode & 0o700)}\n`);
+  } catch (e) {
+    process.stderr.write(`almanac: warning: ${file} is open to other users (mode ${show(mode)}) and could not be changed: ${(e as Error).message}\n`);
+  }
+}
 
 /**
  * better-sqlite3 in WAL mode: one connection, synchronous calls wrapped in the async Store contract.
@@ -31,7 +64,11 @@ export class SqliteStore implements Store {
   }
 
   constructor(file: string) {
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const onDisk = file !== ':memory:' && file !== '';
+    if (onDisk) {
+      fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      openPrivately(file);
+    }
     this.db = new Database(file);
     // auto_vacuum must be chosen before the first table exists; it lets truncation give pages back.
     this.db.pragma('auto_vacuum = INCREMENTAL');
@@ -39,6 +76,8 @@ export class SqliteStore implements Store {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
+    // WAL mode has created -wal and -shm by now: check them (a crash may have left older ones behind).
+    if (onDisk) for (const f of [`${file}-wal`, `${file}-shm`]) keepPrivate(f);
   }
 
   async migrate(): Promise<void> {
@@ -61,7 +100,25 @@ export class SqliteStore implements Store {
   }
 
   async writeAspects(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[] = []): Promise<AspectWriteResult[]> {
-    const db = this.db;
+    return this.db.transaction(() => this.writeLocked(writes, historyCap, timeseries)).immediate();
+  }
+
+  /** BEGIN IMMEDIATE takes the database's write lock before the read, so no other writer (or process) comes between. */
+  async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
+    const read = this.stmt(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
+    return this.db.transaction(() => {
+      const current: LatestAspects = new Map();
+      for (const k of keys) {
+        const row = read.get(k.urn, k.aspect) as AspectRow | undefined;
+        if (row) addLatest(current, toRecord(row));
+      }
+      const update = checkUpdate(keys, modify(current));
+      return this.writeLocked(update.writes, historyCap, update.timeseries ?? []);
+    }).immediate();
+  }
+
+  /** Writes new versions of aspects; runs inside a write transaction. */
+  private writeLocked(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[]): AspectWriteResult[] {
     const getLatest = this.stmt(`SELECT metadata, systemmetadata FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
     const maxVersion = this.stmt(`SELECT MAX(version) FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ?`).pluck();
     const copyLatest = this.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby)
@@ -73,30 +130,27 @@ export class SqliteStore implements Store {
     const trim = this.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version > 0 AND version <= ?`);
     const addEntity = this.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
 
-    const run = db.transaction((ws: AspectWrite[]) => {
-      const results = ws.map((w): AspectWriteResult => {
-        const now = w.time ?? Date.now();
-        const json = JSON.stringify(w.value);
-        const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
-        addEntity.run(w.urn, w.entityType, now);
-        const cur = getLatest.get(w.urn, w.aspect) as { metadata: string; systemmetadata: string | null } | undefined;
-        if (cur && canonicalJson(JSON.parse(cur.metadata)) === canonicalJson(w.value)) {
-          if (sys !== null && sys !== cur.systemmetadata) touch.run(sys, w.urn, w.aspect);
-          return { urn: w.urn, aspect: w.aspect, changed: false };
-        }
-        if (cur) {
-          const next = ((maxVersion.get(w.urn, w.aspect) as number | null) ?? 0) + 1;
-          copyLatest.run(next, w.urn, w.aspect);
-          // Keep at most historyCap versions in all: v0 plus historyCap - 1 history rows.
-          trim.run(w.urn, w.aspect, next - Math.max(historyCap - 1, 0));
-        }
-        upsertLatest.run(w.urn, w.aspect, json, sys, now, w.actor);
-        return { urn: w.urn, aspect: w.aspect, changed: true };
-      });
-      this.upsertTimeseriesRows(timeseries);
-      return results;
+    const results = writes.map((w): AspectWriteResult => {
+      const now = w.time ?? Date.now();
+      const json = JSON.stringify(w.value);
+      const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
+      addEntity.run(w.urn, w.entityType, now);
+      const cur = getLatest.get(w.urn, w.aspect) as { metadata: string; systemmetadata: string | null } | undefined;
+      if (cur && sameValue(cur.metadata, w.value)) {
+        if (sys !== null && sys !== cur.systemmetadata) touch.run(sys, w.urn, w.aspect);
+        return { urn: w.urn, aspect: w.aspect, changed: false };
+      }
+      if (cur) {
+        const next = ((maxVersion.get(w.urn, w.aspect) as number | null) ?? 0) + 1;
+        copyLatest.run(next, w.urn, w.aspect);
+        // Keep at most historyCap versions in all: v0 plus historyCap - 1 history rows.
+        trim.run(w.urn, w.aspect, next - Math.max(historyCap - 1, 0));
+      }
+      upsertLatest.run(w.urn, w.aspect, json, sys, now, w.actor);
+      return { urn: w.urn, aspect: w.aspect, changed: true };
     });
-    return run.immediate(writes);
+    this.upsertTimeseriesRows(timeseries);
+    return results;
   }
 
   async getLatest(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>> {
@@ -110,11 +164,7 @@ export class SqliteStore implements Store {
         sql += ` AND aspect IN (${aspects.map(() => '?').join(',')})`;
         params.push(...aspects);
       }
-      for (const row of this.stmt(sql).all(...params) as AspectRow[]) {
-        let m = out.get(row.urn);
-        if (!m) out.set(row.urn, (m = new Map()));
-        m.set(row.aspect, toRecord(row));
-      }
+      for (const row of this.stmt(sql).all(...params) as AspectRow[]) addLatest(out, toRecord(row));
     }
     return out;
   }

@@ -32,6 +32,21 @@ export interface AspectWrite {
   time?: number;
 }
 
+/** One aspect of one entity, whether or not a value is stored for it. */
+export interface AspectKey {
+  urn: string;
+  aspect: string;
+}
+
+/** Latest records by urn, then by aspect name; an aspect with no stored value is absent. */
+export type LatestAspects = Map<string, Map<string, AspectRecord>>;
+
+/** What an update's modify function decides to write. */
+export interface AspectUpdate {
+  writes: AspectWrite[];
+  timeseries?: TimeseriesWrite[];
+}
+
 export interface AspectWriteResult {
   urn: string;
   aspect: string;
@@ -106,6 +121,15 @@ export interface Store {
   // Versioned aspects
   /** Writes all aspects (and time-series rows, when given) in one transaction: every one or none. */
   writeAspects(writes: AspectWrite[], historyCap: number, timeseries?: TimeseriesWrite[]): Promise<AspectWriteResult[]>;
+  /**
+   * Read-modify-write with no lost update. In one transaction: locks the given aspects against every other writer
+   * of them (absent aspects too, so concurrent creators queue as well), reads their latest values, calls `modify`
+   * with them and writes what it returns, versioned exactly as writeAspects does. Concurrent updates of one aspect
+   * thus run one after another, each seeing the one before. `modify` is synchronous (better-sqlite3 transactions
+   * are), does no I/O, and may write only the aspects it was given; when it throws, nothing is written and the
+   * error is rethrown.
+   */
+  updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]>;
   /** Latest values of the given aspects (all when omitted) of many entities, in one round trip. */
   getLatest(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>>;
   getVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null>;
