@@ -14,12 +14,16 @@ test('keyed lists are addressed by key: add is idempotent, remove by key, order 
   assert.deepEqual(current, { tags: [{ tag: 'urn:li:tag:a' }, { tag: 'urn:li:tag:b' }] }, 'the input is not modified');
 });
 
-test('owners are keyed by owner and type; absent aspects start empty', () => {
+test('owners are keyed by owner and type; absent aspects start from their empty value, stamped', () => {
+  const stamp = { time: 1700000000000, actor: 'urn:li:corpuser:__datahub_system' };
   assert.deepEqual(applyPatch('ownership', undefined, [
     { op: 'add', path: '/owners/urn:li:corpuser:a/TECHNICAL_OWNER', value: { owner: 'urn:li:corpuser:a', type: 'TECHNICAL_OWNER' } },
     { op: 'add', path: '/owners/urn:li:corpuser:a/BUSINESS_OWNER', value: { owner: 'urn:li:corpuser:a', type: 'BUSINESS_OWNER' } },
     { op: 'remove', path: '/owners/urn:li:corpuser:a/TECHNICAL_OWNER' },
-  ]), { owners: [{ owner: 'urn:li:corpuser:a', type: 'BUSINESS_OWNER' }] });
+  ], stamp), { owners: [{ owner: 'urn:li:corpuser:a', type: 'BUSINESS_OWNER' }], lastModified: stamp });
+  assert.deepEqual(applyPatch('globalTags', undefined, [{ op: 'remove', path: '/tags/urn:li:tag:t' }], stamp), { tags: [] });
+  assert.deepEqual(applyPatch('glossaryTerms', undefined, [], stamp), { terms: [], auditStamp: stamp });
+  assert.deepEqual(applyPatch('editableDatasetProperties', undefined, [{ op: 'add', path: '/description', value: 'd' }], stamp), { description: 'd' });
 });
 
 test('column edits: a new column entry carries its fieldPath; nested tags are keyed too; ~1 escapes a slash', () => {

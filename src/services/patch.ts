@@ -1,5 +1,6 @@
 import { unprocessable } from '../errors.js';
 import { assertNoPrototypeKeys, isPrototypeKey, lookupTable, setOwn } from '../model/safe-keys.js';
+import { SYSTEM_ACTOR_URN } from './actor.js';
 
 /**
  * DataHub's PATCH proposals: a JSON Patch (RFC 6902 `add`, `remove`, `replace`) against an aspect, where lists of
@@ -38,6 +39,42 @@ const KEYED_LISTS: Readonly<Record<string, Readonly<Record<string, string[]>>>> 
 });
 
 const NO_KEYED_LISTS: Readonly<Record<string, string[]>> = lookupTable<string[]>({});
+
+/** An audit stamp: who and when (ms). */
+export interface Stamp {
+  time: number;
+  actor: string;
+}
+
+/**
+ * What a patch of an absent aspect applies to: the aspect's empty value, as DataHub's patch templates give it
+ * (their getDefault) — lists and maps empty, audit stamps by the system at the time of the patch. A remove on an
+ * absent aspect thus stores this value. Aspects not named here start from `{}`.
+ */
+const EMPTY_ASPECTS: Readonly<Record<string, (stamp: Stamp) => Obj>> = lookupTable<(stamp: Stamp) => Obj>({
+  globalTags: () => ({ tags: [] }),
+  glossaryTerms: (stamp) => ({ terms: [], auditStamp: stamp }),
+  ownership: (stamp) => ({ owners: [], lastModified: stamp }),
+  institutionalMemory: () => ({ elements: [] }),
+  upstreamLineage: () => ({ upstreams: [], fineGrainedLineages: [] }),
+  editableSchemaMetadata: (stamp) => ({ created: stamp, lastModified: stamp, editableSchemaFieldInfo: [] }),
+  datasetProperties: () => ({ customProperties: {}, tags: [] }),
+  dataJobInfo: () => ({ customProperties: {} }),
+  dataFlowInfo: () => ({ customProperties: {} }),
+  dataJobInputOutput: () => ({ inputDatajobEdges: [], inputDatasetEdges: [], outputDatasetEdges: [], fineGrainedLineages: [],
+    inputDatasetFields: [], outputDatasetFields: [], inputDatajobs: [], inputDatasets: [], outputDatasets: [] }),
+  chartInfo: (stamp) => ({ title: '', description: '', lastModified: { created: stamp, lastModified: stamp }, inputEdges: [], inputs: [] }),
+  dashboardInfo: (stamp) => ({ title: '', description: '', lastModified: { created: stamp, lastModified: stamp }, chartEdges: [],
+    datasetEdges: [], datasets: [], charts: [] }),
+  domains: () => ({ domains: [] }),
+  subTypes: () => ({ typeNames: [] }),
+  browsePaths: () => ({ paths: [] }),
+});
+
+/** The empty value of an aspect for a patch to start from (a fresh object each time). */
+export function emptyAspect(aspect: string, stamp: Stamp): Obj {
+  return Object.hasOwn(EMPTY_ASPECTS, aspect) ? EMPTY_ASPECTS[aspect]!({ ...stamp }) : {};
+}
 
 export interface PatchOp {
   op: 'add' | 'remove' | 'replace';
@@ -124,11 +161,15 @@ function readOps(ops: unknown): { op: PatchOp; segs: string[] }[] {
   });
 }
 
-/** Applies the operations to the aspect's current value (undefined when absent) and returns the new value. */
-export function applyPatch(aspect: string, current: unknown, ops: unknown): Obj {
+/**
+ * Applies the operations to the aspect's current value and returns the new value. An absent aspect (undefined)
+ * starts from its empty value, whose audit stamps are `stamp` (by default the system, now).
+ */
+export function applyPatch(aspect: string, current: unknown, ops: unknown,
+  stamp: Stamp = { time: Date.now(), actor: SYSTEM_ACTOR_URN }): Obj {
   const checked = readOps(ops);
   const lists = (Object.hasOwn(KEYED_LISTS, aspect) ? KEYED_LISTS[aspect] : undefined) ?? NO_KEYED_LISTS;
-  const tree = toTree(current ?? {}, '', lists) as Obj;
+  const tree = toTree(current ?? emptyAspect(aspect, stamp), '', lists) as Obj;
   checked.forEach(({ op, segs }, i) => {
     if (segs.length === 0) {
       if (op.op === 'remove') throw unprocessable(`Patch operation ${i} cannot remove the whole aspect`);
