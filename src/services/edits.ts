@@ -7,7 +7,9 @@ import { lookupTable } from '../model/safe-keys.js';
 /**
  * The catalog's edit rules: descriptions, tags, terms, links, owners and deprecation, on the "editable"
  * aspects that ingestion never overwrites. Every operation checks that what it touches exists (Almanac writes
- * nothing for an entity that was never ingested), then writes all its aspects in one transaction.
+ * nothing for an entity that was never ingested), then reads, changes and writes its aspects in one transaction
+ * under lock (EntityService.editExisting / edit): the change functions below are synchronous and work only on the
+ * values they are handed, so concurrent edits of one aspect run one after another and none is lost.
  */
 type Obj = Record<string, any>;
 
@@ -69,11 +71,6 @@ const stamp = (actor: Actor, time = Date.now()) => ({ time, actor: actor.urn });
 export class EditService {
   constructor(private readonly entities: EntityService) {}
 
-  private async aspects(urn: string): Promise<Map<string, Obj>> {
-    const latest = await this.entities.getLatest(urn);
-    return new Map([...latest].map(([k, v]) => [k, v.value as Obj]));
-  }
-
   /** Throws NOT_FOUND naming every urn that does not exist. */
   private async requireAll(urns: string[], what: string) {
     const unique = [...new Set(urns)];
@@ -82,7 +79,7 @@ export class EditService {
     if (missing.length) throw notFound(`${what} ${missing.join(', ')} ${missing.length > 1 ? 'do' : 'does'} not exist`, { urns: missing });
   }
 
-  private async requireField(urn: string, fieldPath: string, schema: Obj | undefined) {
+  private requireField(urn: string, fieldPath: string, schema: Obj | undefined) {
     if (!schema) throw notFound(`Failed to update ${urn} & field ${fieldPath}. ${urn} has no schema.`, { urn, fieldPath });
     if (!(schema.fields ?? []).some((f: Obj) => f.fieldPath === fieldPath)) {
       throw notFound(`Failed to update ${urn} & field ${fieldPath}. Field ${fieldPath} does not exist in the datasets schema.`, { urn, fieldPath });
@@ -93,21 +90,11 @@ export class EditService {
     const u = parseUrn(urn);
     if (u.entityType !== 'dataset') throw badRequest(`Invalid urn: '${urn}' is not a dataset urn`);
     await this.entities.requireExists(u.raw);
-    const current = await this.aspects(u.raw);
     const now = Date.now();
+    // What the input alone decides; what merges with stored values is done under lock, below.
     const writes: Record<string, unknown> = {};
     const referenced: string[] = [];
 
-    if (input.editableProperties) {
-      const prev = current.get('editableDatasetProperties');
-      writes.editableDatasetProperties = {
-        ...prev,
-        description: input.editableProperties.description,
-        ...(input.editableProperties.name != null ? { name: input.editableProperties.name } : {}),
-        created: prev?.created ?? stamp(actor, now),
-        lastModified: stamp(actor, now),
-      };
-    }
     if (input.institutionalMemory) {
       writes.institutionalMemory = {
         elements: input.institutionalMemory.elements.map((e) => ({
@@ -142,56 +129,79 @@ export class EditService {
         ...(input.deprecation.decommissionTime != null ? { decommissionTime: input.deprecation.decommissionTime } : {}),
       };
     }
-    if (input.editableSchemaMetadata) {
-      // Merged per fieldPath: editing one column never erases another column's edits (an Almanac difference).
-      const esm = structuredClone(current.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] });
-      for (const f of input.editableSchemaMetadata.editableSchemaFieldInfo) {
-        await this.requireField(u.raw, f.fieldPath, current.get('schemaMetadata'));
-        const entry = fieldEntry(esm, f.fieldPath);
-        if (f.description !== undefined && f.description !== null) entry.description = f.description;
-        if (f.globalTags) {
-          const tags = (f.globalTags.tags ?? []).map((t) => checkUrn(t.tag.urn, 'tag', 'tag'));
-          referenced.push(...tags);
-          entry.globalTags = { tags: [...new Set(tags)].map((tag) => ({ tag })) };
-        }
-      }
-      esm.created ??= stamp(actor, now);
-      esm.lastModified = stamp(actor, now);
-      writes.editableSchemaMetadata = esm;
-    }
+    const columns = input.editableSchemaMetadata?.editableSchemaFieldInfo.map((f) => {
+      const tags = f.globalTags ? (f.globalTags.tags ?? []).map((t) => checkUrn(t.tag.urn, 'tag', 'tag')) : undefined;
+      if (tags) referenced.push(...tags);
+      return { fieldPath: f.fieldPath, description: f.description, tags };
+    });
     if (referenced.length) await this.requireAll(referenced, 'Entity');
-    if (Object.keys(writes).length) await this.entities.writeToExisting(u.raw, writes, actor);
+    const aspects = [...Object.keys(writes), ...(input.editableProperties ? ['editableDatasetProperties'] : []),
+      ...(columns ? ['schemaMetadata', 'editableSchemaMetadata'] : [])];
+    if (aspects.length === 0) return;
+    await this.entities.editExisting(u.raw, aspects, (current) => {
+      const next = { ...writes };
+      if (input.editableProperties) {
+        const prev = current.get('editableDatasetProperties');
+        next.editableDatasetProperties = {
+          ...prev,
+          description: input.editableProperties.description,
+          ...(input.editableProperties.name != null ? { name: input.editableProperties.name } : {}),
+          created: prev?.created ?? stamp(actor, now),
+          lastModified: stamp(actor, now),
+        };
+      }
+      if (columns) {
+        // Merged per fieldPath: editing one column never erases another column's edits (an Almanac difference).
+        const esm = structuredClone(current.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] });
+        for (const f of columns) {
+          this.requireField(u.raw, f.fieldPath, current.get('schemaMetadata'));
+          const entry = fieldEntry(esm, f.fieldPath);
+          if (f.description !== undefined && f.description !== null) entry.description = f.description;
+          if (f.tags) entry.globalTags = { tags: [...new Set(f.tags)].map((tag) => ({ tag })) };
+        }
+        esm.created ??= stamp(actor, now);
+        esm.lastModified = stamp(actor, now);
+        next.editableSchemaMetadata = esm;
+      }
+      return next;
+    }, actor);
   }
 
   async updateDescription(input: { description: string; resourceUrn: string; subResourceType?: string | null; subResource?: string | null }, actor: Actor) {
     const u = parseUrn(input.resourceUrn);
     await this.entities.requireExists(u.raw);
-    const current = await this.aspects(u.raw);
     const now = Date.now();
     if (u.entityType === 'dataset') {
       if (input.subResourceType !== 'DATASET_FIELD' || !input.subResource) {
         // Dataset documentation lives in editableDatasetProperties; DataHub refuses this form, we honour it.
-        const prev = current.get('editableDatasetProperties');
-        await this.entities.writeToExisting(u.raw, { editableDatasetProperties: { ...prev, description: input.description,
-          created: prev?.created ?? stamp(actor, now), lastModified: stamp(actor, now) } }, actor);
+        await this.entities.editExisting(u.raw, ['editableDatasetProperties'], (current) => {
+          const prev = current.get('editableDatasetProperties');
+          return { editableDatasetProperties: { ...prev, description: input.description,
+            created: prev?.created ?? stamp(actor, now), lastModified: stamp(actor, now) } };
+        }, actor);
         return;
       }
-      await this.requireField(u.raw, input.subResource, current.get('schemaMetadata'));
-      const esm = structuredClone(current.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] });
-      fieldEntry(esm, input.subResource).description = input.description;
-      esm.created ??= stamp(actor, now);
-      esm.lastModified = stamp(actor, now);
-      await this.entities.writeToExisting(u.raw, { editableSchemaMetadata: esm }, actor);
+      const field = input.subResource;
+      await this.entities.editExisting(u.raw, ['schemaMetadata', 'editableSchemaMetadata'], (current) => {
+        this.requireField(u.raw, field, current.get('schemaMetadata'));
+        const esm = structuredClone(current.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] });
+        fieldEntry(esm, field).description = input.description;
+        esm.created ??= stamp(actor, now);
+        esm.lastModified = stamp(actor, now);
+        return { editableSchemaMetadata: esm };
+      }, actor);
       return;
     }
     if (input.subResourceType) throw badRequest(`subResourceType ${input.subResourceType} applies to datasets only`);
     const target = DESCRIPTION_TARGETS[u.entityType];
     if (!target) throw badRequest(`Failed to update description. Unsupported resource type ${u.entityType}`);
-    const prev = current.get(target.aspect);
-    if (!prev && target.needsExisting) throw notFound(`Properties for this ${target.needsExisting} do not yet exist!`);
-    const next: Obj = { ...prev, [target.field]: input.description };
-    if (u.entityType === 'tag' && !next.name) next.name = u.key;
-    await this.entities.writeToExisting(u.raw, { [target.aspect]: next }, actor);
+    await this.entities.editExisting(u.raw, [target.aspect], (current) => {
+      const prev = current.get(target.aspect);
+      if (!prev && target.needsExisting) throw notFound(`Properties for this ${target.needsExisting} do not yet exist!`);
+      const next: Obj = { ...prev, [target.field]: input.description };
+      if (u.entityType === 'tag' && !next.name) next.name = u.key;
+      return { [target.aspect]: next };
+    }, actor);
   }
 
   async createTag(input: { id?: string | null; name: string; description?: string | null }, actor: Actor): Promise<string> {
@@ -215,17 +225,17 @@ export class EditService {
     if (u.entityType !== 'tag') throw badRequest(`Invalid urn: '${urn}' is not a tag urn`);
     if (input.urn !== u.raw) throw badRequest(`input.urn '${input.urn}' does not match urn '${u.raw}'`);
     await this.entities.requireExists(u.raw);
-    const prev = (await this.aspects(u.raw)).get('tagProperties');
-    const writes: Record<string, unknown> = {
-      tagProperties: { ...prev, name: input.name, ...(input.description != null ? { description: input.description } : {}) },
-    };
+    const writes: Record<string, unknown> = {};
     if (input.ownership) {
       const owners = input.ownership.owners.map((o) => checkUrn(o.owner, ['corpuser', 'corpGroup'], 'owner'));
       await this.requireAll(owners, 'Owner');
       writes.ownership = { owners: input.ownership.owners.map((o) => ownerRecord({ ownerUrn: o.owner, type: o.type,
         ownershipTypeUrn: o.ownershipTypeUrn })), lastModified: stamp(actor) };
     }
-    await this.entities.writeToExisting(u.raw, writes, actor);
+    await this.entities.editExisting(u.raw, ['tagProperties', ...Object.keys(writes)], (current) => ({
+      tagProperties: { ...current.get('tagProperties'), name: input.name, ...(input.description != null ? { description: input.description } : {}) },
+      ...writes,
+    }), actor);
   }
 
   async deleteTag(urn: string): Promise<void> {
@@ -240,8 +250,8 @@ export class EditService {
     if (u.entityType !== 'tag') throw badRequest(`Invalid urn: '${urn}' is not a tag urn`);
     if (!/^#?[0-9a-fA-F]{3,8}$/.test(colorHex)) throw badRequest(`colorHex '${colorHex}' is not a hex colour like #0077b6`);
     if (!(await this.entities.exists(u.raw))) throw notFound(`Failed to set Tag ${u.raw} color. Tag does not exist.`, { urn: u.raw });
-    const prev = (await this.aspects(u.raw)).get('tagProperties');
-    await this.entities.writeToExisting(u.raw, { tagProperties: { name: u.key, ...prev, colorHex } }, actor);
+    await this.entities.editExisting(u.raw, ['tagProperties'],
+      (current) => ({ tagProperties: { name: u.key, ...current.get('tagProperties'), colorHex } }), actor);
   }
 
   /** Adds or removes tags or glossary terms on many resources (and columns): all of them, or none. */
@@ -269,20 +279,25 @@ export class EditService {
         : list.filter((x) => !labels.includes(x[idKey]));
       return { ...holder, [listKey]: next, ...(kind === 'term' ? { auditStamp: stamp(actor) } : {}) };
     };
-    const items = [];
+    // Every resource's aspects are read and written in one transaction: all of them change, or none.
+    const targets = new Map<string, string[]>();
     for (const [urn, refs] of byUrn) {
-      const current = await this.aspects(urn);
+      const columns = refs.some((r) => r.subResource);
+      if (columns && parseUrn(urn).entityType !== 'dataset') throw badRequest(`Columns exist on datasets only, not on ${urn}`);
+      targets.set(urn, [...(refs.some((r) => !r.subResource) ? [aspectName] : []), ...(columns ? ['schemaMetadata', 'editableSchemaMetadata'] : [])]);
+    }
+    await this.entities.edit(targets, (current) => new Map([...byUrn].map(([urn, refs]) => {
+      const values = current.get(urn)!;
       const writes: Record<string, unknown> = {};
       let esm: Obj | undefined;
       for (const r of refs) {
         if (r.subResource) {
-          if (parseUrn(urn).entityType !== 'dataset') throw badRequest(`Columns exist on datasets only, not on ${urn}`);
-          await this.requireField(urn, r.subResource, current.get('schemaMetadata'));
-          esm ??= structuredClone(current.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] }) as Obj;
+          this.requireField(urn, r.subResource, values.get('schemaMetadata'));
+          esm ??= structuredClone(values.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] }) as Obj;
           const entry = fieldEntry(esm, r.subResource);
           entry[aspectName] = apply(entry[aspectName]);
         } else {
-          writes[aspectName] = apply((writes[aspectName] as Obj | undefined) ?? current.get(aspectName));
+          writes[aspectName] = apply((writes[aspectName] as Obj | undefined) ?? values.get(aspectName));
         }
       }
       if (esm) {
@@ -290,28 +305,30 @@ export class EditService {
         esm.lastModified = stamp(actor);
         writes.editableSchemaMetadata = esm;
       }
-      items.push(...Object.entries(writes).map(([aspect, value]) => ({ urn, entityType: parseUrn(urn).entityType, aspect,
-        changeType: 'UPSERT' as const, value, systemMetadata: null })));
-    }
-    await this.entities.ingest(items, actor);
+      return [urn, writes];
+    })), actor);
   }
 
   async addLink(resourceUrn: string, linkUrl: string, label: string, actor: Actor) {
     const urn = (await this.entities.requireExists(resourceUrn)).raw;
-    const prev = (await this.aspects(urn)).get('institutionalMemory');
-    const elements: Obj[] = [...(prev?.elements ?? [])];
     const url = checkUrl(linkUrl);
-    const i = elements.findIndex((e) => e.url === url && e.description === label);
-    if (i >= 0) return; // the same link with the same label is already there
-    elements.push({ url, description: label, createStamp: stamp(actor) });
-    await this.entities.writeToExisting(urn, { institutionalMemory: { ...prev, elements } }, actor);
+    await this.entities.editExisting(urn, ['institutionalMemory'], (current) => {
+      const prev = current.get('institutionalMemory');
+      const elements: Obj[] = [...(prev?.elements ?? [])];
+      const i = elements.findIndex((e) => e.url === url && e.description === label);
+      if (i >= 0) return null; // the same link with the same label is already there
+      elements.push({ url, description: label, createStamp: stamp(actor) });
+      return { institutionalMemory: { ...prev, elements } };
+    }, actor);
   }
 
   async removeLink(resourceUrn: string, linkUrl: string, actor: Actor) {
     const urn = (await this.entities.requireExists(resourceUrn)).raw;
-    const prev = (await this.aspects(urn)).get('institutionalMemory');
-    const elements = (prev?.elements ?? []).filter((e: Obj) => e.url !== linkUrl);
-    await this.entities.writeToExisting(urn, { institutionalMemory: { ...prev, elements } }, actor);
+    await this.entities.editExisting(urn, ['institutionalMemory'], (current) => {
+      const prev = current.get('institutionalMemory');
+      const elements = (prev?.elements ?? []).filter((e: Obj) => e.url !== linkUrl);
+      return { institutionalMemory: { ...prev, elements } };
+    }, actor);
   }
 
   async addOwners(resourceUrn: string, owners: OwnerInput[], actor: Actor) {
@@ -319,23 +336,27 @@ export class EditService {
     if (owners.length === 0) throw badRequest('No owners given');
     for (const o of owners) checkUrn(o.ownerUrn, ['corpuser', 'corpGroup'], 'owner');
     await this.requireAll(owners.map((o) => o.ownerUrn), 'Owner');
-    const prev = (await this.aspects(urn)).get('ownership');
-    const list: Obj[] = [...(prev?.owners ?? [])];
-    for (const o of owners) {
-      const rec = ownerRecord(o);
-      const same = (x: Obj) => x.owner === rec.owner && (x.typeUrn ?? TYPE_URNS[x.type] ?? TYPE_URNS.NONE) === rec.typeUrn;
-      if (!list.some(same)) list.push(rec);
-    }
-    await this.entities.writeToExisting(urn, { ownership: { ...prev, owners: list, lastModified: stamp(actor) } }, actor);
+    await this.entities.editExisting(urn, ['ownership'], (current) => {
+      const prev = current.get('ownership');
+      const list: Obj[] = [...(prev?.owners ?? [])];
+      for (const o of owners) {
+        const rec = ownerRecord(o);
+        const same = (x: Obj) => x.owner === rec.owner && (x.typeUrn ?? TYPE_URNS[x.type] ?? TYPE_URNS.NONE) === rec.typeUrn;
+        if (!list.some(same)) list.push(rec);
+      }
+      return { ownership: { ...prev, owners: list, lastModified: stamp(actor) } };
+    }, actor);
   }
 
   async removeOwner(resourceUrn: string, ownerUrn: string, ownershipTypeUrn: string | null | undefined, actor: Actor) {
     const urn = (await this.entities.requireExists(resourceUrn)).raw;
-    const prev = (await this.aspects(urn)).get('ownership');
-    // Without an ownership type the owner goes under every type, as DataHub does.
-    const owners = (prev?.owners ?? []).filter((x: Obj) => !(x.owner === ownerUrn &&
-      (!ownershipTypeUrn || (x.typeUrn ?? TYPE_URNS[x.type] ?? TYPE_URNS.NONE) === ownershipTypeUrn)));
-    await this.entities.writeToExisting(urn, { ownership: { ...prev, owners, lastModified: stamp(actor) } }, actor);
+    await this.entities.editExisting(urn, ['ownership'], (current) => {
+      const prev = current.get('ownership');
+      // Without an ownership type the owner goes under every type, as DataHub does.
+      const owners = (prev?.owners ?? []).filter((x: Obj) => !(x.owner === ownerUrn &&
+        (!ownershipTypeUrn || (x.typeUrn ?? TYPE_URNS[x.type] ?? TYPE_URNS.NONE) === ownershipTypeUrn)));
+      return { ownership: { ...prev, owners, lastModified: stamp(actor) } };
+    }, actor);
   }
 }
 

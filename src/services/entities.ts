@@ -2,10 +2,12 @@ import { badRequest, notFound, unprocessable } from '../errors.js';
 import { validateOrThrow } from '../model/aspect-schemas.js';
 import { aspectSpec, entityHasAspect, entitySpec, keyAspectValue } from '../model/registry.js';
 import { parseUrn, type Urn } from '../model/urn.js';
-import type { AspectRecord, AspectWrite, Store, TimeseriesWrite } from '../storage/types.js';
-import type { Actor } from './actor.js';
+import type { AspectRecord, AspectWrite, AspectWriteResult, LatestAspects, Store, TimeseriesWrite } from '../storage/types.js';
+import { SYSTEM_ACTOR_URN, type Actor } from './actor.js';
 import type { ChangeItem } from './ingest-format.js';
-import { applyPatch } from './patch.js';
+import { applyPatch, type Stamp } from './patch.js';
+
+type Obj = Record<string, any>;
 
 export interface IngestResult {
   /** Versioned aspects whose value changed (a new version was made). */
@@ -48,6 +50,12 @@ export class EntityService {
 
   /** Checks one change against the registry and the aspect's schema; throws 422/400 naming the problem. */
   validate(item: ChangeItem): void {
+    this.checkTarget(item);
+    if (item.changeType !== 'DELETE') validateOrThrow(item.aspect, item.value);
+  }
+
+  /** The registry's part of validate: the entity type has this aspect, and it may be changed this way. */
+  private checkTarget(item: ChangeItem): void {
     const spec = entitySpec(item.entityType);
     if (!spec) throw unprocessable(`Unknown entity type '${item.entityType}'`, { urn: item.urn });
     if (!aspectSpec(item.aspect)) throw unprocessable(`Unknown aspect '${item.aspect}'`, { urn: item.urn, aspect: item.aspect });
@@ -61,69 +69,68 @@ export class EntityService {
     if (item.aspect === spec.keyAspect) {
       throw unprocessable(`Key aspect '${item.aspect}' is derived from the urn and cannot be written`, { aspect: item.aspect });
     }
-    validateOrThrow(item.aspect, item.value);
+    if (item.changeType === 'PATCH' && aspectSpec(item.aspect)!.timeseries) {
+      throw unprocessable(`Time-series aspect '${item.aspect}' cannot be patched; send it with UPSERT`);
+    }
   }
 
-  /** Validates every item first, then writes all of them in one transaction. */
+  /**
+   * Validates every item first, then writes all of them in one transaction. A batch with PATCH items reads and
+   * writes the aspects it touches under lock (store.updateAspects): each patch applies to the value stored when it
+   * runs, so concurrent patches of one aspect all survive.
+   */
   async ingest(input: ChangeItem[], actor: Actor): Promise<IngestResult> {
-    const items = await this.resolvePatches(input);
-    for (const item of items) this.validate(item);
-    const versioned: AspectWrite[] = [];
-    const timeseries: TimeseriesWrite[] = [];
-    const deletes: ChangeItem[] = [];
-    const now = Date.now();
-    for (const item of items) {
-      const entityType = entitySpec(item.entityType)!.name;
-      if (item.changeType === 'DELETE') deletes.push(item);
-      else if (aspectSpec(item.aspect)!.timeseries) timeseries.push(toTimeseriesWrite({ ...item, entityType }));
-      else versioned.push({ urn: item.urn, entityType, aspect: item.aspect, value: item.value,
-        systemMetadata: item.systemMetadata, actor: actor.urn, time: now });
+    const patches = input.some((i) => i.changeType === 'PATCH');
+    for (const item of input) {
+      if (item.changeType === 'PATCH') this.checkTarget(item);
+      else this.validate(item);
     }
+    const now = Date.now();
     // DataHub writes the key aspect of every entity it has not seen; so do we (identical writes are no-ops).
-    const newUrns = [...new Set([...versioned, ...timeseries].map((w) => w.urn))];
+    const newUrns = [...new Set(input.filter((i) => i.changeType !== 'DELETE').map((i) => i.urn))];
     const known = newUrns.length ? await this.store.existing(newUrns) : new Set<string>();
+    const keyWrites: AspectWrite[] = [];
     for (const urn of newUrns) {
       if (known.has(urn)) continue;
       const u = parseUrn(urn);
       const spec = entitySpec(u.entityType)!;
       const key = keyAspectValue(spec.name, u.parts);
-      if (key) versioned.unshift({ urn, entityType: spec.name, aspect: spec.keyAspect, value: key, systemMetadata: null,
-        actor: actor.urn, time: now });
+      if (key) keyWrites.push({ urn, entityType: spec.name, aspect: spec.keyAspect, value: key, systemMetadata: null, actor: actor.urn, time: now });
     }
-    const results = versioned.length || timeseries.length
-      ? await this.store.writeAspects(versioned, this.historyCap, timeseries) : [];
+    const plan = (items: ChangeItem[]) => {
+      const versioned: AspectWrite[] = [...keyWrites];
+      const timeseries: TimeseriesWrite[] = [];
+      for (const item of items) {
+        if (item.changeType === 'DELETE') continue;
+        const entityType = entitySpec(item.entityType)!.name;
+        if (aspectSpec(item.aspect)!.timeseries) timeseries.push(toTimeseriesWrite({ ...item, entityType }));
+        else versioned.push({ urn: item.urn, entityType, aspect: item.aspect, value: item.value, systemMetadata: item.systemMetadata, actor: actor.urn, time: now });
+      }
+      return { writes: versioned, timeseries };
+    };
+    let results: AspectWriteResult[] = [];
+    if (patches) {
+      const keys = [...keyWrites, ...input.filter((i) => i.changeType !== 'DELETE' && !aspectSpec(i.aspect)!.timeseries)];
+      results = await this.store.updateAspects(keys, (current) => {
+        const items = resolvePatches(input, current, { time: now, actor: SYSTEM_ACTOR_URN });
+        items.forEach((item, i) => { if (input[i]!.changeType === 'PATCH') validateOrThrow(item.aspect, item.value); });
+        return plan(items);
+      }, this.historyCap);
+    } else {
+      const { writes, timeseries } = plan(input);
+      if (writes.length || timeseries.length) results = await this.store.writeAspects(writes, this.historyCap, timeseries);
+    }
     let deleted = 0;
-    for (const d of deletes) {
+    for (const d of input.filter((i) => i.changeType === 'DELETE')) {
       deleted += aspectSpec(d.aspect)!.timeseries
         ? await this.store.deleteTimeseriesRange(d.urn, entitySpec(d.entityType)!.name, d.aspect)
         : await this.store.deleteAspects(d.urn, [d.aspect]);
     }
-    this.written(items.map((i) => entitySpec(i.entityType)!.name));
-    await this.runAfterWrite([...new Set(items.map((i) => i.urn))]);
+    this.written(input.map((i) => entitySpec(i.entityType)!.name));
+    await this.runAfterWrite([...new Set(input.map((i) => i.urn))]);
     const changed = results.filter((r) => r.changed).length;
-    return { changed, unchanged: results.length - changed, timeseries: timeseries.length, deleted };
-  }
-
-  /**
-   * Turns PATCH items into UPSERTs of the patched value (patches of one aspect in one batch apply in order).
-   * The read and the write are not one transaction: two concurrent patches of one aspect may lose one.
-   */
-  private async resolvePatches(items: ChangeItem[]): Promise<ChangeItem[]> {
-    if (!items.some((i) => i.changeType === 'PATCH')) return items;
-    const pending = new Map<string, unknown>();
-    const out: ChangeItem[] = [];
-    for (const item of items) {
-      if (item.changeType !== 'PATCH') { out.push(item); continue; }
-      const spec = aspectSpec(item.aspect);
-      if (!spec) throw unprocessable(`Unknown aspect '${item.aspect}'`, { urn: item.urn, aspect: item.aspect });
-      if (spec.timeseries) throw unprocessable(`Time-series aspect '${item.aspect}' cannot be patched; send it with UPSERT`);
-      const key = `${item.urn}\n${item.aspect}`;
-      const current = pending.has(key) ? pending.get(key) : (await this.getLatest(item.urn, [item.aspect])).get(item.aspect)?.value;
-      const value = applyPatch(item.aspect, current, item.value);
-      pending.set(key, value);
-      out.push({ ...item, changeType: 'UPSERT', value });
-    }
-    return out;
+    const timeseriesCount = input.filter((i) => i.changeType !== 'DELETE' && aspectSpec(i.aspect)!.timeseries).length;
+    return { changed, unchanged: results.length - changed, timeseries: timeseriesCount, deleted };
   }
 
   /** Writes aspects of an entity that must already exist (GraphQL edits): 404 otherwise, nothing written. */
@@ -134,6 +141,50 @@ export class EntityService {
       urn, entityType: u.entityType, aspect, changeType: 'UPSERT', value, systemMetadata: null,
     }));
     await this.ingest(items, actor);
+  }
+
+  /**
+   * Read-modify-write of aspects of an entity that must exist (404 otherwise, nothing written), with no lost
+   * update: the named aspects are locked and read, `modify` returns new values for some of them (or nothing), and
+   * these are validated and written in the same transaction. `modify` must be synchronous and work only on the
+   * values it is given; what it throws (and a value that fails validation) leaves everything as it was.
+   */
+  async editExisting(urn: string, aspects: readonly string[], modify: (current: Map<string, Obj>) => Record<string, unknown> | null,
+    actor: Actor): Promise<void> {
+    const u = await this.requireExists(urn);
+    await this.edit(new Map([[u.raw, aspects]]), (current) => {
+      const next = modify(current.get(u.raw)!);
+      return new Map(next ? [[u.raw, next]] : []);
+    }, actor);
+  }
+
+  /**
+   * editExisting for several entities in one transaction (all written, or none). The caller has checked that
+   * the entities exist.
+   */
+  async edit(targets: ReadonlyMap<string, readonly string[]>, modify: (current: Map<string, Map<string, Obj>>) => Map<string, Record<string, unknown>>,
+    actor: Actor): Promise<void> {
+    const keys = [...targets].flatMap(([urn, aspects]) => aspects.map((aspect) => ({ urn, aspect })));
+    const now = Date.now();
+    const touched = new Map<string, string>();
+    const results = await this.store.updateAspects(keys, (latest) => {
+      const current = new Map([...targets.keys()].map((urn) =>
+        [urn, new Map([...(latest.get(urn) ?? [])].map(([aspect, rec]) => [aspect, rec.value as Obj]))]));
+      const writes: AspectWrite[] = [];
+      for (const [urn, values] of modify(current)) {
+        const entityType = parseUrn(urn).entityType;
+        for (const [aspect, value] of Object.entries(values)) {
+          this.validate({ urn, entityType, aspect, changeType: 'UPSERT', value, systemMetadata: null });
+          const name = entitySpec(entityType)!.name;
+          touched.set(urn, name);
+          writes.push({ urn, entityType: name, aspect, value, systemMetadata: null, actor: actor.urn, time: now });
+        }
+      }
+      return { writes };
+    }, this.historyCap);
+    if (results.length === 0) return;
+    this.written(touched.values());
+    await this.runAfterWrite([...touched.keys()]);
   }
 
   async exists(urn: string): Promise<boolean> {
@@ -168,6 +219,26 @@ export class EntityService {
     await this.runAfterWrite([u.raw]);
     return result;
   }
+}
+
+/**
+ * Turns PATCH items into UPSERTs of the patched value, against the values read under lock. Changes of one aspect
+ * in one batch apply in order: a patch after an UPSERT (or another patch) of the same aspect applies to that value.
+ */
+function resolvePatches(items: ChangeItem[], current: LatestAspects, stamp: Stamp): ChangeItem[] {
+  const pending = new Map<string, unknown>();
+  return items.map((item) => {
+    if (item.changeType === 'DELETE' || aspectSpec(item.aspect)!.timeseries) return item;
+    const key = `${item.urn}\n${item.aspect}`;
+    if (item.changeType !== 'PATCH') {
+      pending.set(key, item.value);
+      return item;
+    }
+    const base = pending.has(key) ? pending.get(key) : current.get(item.urn)?.get(item.aspect)?.value;
+    const value = applyPatch(item.aspect, base, item.value, stamp);
+    pending.set(key, value);
+    return { ...item, changeType: 'UPSERT', value };
+  });
 }
 
 function toTimeseriesWrite(item: ChangeItem): TimeseriesWrite {
