@@ -105,8 +105,8 @@ describe('prototype keys: the shared helpers', () => {
     const inherited = Object.create({ state: 'ACTIVE', type: 'PLATFORM', privileges: ['MANAGE_POLICIES'],
       actors: { allUsers: true } }) as object;
     const rule = policyRule(inherited);
-    assert.deepEqual({ ...rule, users: [...rule.users], groups: [...rule.groups] }, { active: false, type: undefined, privileges: [],
-      users: [], groups: [], allUsers: false, allGroups: false, resourceOwners: false, resources: undefined });
+    assert.deepEqual({ ...rule, users: [...rule.users], groups: [...rule.groups], roles: [...rule.roles] }, { active: false, type: undefined,
+      privileges: [], users: [], groups: [], roles: [], allUsers: false, allGroups: false, resourceOwners: false, resources: undefined });
     const actors = Object.create({ allUsers: true, users: ['urn:li:corpuser:alice'] }) as object;
     const own = policyRule({ state: 'ACTIVE', type: 'PLATFORM', privileges: ['MANAGE_POLICIES'], actors });
     assert.equal(own.allUsers, false);

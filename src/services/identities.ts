@@ -78,14 +78,19 @@ export class IdentityService {
     const u = check(urn, 'corpuser');
     await this.entities.requireExists(u);
     await this.tokens.revokeAllOf(u);
+    // Legacy member lists (corpGroupInfo.members / admins) that name the user drop them, each under the aspect's lock.
     const groupRows = await this.store.listEntities({ entityType: 'corpGroup' });
     const infos = await this.store.getLatest(groupRows.map((r) => r.urn), ['corpGroupInfo']);
-    for (const [g, m] of infos) {
-      const info = m.get('corpGroupInfo')?.value as Obj | undefined;
-      if (!info || !(['members', 'admins'] as const).some((k) => Array.isArray(info[k]) && info[k].includes(u))) continue;
-      const next = { ...info };
-      for (const k of ['members', 'admins'] as const) if (Array.isArray(next[k])) next[k] = next[k].filter((x: string) => x !== u);
-      await this.entities.writeToExisting(g, { corpGroupInfo: next }, actor);
+    const naming = [...infos].filter(([, m]) => (['members', 'admins'] as const)
+      .some((k) => ownStringList(m.get('corpGroupInfo')?.value, k).includes(u))).map(([g]) => g);
+    if (naming.length) {
+      await this.entities.edit(new Map(naming.map((g) => [g, ['corpGroupInfo']])), (current) => new Map([...current].flatMap(([g, m]) => {
+        const info = m.get('corpGroupInfo');
+        if (!info) return [];
+        const next: Obj = { ...info };
+        for (const k of ['members', 'admins'] as const) if (Array.isArray(next[k])) next[k] = ownStringList(next, k).filter((x) => x !== u);
+        return [[g, { corpGroupInfo: next }]];
+      })), actor);
     }
     await this.entities.deleteEntity(u);
   }
@@ -107,21 +112,25 @@ export class IdentityService {
     const aspect = native?.type === 'NATIVE' ? 'nativeGroupMembership' : 'groupMembership';
     const field = (a: string) => (a === 'nativeGroupMembership' ? 'nativeGroups' : 'groups');
     const aspects = op === 'add' ? [aspect] : ['groupMembership', 'nativeGroupMembership'];
-    const latest = await this.store.getLatest(users, aspects);
-    const items = users.flatMap((u) => aspects.flatMap((a) => {
-      const list = ownStringList(latest.get(u)?.get(a)?.value, field(a));
-      const next = op === 'add' ? (list.includes(g) ? null : [...list, g]) : (list.includes(g) ? list.filter((x) => x !== g) : null);
-      return next ? [{ urn: u, entityType: 'corpuser', aspect: a, changeType: 'UPSERT' as const, value: { [field(a)]: next }, systemMetadata: null }] : [];
-    }));
-    if (items.length) await this.entities.ingest(items, actor);
+    // One transaction for all users, each membership aspect locked while it is read and rewritten.
+    await this.entities.edit(new Map(users.map((u) => [u, aspects])), (current) => new Map(users.flatMap((u) => {
+      const out: Obj = {};
+      for (const a of aspects) {
+        const list = ownStringList(current.get(u)?.get(a), field(a));
+        if (op === 'add' && !list.includes(g)) out[a] = { [field(a)]: [...list, g] };
+        if (op === 'remove' && list.includes(g)) out[a] = { [field(a)]: list.filter((x) => x !== g) };
+      }
+      return Object.keys(out).length ? [[u, out]] : [];
+    })), actor);
   }
 
   async updateGroup(urn: string, input: { description?: string | null; slack?: string | null; email?: string | null }, actor: Actor) {
     const g = check(urn, 'corpGroup');
     await this.entities.requireExists(g);
-    const prev = (await this.entities.getLatest(g, ['corpGroupEditableInfo'])).get('corpGroupEditableInfo')?.value as Obj | undefined;
-    const next: Obj = { ...prev };
-    for (const k of ['description', 'slack', 'email'] as const) if (input[k] != null) next[k] = input[k];
-    await this.entities.writeToExisting(g, { corpGroupEditableInfo: next }, actor);
+    await this.entities.editExisting(g, ['corpGroupEditableInfo'], (current) => {
+      const next: Obj = { ...current.get('corpGroupEditableInfo') };
+      for (const k of ['description', 'slack', 'email'] as const) if (input[k] != null) next[k] = input[k];
+      return { corpGroupEditableInfo: next };
+    }, actor);
   }
 }
