@@ -224,6 +224,21 @@ forEachEngine('concurrent edits of one aspect lose nothing', (ctx) => {
     assert.equal(bad.body.message, 'Invalid aspect globalTags: tags[0].tag: expected a urn, got number');
     assert.equal((await aspect(urn, 'globalTags')).status, 404);
   });
+
+  test('20 concurrent createTag and createGroup calls with one id: exactly one creates it, the others get 409', async () => {
+    for (const [mutation, urn, what] of [
+      ['createTag(input: { id: "raced", name: "Raced" })', 'urn:li:tag:raced', 'Tag'],
+      ['createGroup(input: { id: "raced", name: "Raced" })', 'urn:li:corpGroup:raced', 'Group'],
+    ] as const) {
+      const results = await Promise.all(Array.from({ length: 20 }, () => graphql(`mutation { ${mutation} }`)));
+      const created = results.filter((r) => r.body.errors === undefined);
+      assert.equal(created.length, 1, JSON.stringify(results.map((r) => r.body)));
+      assert.deepEqual(created[0]!.body.data, { [mutation.slice(0, mutation.indexOf('('))]: urn });
+      for (const r of results.filter((x) => x.body.errors)) {
+        assert.deepEqual([r.body.errors[0].extensions.code, r.body.errors[0].message], [409, `This ${what} already exists: ${urn}`]);
+      }
+    }
+  });
 });
 
 forEachEngine('store.updateAspects: read-modify-write under lock', (ctx) => {

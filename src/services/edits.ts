@@ -209,14 +209,10 @@ export class EditService {
     const id = input.id ?? crypto.randomUUID();
     if (!id.trim() || /[\s,()]/.test(id)) throw badRequest(`Tag id '${id}' must be non-empty and contain no spaces, commas or parentheses`);
     const urn = parseUrn(`urn:li:tag:${id}`).raw;
-    if (await this.entities.exists(urn)) throw conflict(`This Tag already exists: ${urn}`, { urn });
     const props: Obj = { name: input.name };
     if (input.description != null) props.description = input.description;
-    await this.entities.ingest([
-      { urn, entityType: 'tag', aspect: 'tagProperties', changeType: 'CREATE', value: props, systemMetadata: null },
-      { urn, entityType: 'tag', aspect: 'ownership', changeType: 'CREATE', systemMetadata: null,
-        value: { owners: [ownerRecord({ ownerUrn: actor.urn, type: 'TECHNICAL_OWNER' })], lastModified: stamp(actor) } },
-    ], actor);
+    await this.entities.createOnce(urn, { tagProperties: props,
+      ownership: { owners: [ownerRecord({ ownerUrn: actor.urn, type: 'TECHNICAL_OWNER' })], lastModified: stamp(actor) } }, actor, 'Tag');
     return urn;
   }
 

@@ -1,4 +1,4 @@
-import { badRequest, notFound, unprocessable } from '../errors.js';
+import { badRequest, conflict, notFound, unprocessable } from '../errors.js';
 import { validateOrThrow } from '../model/aspect-schemas.js';
 import { aspectSpec, entityHasAspect, entitySpec, keyAspectValue } from '../model/registry.js';
 import { parseUrn, type Urn } from '../model/urn.js';
@@ -185,6 +185,19 @@ export class EntityService {
     if (results.length === 0) return;
     this.written(touched.values());
     await this.runAfterWrite([...touched.keys()]);
+  }
+
+  /**
+   * Creates an entity from these aspects unless it exists: the existence check and the write happen under the
+   * aspects' locks, so of two concurrent creations of one urn exactly one succeeds and the other gets 409.
+   */
+  async createOnce(urn: string, values: Record<string, unknown>, actor: Actor, what: string): Promise<void> {
+    const conflictError = () => conflict(`This ${what} already exists: ${urn}`, { urn });
+    if (await this.exists(urn)) throw conflictError();
+    await this.edit(new Map([[urn, Object.keys(values)]]), (current) => {
+      if ((current.get(urn)?.size ?? 0) > 0) throw conflictError();
+      return new Map([[urn, values]]);
+    }, actor);
   }
 
   async exists(urn: string): Promise<boolean> {

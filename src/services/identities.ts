@@ -1,4 +1,4 @@
-import { badRequest, conflict, notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import type { Actor } from './actor.js';
@@ -46,10 +46,9 @@ export class IdentityService {
     const id = input.id ?? crypto.randomUUID();
     if (!id.trim() || /[\s,()]/.test(id)) throw badRequest(`Group id '${id}' must be non-empty and contain no spaces, commas or parentheses`);
     const urn = parseUrn(`urn:li:corpGroup:${id}`).raw;
-    if (await this.entities.exists(urn)) throw conflict(`This Group already exists: ${urn}`, { urn });
-    await this.entities.ingest([{ urn, entityType: 'corpGroup', aspect: 'corpGroupInfo', changeType: 'UPSERT', systemMetadata: null,
-      value: { displayName: input.name, ...(input.description ? { description: input.description } : {}), admins: [], members: [], groups: [] } },
-    { urn, entityType: 'corpGroup', aspect: 'origin', changeType: 'UPSERT', systemMetadata: null, value: { type: 'NATIVE' } }], actor);
+    await this.entities.createOnce(urn, {
+      corpGroupInfo: { displayName: input.name, ...(input.description ? { description: input.description } : {}), admins: [], members: [], groups: [] },
+      origin: { type: 'NATIVE' } }, actor, 'Group');
     return urn;
   }
 
