@@ -1,18 +1,27 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { GraphQLError } from 'graphql';
+import { parse, type GraphQLError } from 'graphql';
 import mercurius from 'mercurius';
 import { AlmanacError, badRequest } from '../errors.js';
 import type { Catalog } from '../services/catalog.js';
 import { sendError } from '../http/errors.js';
 import { EntityLoader, type GraphQLContext } from './context.js';
-import { costLimitRule } from './cost-limit.js';
+import { checkVariables, costLimitRule, listItemsIn, type RequestLimits } from './cost-limit.js';
 import { formatExecutionError, formatRequestError } from './errors.js';
 import { coerceIntStrings } from './int-strings.js';
 import { resolvers, schemaFiles } from './schema.js';
 
-/** Limits that refuse abusive documents before anything runs. */
-export const LIMITS = { depth: 20, fields: 5000, tokens: 50_000 };
+/**
+ * Limits that refuse abusive requests before anything runs (src/graphql/cost-limit.ts). DataHub's own web app stays
+ * well inside them: at most 5 names for one field in a selection set, lists it sends sized by what a user selects
+ * (a search page holds at most 100 results), and getEntities selects 3,864 fields once its fragments are expanded.
+ */
+export const LIMITS: RequestLimits & { depth: number; tokens: number } = {
+  depth: 20, tokens: 50_000, fields: 5_000, cost: 10_000, listItems: 1_000, namesPerField: 10,
+};
+
+/** Thrown to refuse a request before execution; the handler answers with its errors. */
+const refusal = (errors: GraphQLError[]) => Object.assign(new Error('refused'), { errors });
 
 const PATHS = ['/api/graphql', '/api/v2/graphql'];
 
@@ -31,10 +40,16 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
     jit: 1,
     cache: 1024,
     queryDepth: LIMITS.depth,
-    validationRules: [costLimitRule(LIMITS.fields)],
+    validationRules: [costLimitRule(LIMITS)],
     graphql: { parseOptions: { maxTokens: LIMITS.tokens } },
     // Errors are formatted by us (below), from the raw GraphQL errors.
     errorFormatter: (execution) => ({ statusCode: 200, response: execution as never }),
+  });
+  // Lists passed in variables, measured against the operation about to run (its document is parsed and cached).
+  const operationNames = new WeakMap<object, string | undefined>();
+  app.graphql.addHook('preExecution', async (_schema, document, context, variables) => {
+    const errors = checkVariables(document, operationNames.get(context), variables as Record<string, unknown> | undefined, LIMITS);
+    if (errors.length) throw refusal(errors);
   });
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -53,6 +68,18 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
     reply.type('application/json; charset=utf-8');
     try {
       const vars = coerceIntStrings(query, (variables ?? undefined) as Record<string, unknown> | undefined);
+      // Variables holding big lists are measured before graphql coerces them item by item.
+      if (listItemsIn(vars, LIMITS.listItems) > LIMITS.listItems) {
+        let doc;
+        try {
+          doc = parse(query, { maxTokens: LIMITS.tokens });
+        } catch {
+          doc = undefined; // the syntax error is reported by the normal path
+        }
+        const errors = doc ? checkVariables(doc, (operationName ?? undefined) as string | undefined, vars, LIMITS) : [];
+        if (errors.length) throw refusal(errors);
+      }
+      operationNames.set(context, (operationName ?? undefined) as string | undefined);
       const result = await app.graphql(query, context as never, vars as never,
         (operationName ?? undefined) as string | undefined);
       // No data at all means the request failed before execution (graphql-jit coerces variables itself).

@@ -106,7 +106,7 @@ export class SearchService {
   async search(q: { query: string; entityTypes?: string[]; start?: number; count?: number; filters?: FilterClause[][] }) {
     const start = q.start ?? 0;
     const count = q.count ?? 10;
-    if (!Number.isInteger(start) || start < 0) throw badRequest(`start must be a whole number ≥ 0, got ${start}`);
+    if (!Number.isSafeInteger(start) || start < 0) throw badRequest(`start must be a whole number ≥ 0, got ${start}`);
     if (!Number.isInteger(count) || count < 0 || count > 10_000) throw badRequest(`count must be between 0 and 10000, got ${count}`);
     const terms = queryTerms(q.query);
     const groups = (q.filters ?? []).filter((g) => g.length > 0);

@@ -64,8 +64,8 @@ export const searchResolvers = {
     },
     scrollAcrossEntities: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       // The scroll id is the offset of the next page.
-      const start = input.scrollId ? Number(input.scrollId) : 0;
-      if (!Number.isInteger(start) || start < 0) throw badRequest(`Invalid scrollId '${input.scrollId}'`);
+      const start = input.scrollId ? (/^\d+$/.test(input.scrollId) ? Number(input.scrollId) : NaN) : 0;
+      if (!Number.isSafeInteger(start)) throw badRequest(`Invalid scrollId '${input.scrollId}'`);
       const res = await run(ctx, input.query, types(input.types), start, Number(input.count ?? 10), filtersOf(input));
       const next = start + res.count;
       return { nextScrollId: next < res.total ? String(next) : null, count: res.count, total: res.total,
