@@ -166,7 +166,7 @@ forEachEngine('time series', (ctx) => {
       [{ entityType: 'dataset', aspect: 'datasetProfile' }, /Missing required parameter 'endTimeMillis'/],
       [{ entityType: 'dataset', aspect: 'schemaMetadata', endTimeMillis: 1 }, /dataset\.schemaMetadata is not a time-series aspect/],
       [{ entityType: 'spaceship', aspect: 'datasetProfile', endTimeMillis: 1 }, /spaceship\.datasetProfile is not a time-series aspect/],
-      [{ entityType: 'dataset', aspect: 'datasetProfile', endTimeMillis: 'soon' }, /endTimeMillis must be a number/],
+      [{ entityType: 'dataset', aspect: 'datasetProfile', endTimeMillis: 'soon' }, /endTimeMillis must be a whole number/],
       [{ entityType: 'dataset', aspect: 'datasetProfile', endTimeMillis: 1, forceReindex: true, forceDeleteByQuery: true }, /please only set forceReindex OR forceDeleteByQuery flags/],
       [{ entityType: 'dataset', aspect: 'datasetProfile', endTimeMillis: 1, batchSize: 0 }, /batchSize must be between/],
     ];

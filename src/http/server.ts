@@ -33,6 +33,8 @@ export async function buildServer(catalog: Catalog, opts: ServerOptions = {}): P
     bodyLimit: catalog.config.bodyLimit,
     // Urns are long: a dataset urn with a deep path easily passes find-my-way's 100-character default.
     routerOptions: { maxParamLength: 4096, ignoreDuplicateSlashes: true },
+    // A path the router cannot decode (`%ZZ`) gets the same error body as every other 400.
+    frameworkErrors: (err, request, reply) => sendError(request, reply, err),
     // One line per request only when debugging; errors are logged where they are handled.
     logController: new LogController({
       disableRequestLogging: catalog.config.logLevel !== 'debug' && catalog.config.logLevel !== 'trace',

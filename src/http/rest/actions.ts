@@ -39,25 +39,73 @@ export function urnFromPath(request: FastifyRequest, resource: string): string {
   }
 }
 
-/** Rest.li 2.0 list syntax in query strings: `List(a,b)`; also accepts plain comma lists and repeats. */
-export function restliList(v: unknown): string[] | undefined {
-  if (v === undefined) return undefined;
-  const values = Array.isArray(v) ? v.map(String) : [String(v)];
-  return values.flatMap((s) => {
+/** Items one list parameter of a read (`ids=List(…)`, `urns`, `aspects`) may hold. */
+export const MAX_LIST_ITEMS = 1_000;
+/** Items one ingestion batch may hold: 50 times the Python emitter's default batch of 200 proposals. */
+export const MAX_BATCH_ITEMS = 10_000;
+
+/** Refuses a list parameter longer than `max` with a 400 naming it. */
+export function boundedList<T>(list: T[], name: string, max: number): T[] {
+  if (list.length > max) throw badRequest(`${name} holds ${list.length} items; at most ${max} are allowed`, { field: name });
+  return list;
+}
+
+/** The raw (still percent-encoded) values of a query-string parameter, in order. */
+function rawQueryValues(request: FastifyRequest, name: string): string[] {
+  const url = request.raw.url ?? '';
+  const q = url.indexOf('?');
+  if (q < 0) return [];
+  const out: string[] = [];
+  for (const pair of url.slice(q + 1).split('&')) {
+    const eq = pair.indexOf('=');
+    if ((eq < 0 ? pair : pair.slice(0, eq)) === name) out.push(eq < 0 ? '' : pair.slice(eq + 1));
+  }
+  return out;
+}
+
+/**
+ * A Rest.li 2.0 list parameter, `name=List(a,b)`, read the way Rest.li reads it: the structure (`List(`, `,`, `)`)
+ * is parsed on the raw query string and each item is percent-decoded exactly once, so a urn holding `%25` or
+ * a literal `%` keeps it. Urns sent unencoded keep their commas (split only outside parentheses); plain comma
+ * lists and repeated parameters are accepted too. Undefined when the parameter is absent.
+ */
+export function restliListParam(request: FastifyRequest, name: string, max = MAX_LIST_ITEMS): string[] | undefined {
+  const values = rawQueryValues(request, name);
+  if (values.length === 0) return undefined;
+  const items = values.flatMap((s) => {
     const m = /^List\((.*)\)$/.exec(s);
     // Urns carry commas inside their tuples: split only outside parentheses.
     const parts = splitTopLevel(m ? m[1]! : s);
-    if (typeof parts === 'string') throw badRequest(`Malformed list '${s}': ${parts}`);
+    if (typeof parts === 'string') throw badRequest(`Malformed list in parameter ${name}: ${parts}`, { field: name });
     return parts;
-  }).map((s) => decodeURIComponent(s)).filter((s) => s.length > 0);
+  }).filter((s) => s.length > 0);
+  boundedList(items, name, max);
+  return items.map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      throw badRequest(`Parameter ${name} holds an item that is not valid percent-encoding: '${s}'`, { field: name });
+    }
+  });
 }
 
-export function optionalNumber(body: Record<string, unknown>, name: string): number | undefined {
-  const v = body[name];
+/**
+ * A whole-number parameter: a JSON number or a string of decimal digits, a safe integer within [min, max].
+ * Anything else (1.5, 1e308, '0x10', 'abc') is a 400, so no parameter reaches SQL as something a column refuses.
+ */
+export function parseInteger(v: unknown, name: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (v === undefined || v === null || v === '') return undefined;
-  const n = typeof v === 'number' ? v : Number(v);
-  if (!Number.isFinite(n)) throw badRequest(`${name} must be a number, got '${String(v)}'`, { field: name });
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    const range = min > Number.MIN_SAFE_INTEGER && max < Number.MAX_SAFE_INTEGER ? ` between ${min} and ${max}`
+      : min > Number.MIN_SAFE_INTEGER ? ` ≥ ${min}` : max < Number.MAX_SAFE_INTEGER ? ` ≤ ${max}` : '';
+    throw badRequest(`${name} must be a whole number${range}, got '${String(v)}'`, { field: name });
+  }
   return n;
+}
+
+export function optionalInteger(body: Record<string, unknown>, name: string, min?: number, max?: number): number | undefined {
+  return parseInteger(body[name], name, min, max);
 }
 
 export function requiredString(body: Record<string, unknown>, name: string): string {

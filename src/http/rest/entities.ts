@@ -7,7 +7,9 @@ import type { Catalog } from '../../services/catalog.js';
 import { changeFromProposal, changesFromSnapshot, type ChangeItem } from '../../services/ingest-format.js';
 import { REQUIRES } from '../../services/privileges.js';
 import type { AspectRecord } from '../../storage/types.js';
-import { optionalNumber, registerActions, requiredString, restliList, urnFromPath } from './actions.js';
+import {
+  MAX_BATCH_ITEMS, MAX_LIST_ITEMS, boundedList, optionalInteger, parseInteger, registerActions, requiredString, restliListParam, urnFromPath,
+} from './actions.js';
 
 /** Ingestion and reads of versioned aspects: the Rest.li resources the Python SDK and emitter use. */
 export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
@@ -29,8 +31,8 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
       await requirePrivilege(authz, request.actor, REQUIRES['rest.getTimeseriesAspectValues'], urn);
       const latest = body.latestValue === true || body.latestValue === 'true';
       const q = { urn, entityType: requiredString(body, 'entity'), aspect: requiredString(body, 'aspect'),
-        startTimeMillis: optionalNumber(body, 'startTimeMillis'), endTimeMillis: optionalNumber(body, 'endTimeMillis'),
-        limit: latest ? 1 : optionalNumber(body, 'limit') };
+        startTimeMillis: optionalInteger(body, 'startTimeMillis'), endTimeMillis: optionalInteger(body, 'endTimeMillis'),
+        limit: latest ? 1 : optionalInteger(body, 'limit') };
       const rows = await catalog.timeseries.values(q);
       return {
         entityName: q.entityType, aspectName: q.aspect, limit: q.limit ?? 10_000,
@@ -42,7 +44,7 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
     },
     async ingestProposalBatch(body, request) {
       if (!Array.isArray(body.proposals)) throw badRequest('proposals must be a list', { field: 'proposals' });
-      const items = body.proposals.map(changeFromProposal);
+      const items = boundedList(body.proposals, 'proposals', MAX_BATCH_ITEMS).map(changeFromProposal);
       await ingest(items, request.actor);
       return items.map((i) => i.urn);
     },
@@ -58,7 +60,7 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
     async batchIngest(body, request) {
       if (!Array.isArray(body.entities)) throw badRequest('entities must be a list', { field: 'entities' });
       const sys = Array.isArray(body.systemMetadata) ? body.systemMetadata : [];
-      const items = body.entities.flatMap((e, i) => changesFromSnapshot((e as { value?: unknown })?.value, sys[i]));
+      const items = boundedList(body.entities, 'entities', MAX_BATCH_ITEMS).flatMap((e, i) => changesFromSnapshot((e as { value?: unknown })?.value, sys[i]));
       await ingest(items, request.actor);
       return undefined;
     },
@@ -68,18 +70,18 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
       const spec = entitySpec(entity);
       if (!spec) throw badRequest(`Unknown entity type '${entity}'`, { field: 'entity' });
       return searchResult(await catalog.search.search({ query: String(body.input ?? '*'), entityTypes: [spec.name],
-        start: optionalNumber(body, 'start') ?? 0, count: optionalNumber(body, 'count') ?? 10 }));
+        start: optionalInteger(body, 'start', 0) ?? 0, count: optionalInteger(body, 'count', 0) ?? 10 }));
     },
     async searchAcrossEntities(body, request) {
       await requirePrivilege(authz, request.actor, REQUIRES['rest.search']);
-      const names = Array.isArray(body.entities) ? body.entities.map(String) : [];
+      const names = Array.isArray(body.entities) ? boundedList(body.entities, 'entities', MAX_LIST_ITEMS).map(String) : [];
       const entityTypes = names.map((n) => {
         const spec = entitySpec(n);
         if (!spec) throw badRequest(`Unknown entity type '${n}'`, { field: 'entities' });
         return spec.name;
       });
       return searchResult(await catalog.search.search({ query: String(body.input ?? '*'), entityTypes: entityTypes.length ? entityTypes : undefined,
-        start: optionalNumber(body, 'start') ?? 0, count: optionalNumber(body, 'count') ?? 10 }));
+        start: optionalInteger(body, 'start', 0) ?? 0, count: optionalInteger(body, 'count', 0) ?? 10 }));
     },
     async delete(body, request) {
       const urn = parseUrn(requiredString(body, 'urn')).raw;
@@ -91,7 +93,7 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
         if (!spec?.timeseries) throw badRequest('Not supported for non-timeseries aspect', { field: 'aspectName' });
         const u = parseUrn(urn);
         const n = await entities.store.deleteTimeseriesRange(urn, entitySpec(u.entityType)!.name, spec.name,
-          optionalNumber(body, 'startTimeMillis'), optionalNumber(body, 'endTimeMillis'));
+          optionalInteger(body, 'startTimeMillis'), optionalInteger(body, 'endTimeMillis'));
         return { urn, rows: 0, timeseriesRows: n };
       }
       const { rows, timeseriesRows } = await entities.deleteEntity(urn);
@@ -104,7 +106,8 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
     await requirePrivilege(authz, request.actor, REQUIRES['rest.getAspect'], urn);
     const q = request.query as Record<string, string | undefined>;
     if (!q.aspect) throw badRequest('Missing required parameter aspect', { field: 'aspect' });
-    const version = q.version === undefined ? 0 : Number(q.version);
+    // A non-negative safe integer, else 400: 1e308 or -1 must not reach the database (a bigint on PostgreSQL).
+    const version = parseInteger(q.version, 'version', 0) ?? 0;
     const rec = await entities.getAspect(urn, q.aspect, version);
     return { urn, version: rec.version, aspect: { [aspectSpec(rec.aspect)!.className]: rec.value } };
   });
@@ -112,7 +115,7 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
   app.get('/entitiesV2/*', async (request) => {
     const urn = parseUrn(urnFromPath(request, 'entitiesV2')).raw;
     await requirePrivilege(authz, request.actor, REQUIRES['rest.getEntity'], urn);
-    const aspects = restliList((request.query as Record<string, unknown>).aspects);
+    const aspects = restliListParam(request, 'aspects');
     const response = await entityResponses([urn], aspects);
     const found = response.get(urn);
     if (!found) throw notFound(`Entity ${urn} does not exist`, { urn });
@@ -120,12 +123,11 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
   });
 
   app.get('/entitiesV2', async (request) => {
-    const q = request.query as Record<string, unknown>;
-    const ids = restliList(q.ids);
+    const ids = restliListParam(request, 'ids');
     if (!ids?.length) throw badRequest('Missing required parameter ids=List(<urn>,…)', { field: 'ids' });
     const urns = ids.map((u) => parseUrn(u).raw);
     for (const urn of urns) await requirePrivilege(authz, request.actor, REQUIRES['rest.getEntity'], urn);
-    const responses = await entityResponses(urns, restliList(q.aspects));
+    const responses = await entityResponses(urns, restliListParam(request, 'aspects'));
     return { results: Object.fromEntries(responses), statuses: {}, errors: {} };
   });
 

@@ -3,7 +3,7 @@ import { badRequest } from '../../errors.js';
 import { requirePrivilege } from '../../services/authz.js';
 import type { Catalog } from '../../services/catalog.js';
 import { REQUIRES } from '../../services/privileges.js';
-import { registerActions } from './actions.js';
+import { parseInteger, registerActions } from './actions.js';
 
 /**
  * DataHub's `/operations` actions for time-series indices: getIndexSizes, truncateTimeseriesAspect and
@@ -21,13 +21,6 @@ function bool(v: unknown, name: string): boolean | undefined {
   throw badRequest(`${name} must be true or false, got '${String(v)}'`, { field: name });
 }
 
-function num(v: unknown, name: string): number | undefined {
-  if (v === undefined || v === null || v === '') return undefined;
-  const n = typeof v === 'number' ? v : Number(v);
-  if (!Number.isFinite(n)) throw badRequest(`${name} must be a number, got '${String(v)}'`, { field: name });
-  return n;
-}
-
 export async function operationsRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
   const { authz, timeseries } = catalog;
   registerActions(app, 'operations', {
@@ -38,11 +31,11 @@ export async function operationsRoutes(app: FastifyInstance, { catalog }: { cata
     async truncateTimeseriesAspect(body, request) {
       await requirePrivilege(authz, request.actor, REQUIRES['rest.truncateTimeseriesAspect']);
       const p = params(body, request);
-      const endTimeMillis = num(p.endTimeMillis, 'endTimeMillis');
+      const endTimeMillis = parseInteger(p.endTimeMillis, 'endTimeMillis');
       if (endTimeMillis === undefined) throw badRequest("Missing required parameter 'endTimeMillis'", { field: 'endTimeMillis' });
       return timeseries.truncate({
         entityType: String(p.entityType ?? ''), aspect: String(p.aspect ?? ''), endTimeMillis,
-        dryRun: bool(p.dryRun, 'dryRun'), batchSize: num(p.batchSize, 'batchSize'), timeoutSeconds: num(p.timeoutSeconds, 'timeoutSeconds'),
+        dryRun: bool(p.dryRun, 'dryRun'), batchSize: parseInteger(p.batchSize, 'batchSize'), timeoutSeconds: parseInteger(p.timeoutSeconds, 'timeoutSeconds', 0),
         forceDeleteByQuery: bool(p.forceDeleteByQuery, 'forceDeleteByQuery'), forceReindex: bool(p.forceReindex, 'forceReindex'),
       });
     },
@@ -50,7 +43,7 @@ export async function operationsRoutes(app: FastifyInstance, { catalog }: { cata
       await requirePrivilege(authz, request.actor, REQUIRES['rest.getEsTaskStatus']);
       const p = params(body, request);
       return timeseries.taskStatus({ task: p.task === undefined ? undefined : String(p.task),
-        nodeId: p.nodeId === undefined ? undefined : String(p.nodeId), taskId: num(p.taskId, 'taskId') });
+        nodeId: p.nodeId === undefined ? undefined : String(p.nodeId), taskId: parseInteger(p.taskId, 'taskId', 0) });
     },
   });
 }

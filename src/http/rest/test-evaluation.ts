@@ -5,7 +5,7 @@ import { requirePrivilege } from '../../services/authz.js';
 import type { Catalog } from '../../services/catalog.js';
 import type { TestsOutcome } from '../../services/metadata-tests/evaluate.js';
 import { REQUIRES } from '../../services/privileges.js';
-import { registerActions } from './actions.js';
+import { MAX_LIST_ITEMS, boundedList, registerActions } from './actions.js';
 
 /**
  * `POST /test?action=evaluate` and `action=batchEvaluate`: run metadata tests for entities. The plain answer is
@@ -22,7 +22,7 @@ function testUrnsOf(body: Record<string, unknown>): string[] | undefined {
   const v = body.testUrns ?? body.tests;
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw badRequest('testUrns must be a list of test urns', { field: 'testUrns' });
-  return v as string[];
+  return boundedList(v as string[], 'testUrns', MAX_LIST_ITEMS);
 }
 
 const shape = (r: TestsOutcome, explain: boolean) =>
@@ -46,7 +46,7 @@ export async function testEvaluationRoutes(app: FastifyInstance, { catalog }: { 
     },
     async batchEvaluate(body, request) {
       if (!Array.isArray(body.urns) || body.urns.length === 0) throw badRequest("Missing required parameter 'urns' (a list of urns)", { field: 'urns' });
-      const urns = body.urns.map((u) => parseUrn(u).raw);
+      const urns = boundedList(body.urns, 'urns', MAX_LIST_ITEMS).map((u) => parseUrn(u).raw);
       const opts = await options(body, request.actor, urns);
       const results = await metadataTests.evaluateMany(urns, opts, request.actor);
       return { results: Object.fromEntries([...results].map(([u, r]) => [u, shape(r, opts.explain)])) };

@@ -5,7 +5,7 @@ import { requirePrivilege } from '../../services/authz.js';
 import type { Catalog } from '../../services/catalog.js';
 import { REQUIRES } from '../../services/privileges.js';
 import { USAGE_RANGES } from '../../services/timeseries.js';
-import { optionalNumber, registerActions, requiredString } from './actions.js';
+import { MAX_BATCH_ITEMS, boundedList, optionalInteger, registerActions, requiredString } from './actions.js';
 
 /**
  * DataHub's legacy `/usageStats` resource (deprecated there, still used by older SDKs): `batchIngest` of usage
@@ -30,9 +30,9 @@ export async function usageRoutes(app: FastifyInstance, { catalog }: { catalog: 
   registerActions(app, 'usageStats', {
     async batchIngest(body, request) {
       if (!Array.isArray(body.buckets)) throw badRequest('buckets must be a list of UsageAggregation', { field: 'buckets' });
-      const items = body.buckets.map((b: Obj, i: number) => {
+      const items = boundedList(body.buckets, 'buckets', MAX_BATCH_ITEMS).map((b: Obj, i: number) => {
         const urn = parseUrn(b?.resource).raw;
-        if (typeof b.bucket !== 'number') throw badRequest(`buckets[${i}].bucket must be a timestamp in milliseconds`);
+        if (!Number.isSafeInteger(b.bucket)) throw badRequest(`buckets[${i}].bucket must be a timestamp in milliseconds`);
         const m: Obj = b.metrics ?? {};
         return { urn, entityType: parseUrn(urn).entityType, aspect: 'datasetUsageStatistics', changeType: 'UPSERT' as const, systemMetadata: null,
           value: dropNulls({ timestampMillis: b.bucket, eventGranularity: { unit: b.duration ?? 'DAY', multiple: 1 },
@@ -47,7 +47,7 @@ export async function usageRoutes(app: FastifyInstance, { catalog }: { catalog: 
     async query(body, request) {
       const resource = parseUrn(requiredString(body, 'resource')).raw;
       await requirePrivilege(authz, request.actor, REQUIRES['rest.usage'], resource);
-      return query(resource, 'ALL', optionalNumber(body, 'startTime'), optionalNumber(body, 'endTime'));
+      return query(resource, 'ALL', optionalInteger(body, 'startTime'), optionalInteger(body, 'endTime'));
     },
     async queryRange(body, request) {
       const resource = parseUrn(requiredString(body, 'resource')).raw;
