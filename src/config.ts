@@ -6,7 +6,10 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
-  /** HS256 signing key; when absent one is generated on first start and kept in the database. */
+  /**
+   * HS256 signing key, from ALMANAC_TOKEN_SECRET or the file ALMANAC_TOKEN_SECRET_FILE names; when absent one is
+   * generated on first start and kept in the database.
+   */
   tokenSecret?: string;
   logLevel: string;
   /** Versions kept per (entity, aspect), latest included. */
@@ -28,6 +31,7 @@ export interface Config {
   retentionIntervalMs: number;
 }
 
+import { readFileSync } from 'node:fs';
 import { parseRetention, type Retention } from './services/timeseries.js';
 
 export class ConfigError extends Error {
@@ -56,6 +60,27 @@ function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got '${env[name]}'`);
 }
 
+/** The token signing key: given inline, or read from a file (its content less a final line break), or neither. */
+function tokenSecret(env: NodeJS.ProcessEnv): string | undefined {
+  const inline = env.ALMANAC_TOKEN_SECRET || undefined;
+  const file = env.ALMANAC_TOKEN_SECRET_FILE?.trim() || undefined;
+  if (inline !== undefined && file !== undefined) {
+    throw new ConfigError('Set ALMANAC_TOKEN_SECRET or ALMANAC_TOKEN_SECRET_FILE, not both');
+  }
+  if (file === undefined) {
+    if (inline !== undefined && inline.length < 32) throw new ConfigError('ALMANAC_TOKEN_SECRET must be at least 32 characters long');
+    return inline;
+  }
+  let secret: string;
+  try {
+    secret = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (e) {
+    throw new ConfigError(`ALMANAC_TOKEN_SECRET_FILE: cannot read '${file}' (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  if (secret.length < 32) throw new ConfigError(`ALMANAC_TOKEN_SECRET_FILE: the key in '${file}' must be at least 32 characters long`);
+  return secret;
+}
+
 function retention(spec: string | undefined): Retention {
   try {
     return parseRetention(spec);
@@ -71,15 +96,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const logLevel = (env.LOG_LEVEL ?? 'info').trim().toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
-  const tokenSecret = env.ALMANAC_TOKEN_SECRET;
-  if (tokenSecret !== undefined && tokenSecret !== '' && tokenSecret.length < 32) {
-    throw new ConfigError('ALMANAC_TOKEN_SECRET must be at least 32 characters long');
-  }
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: env.HOST?.trim() || '0.0.0.0',
     databaseUrl,
-    tokenSecret: tokenSecret || undefined,
+    tokenSecret: tokenSecret(env),
     logLevel,
     historyCap: int(env, 'ALMANAC_HISTORY_CAP', 20, 1, 10_000),
     bodyLimit: int(env, 'ALMANAC_BODY_LIMIT', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
