@@ -221,6 +221,12 @@ forEachEngine('request bounds', (ctx) => {
       const field = message.split(' ')[0]!;
       assert.deepEqual(await http.post(url, payload), { status: 400, body: badRequest(message, field) }, `${url} ${JSON.stringify(payload)}`);
     }
+    // A time-series timestamp is a 64-bit long: beyond that it is refused as invalid, not by PostgreSQL's bigint.
+    const profile = { entityType: 'dataset', entityUrn: HDFS, changeType: 'UPSERT', aspectName: 'datasetProfile',
+      aspect: { contentType: 'application/json', value: JSON.stringify({ timestampMillis: 1e308, rowCount: 1 }) } };
+    assert.deepEqual(await http.post('/aspects?action=ingestProposal', { proposal: profile }), { status: 422, body: { status: 422, code: 'UNPROCESSABLE',
+      message: 'Invalid aspect datasetProfile: timestampMillis: expected a whole number within 64 bits, got 1e+308', aspect: 'datasetProfile',
+      field: 'timestampMillis' } });
     const scroll = await http.graphql('{ scrollAcrossEntities(input: { query: "*", scrollId: "1e308" }) { count } }');
     assert.deepEqual(scroll, { status: 200, body: { errors: [{ message: "Invalid scrollId '1e308'", locations: [{ line: 1, column: 3 }],
       path: ['scrollAcrossEntities'], extensions: { code: 400, type: 'BAD_REQUEST', classification: 'DataFetchingException' } }],

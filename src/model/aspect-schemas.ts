@@ -33,7 +33,10 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 
 const str: Check = (v, p) => (typeof v === 'string' ? null : issue(p, `expected a string, got ${describe(v)}`));
 const bool: Check = (v, p) => (typeof v === 'boolean' ? null : issue(p, `expected a boolean, got ${describe(v)}`));
-const int: Check = (v, p) => (typeof v === 'number' && Number.isInteger(v) ? null : issue(p, `expected a whole number, got ${describe(v) === 'number' ? v : describe(v)}`));
+/** DataHub's int and long: a whole number within 64 bits (1e308 is refused here, not by a bigint column later). */
+const LONG_MIN = -(2 ** 63);
+const int: Check = (v, p) => (typeof v === 'number' && Number.isInteger(v) && v >= LONG_MIN && v < 2 ** 63 ? null
+  : issue(p, `expected a whole number${typeof v === 'number' && Number.isInteger(v) ? ' within 64 bits' : ''}, got ${describe(v) === 'number' ? v : describe(v)}`));
 const num: Check = (v, p) => (typeof v === 'number' && Number.isFinite(v) ? null : issue(p, `expected a number, got ${describe(v)}`));
 const urn: Check = (v, p) => (typeof v === 'string' && v.startsWith('urn:') ? null
   : issue(p, typeof v === 'string' ? `expected a urn, got '${v.length > 80 ? v.slice(0, 80) + '…' : v}'` : `expected a urn, got ${describe(v)}`));
