@@ -107,8 +107,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowNoExpiryTokens: bool(env, 'ALMANAC_ALLOW_NO_EXPIRY_TOKENS', false),
     systemClientId: env.DATAHUB_SYSTEM_CLIENT_ID?.trim() || '__datahub_system',
     systemClientSecret: env.DATAHUB_SYSTEM_CLIENT_SECRET || undefined,
-    tokenCacheMs: int(env, 'ALMANAC_TOKEN_CACHE_MS', 10_000, 0, 600_000),
-    policyCacheMs: int(env, 'ALMANAC_POLICY_CACHE_MS', 5_000, 0, 600_000),
+    tokenCacheMs: int(env, 'ALMANAC_TOKEN_CACHE_MS', 2_000, 0, 2_000),
+    policyCacheMs: int(env, 'ALMANAC_POLICY_CACHE_MS', 2_000, 0, 2_000),
     timeseriesRetention: retention(env.ALMANAC_TIMESERIES_RETENTION),
     retentionIntervalMs: int(env, 'ALMANAC_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 7 * 86_400_000),
   };

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { badRequest, notFound } from '../../errors.js';
 import { aspectSpec, entitySpec } from '../../model/registry.js';
 import { parseUrn } from '../../model/urn.js';
-import { requirePrivilege } from '../../services/authz.js';
+import { requireAspectRead, requirePrivilege, requireRead, visibleAspects } from '../../services/authz.js';
+import type { Actor } from '../../services/actor.js';
 import type { Catalog } from '../../services/catalog.js';
 import { changeFromProposal, changesFromSnapshot, type ChangeItem } from '../../services/ingest-format.js';
 import { REQUIRES } from '../../services/privileges.js';
@@ -28,7 +29,7 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
     },
     async getTimeseriesAspectValues(body, request) {
       const urn = parseUrn(requiredString(body, 'urn')).raw;
-      await requirePrivilege(authz, request.actor, REQUIRES['rest.getTimeseriesAspectValues'], urn);
+      await requireRead(authz, request.actor, REQUIRES['rest.getTimeseriesAspectValues'], urn);
       const latest = body.latestValue === true || body.latestValue === 'true';
       const q = { urn, entityType: requiredString(body, 'entity'), aspect: requiredString(body, 'aspect'),
         startTimeMillis: optionalInteger(body, 'startTimeMillis'), endTimeMillis: optionalInteger(body, 'endTimeMillis'),
@@ -103,9 +104,10 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
 
   app.get('/aspects/*', async (request) => {
     const urn = parseUrn(urnFromPath(request, 'aspects')).raw;
-    await requirePrivilege(authz, request.actor, REQUIRES['rest.getAspect'], urn);
+    await requireRead(authz, request.actor, REQUIRES['rest.getAspect'], urn);
     const q = request.query as Record<string, string | undefined>;
     if (!q.aspect) throw badRequest('Missing required parameter aspect', { field: 'aspect' });
+    await requireAspectRead(authz, request.actor, q.aspect);
     // A non-negative safe integer, else 400: 1e308 or -1 must not reach the database (a bigint on PostgreSQL).
     const version = parseInteger(q.version, 'version', 0) ?? 0;
     const rec = await entities.getAspect(urn, q.aspect, version);
@@ -114,9 +116,9 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
 
   app.get('/entitiesV2/*', async (request) => {
     const urn = parseUrn(urnFromPath(request, 'entitiesV2')).raw;
-    await requirePrivilege(authz, request.actor, REQUIRES['rest.getEntity'], urn);
+    await requireRead(authz, request.actor, REQUIRES['rest.getEntity'], urn);
     const aspects = restliListParam(request, 'aspects');
-    const response = await entityResponses([urn], aspects);
+    const response = await entityResponses([urn], aspects, request.actor);
     const found = response.get(urn);
     if (!found) throw notFound(`Entity ${urn} does not exist`, { urn });
     return found;
@@ -126,27 +128,30 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
     const ids = restliListParam(request, 'ids');
     if (!ids?.length) throw badRequest('Missing required parameter ids=List(<urn>,…)', { field: 'ids' });
     const urns = ids.map((u) => parseUrn(u).raw);
-    for (const urn of urns) await requirePrivilege(authz, request.actor, REQUIRES['rest.getEntity'], urn);
-    const responses = await entityResponses(urns, restliListParam(request, 'aspects'));
+    for (const urn of urns) await requireRead(authz, request.actor, REQUIRES['rest.getEntity'], urn);
+    const responses = await entityResponses(urns, restliListParam(request, 'aspects'), request.actor);
     return { results: Object.fromEntries(responses), statuses: {}, errors: {} };
   });
 
   app.get('/entities/*', async (request) => {
     const urn = parseUrn(urnFromPath(request, 'entities')).raw;
-    await requirePrivilege(authz, request.actor, REQUIRES['rest.getEntity'], urn);
+    await requireRead(authz, request.actor, REQUIRES['rest.getEntity'], urn);
     const u = parseUrn(urn);
     const spec = entitySpec(u.entityType);
     if (!(await entities.exists(urn))) throw notFound(`Entity ${urn} does not exist`, { urn });
-    const latest = await entities.getLatest(urn);
+    const all = await entities.getLatest(urn);
+    const visible = await visibleAspects(authz, request.actor, [...all.keys()]);
+    const latest = [...all].filter(([a]) => visible.has(a)).map(([, r]) => r);
     const snapshotClass = spec?.snapshotClass ?? `com.linkedin.metadata.snapshot.${u.entityType[0]!.toUpperCase()}${u.entityType.slice(1)}Snapshot`;
-    const aspects = [...latest.values()].map((r) => ({ [aspectSpec(r.aspect)?.className ?? r.aspect]: r.value }));
+    const aspects = latest.map((r) => ({ [aspectSpec(r.aspect)?.className ?? r.aspect]: r.value }));
     return { value: { [snapshotClass]: { urn, aspects } } };
   });
 
   /** EntityResponse records for the urns that exist; time-series aspects are not part of it, as in DataHub. */
-  async function entityResponses(urns: string[], aspects?: string[]) {
+  async function entityResponses(urns: string[], aspects: string[] | undefined, actor: Actor) {
     const existing = await entities.store.existing(urns);
     const latest = await entities.store.getLatest([...existing], aspects);
+    const visible = await visibleAspects(authz, actor, [...new Set([...latest.values()].flatMap((m) => [...m.keys()]))]);
     const out = new Map<string, unknown>();
     for (const urn of urns) {
       if (!existing.has(urn)) continue;
@@ -154,7 +159,7 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
       out.set(urn, {
         entityName: entitySpec(parseUrn(urn).entityType)?.name ?? parseUrn(urn).entityType,
         urn,
-        aspects: Object.fromEntries([...recs.values()].map((r) => [r.aspect, envelope(r)])),
+        aspects: Object.fromEntries([...recs.values()].filter((r) => visible.has(r.aspect)).map((r) => [r.aspect, envelope(r)])),
       });
     }
     return out;

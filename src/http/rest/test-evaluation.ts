@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../errors.js';
 import { parseUrn } from '../../model/urn.js';
-import { requirePrivilege } from '../../services/authz.js';
+import { requirePrivilege, requireRead } from '../../services/authz.js';
 import type { Catalog } from '../../services/catalog.js';
 import type { TestsOutcome } from '../../services/metadata-tests/evaluate.js';
 import { REQUIRES } from '../../services/privileges.js';
@@ -33,7 +33,7 @@ export async function testEvaluationRoutes(app: FastifyInstance, { catalog }: { 
   const options = async (body: Record<string, unknown>, actor: Parameters<typeof requirePrivilege>[1], urns: string[]) => {
     const push = flag(body.push ?? body.shouldPush, 'push') ?? false;
     const explain = flag(body.explain, 'explain') ?? false;
-    for (const urn of urns) await requirePrivilege(authz, actor, REQUIRES['rest.evaluateTests'], urn);
+    for (const urn of urns) await requireRead(authz, actor, REQUIRES['rest.evaluateTests'], urn);
     if (push) await requirePrivilege(authz, actor, REQUIRES['rest.pushTestResults']);
     return { push, explain, testUrns: testUrnsOf(body) };
   };
