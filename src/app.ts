@@ -15,5 +15,8 @@ const REST_FEATURES: RestFeature[] = [operationsRoutes, usageRoutes, testEvaluat
 const ROOT_FEATURES: RestFeature[] = [graphqlFeature, graphiqlFeature];
 
 export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
-  return buildServer(catalog, { logger: opts.logger, restFeatures: REST_FEATURES, rootFeatures: ROOT_FEATURES });
+  const app = await buildServer(catalog, { logger: opts.logger, restFeatures: REST_FEATURES, rootFeatures: ROOT_FEATURES });
+  // The catalog's warnings become the server's JSON log lines, their subject as fields.
+  catalog.metadataTests.warn = (message, fields) => app.log.warn(fields, message);
+  return app;
 }

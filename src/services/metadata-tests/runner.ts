@@ -38,7 +38,16 @@ type Compiled = { text: string; def: TestDefinition | null; error?: string };
 export class MetadataTestService {
   private readonly compiled = new Map<string, Compiled>();
 
-  constructor(private readonly entities: EntityService, private readonly store: Store, private readonly warn: (msg: string) => void) {}
+  /**
+   * Where warnings go: the CLI prints them as plain lines on stderr (openCatalog's default); the server replaces this
+   * with its JSON logger (createApp), so that they come out as log lines with the test urn as a field.
+   */
+  warn: (message: string, fields: { testUrn: string; reason: string }) => void;
+
+  constructor(private readonly entities: EntityService, private readonly store: Store,
+    warn: (message: string, fields: { testUrn: string; reason: string }) => void) {
+    this.warn = warn;
+  }
 
   private static info(input: TestInput): TestInfo {
     if (!input.name?.trim()) throw badRequest('A test needs a name');
@@ -109,8 +118,9 @@ export class MetadataTestService {
     try {
       c = { text, def: parseTestDefinition(text, info.definition?.type ?? 'JSON') };
     } catch (e) {
-      c = { text, def: null, error: (e as Error).message };
-      this.warn(`metadata test ${urn} is skipped: ${c.error}`);
+      const reason = (e as Error).message;
+      c = { text, def: null, error: reason };
+      this.warn(`metadata test ${urn} is skipped: ${reason}`, { testUrn: urn, reason });
     }
     this.compiled.set(urn, c);
     return c;
