@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { GRAPHIQL_CSP } from '../src/http/graphiql.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
+import { IN_CI, artifactPath } from './support/run-env.js';
 
 const PAGE = '/api/graphiql';
-const SAMPLE_URN = 'urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)';
+const SAMPLE_URN = 'urn:li:dataset:(urn:li:dataPlatform:hive,fct_users_created,PROD)';
 const CHROMIUM = '/usr/bin/chromium';
-const IN_CI = process.env.CI === 'true';
-const ARTIFACTS = path.resolve(import.meta.dirname, '../test-artifacts');
 const PAGE_SCRIPT = path.resolve(import.meta.dirname, '../src/http/graphiql-page.js');
 
 const EXPECTED_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
@@ -56,10 +55,13 @@ describe('GraphQL explorer page (in-process)', () => {
     assert.deepEqual(absoluteUrls(res.body), [], 'the page must not reference another origin');
   });
 
-  test('our page script references no other origin and holds the example query', () => {
+  test('our page script references no other origin and holds the example query, the README\'s', () => {
     const script = readFileSync(PAGE_SCRIPT, 'utf8');
     assert.deepEqual(absoluteUrls(script), []);
-    assert.match(script, /dataset\(urn: "urn:li:dataset:\(urn:li:dataPlatform:hive,SampleHiveDataset,PROD\)"\)/);
+    assert.ok(script.includes(`'  dataset(urn: "${SAMPLE_URN}") {',`), 'the example query reads the sample dataset');
+    // The README's GraphQL example asks for the same fields, so that the explorer's first answer is the one shown there.
+    const readme = readFileSync(path.resolve(import.meta.dirname, '../README.md'), 'utf8');
+    assert.ok(readme.includes(`{ dataset(urn: \\"${SAMPLE_URN}\\") { urn properties { name description } schemaMetadata { fields { fieldPath description } } } }`));
     assert.match(script, /'almanac\.token'/);
   });
 
@@ -122,7 +124,8 @@ describe('GraphQL explorer in Chromium', () => {
     console.warn(`\n!!! SKIPPING the GraphiQL browser test: ${CHROMIUM} is missing (apt-get install -y chromium) !!!\n`);
   }
 
-  test('loads offline, takes a token and runs the example query', { skip: missing && !IN_CI, timeout: 60_000 }, async () => {
+  test('loads offline, takes a token and runs the example query', { skip: missing && !IN_CI ? `${CHROMIUM} is missing` : false,
+    timeout: 60_000 }, async () => {
     if (missing) throw new Error(`${CHROMIUM} is required in CI (apt-get install -y chromium)`);
     const { chromium } = await import('playwright-core');
     const t = await startApp({ engine: 'sqlite', url: 'sqlite::memory:' });
@@ -168,7 +171,7 @@ describe('GraphQL explorer in Chromium', () => {
       assert.equal(response?.status(), 200);
       await page.locator('.graphiql-container').waitFor({ timeout: 10_000 });
       // The example query is in the editor before anything is typed.
-      await page.locator('.graphiql-query-editor').getByText('SampleHiveDataset').first().waitFor({ timeout: 5_000 });
+      await page.locator('.graphiql-query-editor').getByText('fct_users_created').first().waitFor({ timeout: 5_000 });
 
       const token = page.getByLabel('Access token');
       await token.fill(t.rootToken);
@@ -178,12 +181,12 @@ describe('GraphQL explorer in Chromium', () => {
       await page.locator('.graphiql-execute-button').click();
       const result = page.locator('.result-window');
       await page.waitForFunction(
-        () => (document.querySelector('.result-window') as HTMLElement | null)?.innerText.includes('field_bar') ?? false,
+        () => (document.querySelector('.result-window') as HTMLElement | null)?.innerText.includes('user_name') ?? false,
         undefined, { timeout: 10_000 });
       const text = await result.innerText();
       assert.ok(text.includes(`"urn": "${SAMPLE_URN}"`), text);
-      assert.ok(text.includes('"fieldPath": "field_foo"'), text);
-      assert.ok(text.includes('"fieldPath": "field_bar"'), text);
+      assert.ok(text.includes('"fieldPath": "user_id"'), text);
+      assert.ok(text.includes('"fieldPath": "user_name"'), text);
       assert.ok(!text.includes('"errors"'), text);
       assert.ok(!text.includes('Â'), `mojibake in the result pane: ${text}`);
       // The schema was loaded with the token (completion, docs), and the query's whole answer is the expected one.
@@ -193,18 +196,17 @@ describe('GraphQL explorer in Chromium', () => {
         data: {
           dataset: {
             urn: SAMPLE_URN,
-            properties: null, // the sample has no datasetProperties aspect
+            properties: { name: 'fct_users_created', description: 'table containing all the users created on a single day' },
             schemaMetadata: { fields: [
-              { fieldPath: 'field_foo', description: 'Foo field description' },
-              { fieldPath: 'field_bar', description: 'Bar field description' },
+              { fieldPath: 'user_id', description: 'Id of the user created' },
+              { fieldPath: 'user_name', description: 'Name of the user who signed up' },
             ] },
           },
         },
         extensions: {},
       });
 
-      mkdirSync(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: path.join(ARTIFACTS, 'graphiql.png') });
+      await page.screenshot({ path: artifactPath('graphiql.png') }); // test-artifacts/, git-ignored
 
       // The token survives a reload.
       await page.reload({ waitUntil: 'load' });
