@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { AlmanacError } from '../src/errors.js';
 import { aspectNameOfClass, aspectSpec, entityTypeOfSnapshot } from '../src/model/registry.js';
@@ -12,7 +13,7 @@ import {
 // ---------------------------------------------------------------------------------------------------------------
 // Fixtures: the entities of DataHub's bootstrap_mce.json, with the latest value of each versioned aspect.
 
-const BOOTSTRAP = '/work/shared/data/datahub-examples/bootstrap_mce.json';
+const BOOTSTRAP = path.resolve(import.meta.dirname, '../samples/datahub/bootstrap_mce.json'); // the repository's copy
 const HDFS = 'urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)';
 const HIVE = 'urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)';
 
