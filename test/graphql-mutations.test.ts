@@ -160,6 +160,24 @@ forEachEngine('GraphQL: label, link, owner and description mutations', (ctx) => 
       ['Failed to set Tag urn:li:tag:pii color. Tag does not exist.', 404]);
   });
 
+  test('updateDescription on a dataset writes editableDatasetProperties; every read shows the edit, the ingested text stays', async () => {
+    const CREATED = 'urn:li:dataset:(urn:li:dataPlatform:hive,fct_users_created,PROD)';
+    const ingested = 'table containing all the users created on a single day';
+    const before = Date.now();
+    assert.deepEqual(await ok(`mutation { updateDescription(input: { resourceUrn: "${CREATED}", description: "Sign-ups, one row per user and day" }) }`),
+      { updateDescription: true });
+    assert.deepEqual((await ok(`{ dataset(urn: "${CREATED}") { properties { name description } editableProperties { description } } }`)).dataset, {
+      properties: { name: 'fct_users_created', description: 'Sign-ups, one row per user and day' },
+      editableProperties: { description: 'Sign-ups, one row per user and day' } });
+    const edited = await t.catalog.entities.getAspect(CREATED, 'editableDatasetProperties');
+    assert.equal((edited.value as { description: string }).description, 'Sign-ups, one row per user and day');
+    assert.equal(edited.createdBy, ROOT);
+    assert.ok(edited.createdOn >= before);
+    const rest = await t.app.inject({ url: `/aspects/${encodeURIComponent(CREATED)}?aspect=editableDatasetProperties`, headers: t.auth });
+    assert.equal(rest.json().aspect['com.linkedin.dataset.EditableDatasetProperties'].description, 'Sign-ups, one row per user and day');
+    assert.equal(((await t.catalog.entities.getAspect(CREATED, 'datasetProperties')).value as { description: string }).description, ingested);
+  });
+
   test('updateDescription on containers, glossary terms and groups', async () => {
     await ingestSamples(t.catalog, 'test_containers.json');
     await ok('mutation { updateDescription(input: { resourceUrn: "urn:li:container:SCHEMA", description: "Edited schema" }) }');
