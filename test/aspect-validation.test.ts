@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { hasSchema, validateAspect } from '../src/model/aspect-schemas.js';
 import { ASPECTS, ENTITY_TYPES, aspectNameOfClass } from '../src/model/registry.js';
 import { normaliseAspectValue } from '../src/model/wire-format.js';
-import { SAMPLES, readSample } from './support/app.js';
+import { SAMPLES, readSample, startApp } from './support/app.js';
 
 test('every aspect of every sample file validates', () => {
   let n = 0;
@@ -56,8 +56,22 @@ test('wrong shapes name the field', () => {
   for (const [aspect, value, expected] of cases) assert.deepEqual(validateAspect(aspect, value), expected, aspect);
 });
 
-test('unknown extra fields are accepted and kept', () => {
-  const value = { removed: false, reason: 'kept', nested: { anything: [1, 2] } };
-  assert.equal(validateAspect('status', value), null);
-  assert.deepEqual(value, { removed: false, reason: 'kept', nested: { anything: [1, 2] } });
+test('unknown extra fields are accepted and kept: stored and read back as sent, over REST and by the service', async () => {
+  const t = await startApp({ engine: 'sqlite', url: 'sqlite::memory:' });
+  try {
+    const urn = 'urn:li:tag:extra_fields';
+    const sent = { name: 'Extra', description: 'd', reason: 'kept', nested: { anything: [1, 2], deeper: { x: 'y' } } };
+    assert.equal(validateAspect('tagProperties', sent), null);
+    const res = await t.app.inject({ method: 'POST', url: '/aspects?action=ingestProposal', headers: t.auth, payload: { proposal: {
+      entityType: 'tag', entityUrn: urn, changeType: 'UPSERT', aspectName: 'tagProperties',
+      aspect: { value: JSON.stringify(sent), contentType: 'application/json' } } } });
+    assert.deepEqual([res.statusCode, res.json()], [200, { value: urn }]);
+    const read = await t.app.inject({ url: `/aspects/${encodeURIComponent(urn)}?aspect=tagProperties`, headers: t.auth });
+    assert.deepEqual(read.json(), { urn, version: 0, aspect: { 'com.linkedin.tag.TagProperties': { name: 'Extra', description: 'd',
+      reason: 'kept', nested: { anything: [1, 2], deeper: { x: 'y' } } } } });
+    assert.deepEqual((await t.catalog.entities.getAspect(urn, 'tagProperties')).value,
+      { name: 'Extra', description: 'd', reason: 'kept', nested: { anything: [1, 2], deeper: { x: 'y' } } });
+  } finally {
+    await t.close();
+  }
 });

@@ -72,9 +72,22 @@ forEachEngine('tokens, as a new user meets them', (ctx) => {
   });
 
   test('getAccessTokenMetadata describes a token without revealing it', async () => {
-    const res = await t.graphql(`{ getAccessTokenMetadata(token: "${t.rootToken}") { actorUrn name expiresAt } }`);
-    assert.equal(res.body.data.getAccessTokenMetadata.actorUrn, 'urn:li:corpuser:datahub');
-    assert.equal(res.body.data.getAccessTokenMetadata.name, 'test datahub');
+    const root = { urn: 'urn:li:corpuser:datahub', kind: 'user' as const };
+    const made = await t.catalog.tokens.create({ actorUrn: 'urn:li:corpuser:jdoe', ownerUrn: 'urn:li:corpuser:datahub', name: 'described',
+      description: 'for the metadata test', durationMs: 3_600_000 }, root);
+    const fields = (await t.graphql('{ __type(name: "AccessTokenMetadata") { fields { name } } }')).body.data.__type.fields.map((f: any) => f.name);
+    const res = await t.graphql(`{ getAccessTokenMetadata(token: "${made.accessToken}") { ${fields.join(' ')} } }`);
+    assert.equal(res.body.errors, undefined, JSON.stringify(res.body.errors));
+    const got = res.body.data.getAccessTokenMetadata;
+    const { metadata } = made;
+    assert.deepEqual([got.id, got.name, got.description, got.actorUrn, got.ownerUrn, got.createdAt, got.expiresAt],
+      [metadata.id, 'described', 'for the metadata test', 'urn:li:corpuser:jdoe', 'urn:li:corpuser:datahub', metadata.createdAt, metadata.expiresAt]);
+    assert.equal(got.expiresAt - got.createdAt, 3_600_000);
+    // Every field of the answer, asked for all at once: none holds the token, or its payload or signature.
+    const answer = JSON.stringify(res.body);
+    const [, payload, signature] = made.accessToken.split('.');
+    for (const secret of [made.accessToken, payload!, signature!]) assert.ok(!answer.includes(secret), `the answer reveals ${secret}`);
+    assert.ok(!fields.some((f: string) => /token/i.test(f)), `a field that could hold the token: ${fields}`);
   });
 
   test('tokens that never expire are refused unless configured', async () => {
