@@ -241,7 +241,7 @@ forEachEngine('README first steps', (ctx) => {
       assert.ok(state.includes('declare -- TOKEN='), 'the examples set TOKEN');
       assert.deepEqual(problems, [], `\n${problems.join('\n\n')}`);
     } finally {
-      process.kill(server.npmPid, 'SIGTERM');
+      if (isAlive(server.npmPid)) process.kill(server.npmPid, 'SIGTERM');
       const exit = await Promise.race([server.exited, new Promise((r) => setTimeout(r, 15_000))]);
       writeFileSync(artifactPath(`readme-server-${ctx.engine}.log`), `${server.stdout()}\n--- stderr ---\n${server.stderr()}`);
       server.kill();
