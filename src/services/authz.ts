@@ -1,7 +1,7 @@
 import { forbidden } from '../errors.js';
-import { tryParseUrn } from '../model/urn.js';
 import type { Actor } from './actor.js';
-import { READ_REQUIRES_BY_ASPECT, READ_REQUIRES_BY_ENTITY_TYPE } from './privileges.js';
+import { descriptorOfUrn } from '../entities/index.js';
+import { READ_REQUIRES_BY_ASPECT, REQUIRES } from './privileges.js';
 
 /**
  * Privilege checks, wrapped around the services by the HTTP surface (never inside storage).
@@ -22,13 +22,12 @@ export async function requirePrivilege(authz: Authorizer, actor: Actor, requirem
 
 /**
  * The one check for reading an entity, used by every read path: the read operation's privilege on the entity,
- * and for administrative entity types (policies, tokens) the privilege that administers them.
+ * and for administrative entity types (policies, tokens, secrets…) the privilege that administers them.
  */
 export async function requireRead(authz: Authorizer, actor: Actor, requirement: Requirement, urn: string) {
   await requirePrivilege(authz, actor, requirement, urn);
-  const u = tryParseUrn(urn);
-  const extra = typeof u === 'string' ? undefined : READ_REQUIRES_BY_ENTITY_TYPE[u.entityType];
-  if (extra) await requirePrivilege(authz, actor, extra);
+  const op = descriptorOfUrn(urn)?.privileges?.read;
+  if (op) await requirePrivilege(authz, actor, REQUIRES[op]);
 }
 
 /** Refuses a read of one named aspect the actor may not see. */

@@ -1,6 +1,7 @@
 import { badRequest, conflict, notFound, unprocessable } from '../errors.js';
+import { aspectDef, entityDescriptor, entityHasAspect, keyDisagreement, keyValuesOf, NEWER_ASPECTS } from '../entities/index.js';
 import { validateOrThrow } from '../model/aspect-schemas.js';
-import { aspectSpec, entityHasAspect, entitySpec, keyAspectValue } from '../model/registry.js';
+import { aspectSpec, entitySpec } from '../model/registry.js';
 import { parseUrn, type Urn } from '../model/urn.js';
 import type { AspectRecord, AspectWrite, AspectWriteResult, LatestAspects, Store, TimeseriesWrite } from '../storage/types.js';
 import { SYSTEM_ACTOR_URN, type Actor } from './actor.js';
@@ -51,23 +52,36 @@ export class EntityService {
   /** Checks one change against the registry and the aspect's schema; throws 422/400 naming the problem. */
   validate(item: ChangeItem): void {
     this.checkTarget(item);
-    if (item.changeType !== 'DELETE') validateOrThrow(item.aspect, item.value);
+    if (item.changeType === 'DELETE') return;
+    validateOrThrow(item.aspect, item.value);
+    const d = entityDescriptor(item.entityType)!;
+    if (item.aspect === d.key.name) {
+      // A key aspect sent explicitly must name the urn's entity; one that does is stored like the one DataHub derives.
+      const field = keyDisagreement(d, parseUrn(item.urn), item.value as Record<string, unknown>);
+      if (field !== null) {
+        throw unprocessable(`Key aspect '${item.aspect}' does not match the urn ${item.urn}: its ${field} names another ${d.name}`,
+          { urn: item.urn, aspect: item.aspect, field });
+      }
+    }
   }
 
   /** The registry's part of validate: the entity type has this aspect, and it may be changed this way. */
   private checkTarget(item: ChangeItem): void {
-    const spec = entitySpec(item.entityType);
-    if (!spec) throw unprocessable(`Unknown entity type '${item.entityType}'`, { urn: item.urn });
-    if (!aspectSpec(item.aspect)) throw unprocessable(`Unknown aspect '${item.aspect}'`, { urn: item.urn, aspect: item.aspect });
-    if (!entityHasAspect(spec.name, item.aspect)) {
-      throw unprocessable(`Aspect '${item.aspect}' is not an aspect of entity type '${spec.name}'`, { urn: item.urn, aspect: item.aspect });
+    const d = entityDescriptor(item.entityType);
+    if (!d) throw unprocessable(`Unknown entity type '${item.entityType}'`, { urn: item.urn });
+    const details = { urn: item.urn, aspect: item.aspect };
+    if (!entityHasAspect(d, item.aspect)) {
+      if (NEWER_ASPECTS.has(item.aspect)) {
+        throw unprocessable(`Aspect '${item.aspect}' of entity type '${d.name}' is not supported: it comes from a DataHub version `
+          + 'later than 0.12.1, the version Almanac implements', details);
+      }
+      if (!aspectDef(item.aspect)) throw unprocessable(`Unknown aspect '${item.aspect}' for entity type '${d.name}'`, details);
+      throw unprocessable(`Aspect '${item.aspect}' is not an aspect of entity type '${d.name}'`, details);
     }
-    if (item.changeType === 'DELETE') {
-      if (item.aspect === spec.keyAspect) throw unprocessable('The key aspect cannot be deleted; delete the entity instead');
+    if (item.aspect === d.key.name) {
+      if (item.changeType === 'DELETE') throw unprocessable('The key aspect cannot be deleted; delete the entity instead', details);
+      if (item.changeType === 'PATCH') throw unprocessable(`Key aspect '${item.aspect}' cannot be patched; it is derived from the urn`, details);
       return;
-    }
-    if (item.aspect === spec.keyAspect) {
-      throw unprocessable(`Key aspect '${item.aspect}' is derived from the urn and cannot be written`, { aspect: item.aspect });
     }
     if (item.changeType === 'PATCH' && aspectSpec(item.aspect)!.timeseries) {
       throw unprocessable(`Time-series aspect '${item.aspect}' cannot be patched; send it with UPSERT`);
@@ -93,16 +107,25 @@ export class EntityService {
     for (const urn of newUrns) {
       if (known.has(urn)) continue;
       const u = parseUrn(urn);
-      const spec = entitySpec(u.entityType)!;
-      const key = keyAspectValue(spec.name, u.parts);
-      if (key) keyWrites.push({ urn, entityType: spec.name, aspect: spec.keyAspect, value: key, systemMetadata: null, actor: actor.urn, time: now });
+      const d = entityDescriptor(u.entityType)!;
+      const key = keyValuesOf(d, u);
+      if (key) keyWrites.push({ urn, entityType: d.name, aspect: d.key.name, value: { ...key }, systemMetadata: null, actor: actor.urn, time: now });
     }
+    const keyWritten = new Set(keyWrites.map((w) => w.urn));
     const plan = (items: ChangeItem[]) => {
       const versioned: AspectWrite[] = [...keyWrites];
       const timeseries: TimeseriesWrite[] = [];
       for (const item of items) {
         if (item.changeType === 'DELETE') continue;
-        const entityType = entitySpec(item.entityType)!.name;
+        const d = entityDescriptor(item.entityType)!;
+        const entityType = d.name;
+        if (item.aspect === d.key.name) {
+          // A sent key aspect agrees with the urn (validated): the value written is the one derived from the urn.
+          if (keyWritten.has(item.urn)) continue;
+          const key = keyValuesOf(d, parseUrn(item.urn));
+          if (key) versioned.push({ urn: item.urn, entityType, aspect: item.aspect, value: { ...key }, systemMetadata: item.systemMetadata, actor: actor.urn, time: now });
+          continue;
+        }
         if (aspectSpec(item.aspect)!.timeseries) timeseries.push(toTimeseriesWrite({ ...item, entityType }));
         else versioned.push({ urn: item.urn, entityType, aspect: item.aspect, value: item.value, systemMetadata: item.systemMetadata, actor: actor.urn, time: now });
       }

@@ -61,19 +61,19 @@ export const REQUIRES = {
   'graphql.manageUsersAndGroups': [['MANAGE_USERS_AND_GROUPS']],
   'graphql.groupMembers': [['MANAGE_USERS_AND_GROUPS'], ['EDIT_GROUP_MEMBERS']],
   'graphql.groupProperties': [['MANAGE_USERS_AND_GROUPS'], ['EDIT_ENTITY_DOCS'], ['EDIT_ENTITY']],
+
+  // Reads of administrative entity types, beyond the read operation's own privilege, whichever way the entity is
+  // read (GraphQL entity/entities, REST entities, entitiesV2, aspects, test evaluation): they are for those who
+  // administer them, as their dedicated queries (listPolicies, listAccessTokens) demand. Entity descriptors
+  // (src/entities) say which of these applies to their type.
+  'read.dataHubPolicy': [['MANAGE_POLICIES']],
+  'read.dataHubAccessToken': [['MANAGE_ACCESS_TOKENS']],
+  'read.dataHubSecret': [['MANAGE_SECRETS']],
+  'read.ingestion': [['MANAGE_INGESTION']],
+  'read.inviteToken': [['MANAGE_USERS_AND_GROUPS']],
 } as const satisfies Record<string, Requirement>;
 
 export type Operation = keyof typeof REQUIRES;
-
-/**
- * Reads that need more than the read operation's own privilege, whichever way the entity is read (GraphQL
- * `entity`/`entities`, REST entities, entitiesV2, aspects, test evaluation): administrative records are for
- * those who administer them, as their dedicated queries (listPolicies, listAccessTokens) already demand.
- */
-export const READ_REQUIRES_BY_ENTITY_TYPE: Readonly<Record<string, Requirement>> = lookupTable<Requirement>({
-  dataHubPolicy: [['MANAGE_POLICIES']],
-  dataHubAccessToken: [['MANAGE_ACCESS_TOKENS']],
-});
 
 /** Aspects left out of (or refused in) generic reads without a privilege: a user's password hash and salt. */
 export const READ_REQUIRES_BY_ASPECT: Readonly<Record<string, Requirement>> = lookupTable<Requirement>({

@@ -1,3 +1,4 @@
+import { aspectDef } from '../entities/index.js';
 import { tryParseUrn } from '../model/urn.js';
 import type { Relationship, Store } from '../storage/types.js';
 import { rebuildIfEmpty } from './derived-index.js';
@@ -5,41 +6,30 @@ import type { EntityService } from './entities.js';
 
 /**
  * Relationships between entities, with DataHub's names, derived from aspects after every write and kept in an
- * index so that both directions are cheap: lineage (`DownstreamOf`), containment (`IsPartOf`), ownership
- * (`OwnedBy`), labels (`TaggedWith`, `TermedWith`), domains (`AssociatedWith`), membership (`IsMemberOfGroup`),
- * and job/chart inputs and outputs (`Consumes`, `Produces`).
+ * index so that both directions are cheap. Which aspect declares which edge is part of the aspect's definition
+ * (src/entities): lineage (`DownstreamOf`), containment (`IsPartOf`, `Contains`), ownership (`OwnedBy`), labels
+ * (`TaggedWith`, `TermedWith`), domains (`AssociatedWith`), membership (`IsMemberOfGroup`), inputs and outputs
+ * (`Consumes`, `Produces`) and the rest of DataHub's @Relationship annotations.
  */
-type Obj = Record<string, any>;
 
-const urns = (list: unknown): string[] => (Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : []);
-
-/** The outgoing edges an entity's aspects declare. */
-export function edgesOf(source: string, aspects: Map<string, Obj>): Relationship[] {
+/** The outgoing edges an entity's aspects declare, each (type, destination) once. */
+export function edgesOf(source: string, aspects: ReadonlyMap<string, unknown>): Relationship[] {
   const out: Relationship[] = [];
-  const add = (type: string, destination: unknown) => {
-    if (typeof destination === 'string' && destination.startsWith('urn:')) out.push({ source, type, destination });
-  };
-  for (const u of aspects.get('upstreamLineage')?.upstreams ?? []) add('DownstreamOf', u.dataset);
-  add('IsPartOf', aspects.get('container')?.container);
-  for (const o of aspects.get('ownership')?.owners ?? []) add('OwnedBy', o.owner);
-  for (const t of aspects.get('globalTags')?.tags ?? []) add('TaggedWith', t.tag);
-  for (const t of aspects.get('glossaryTerms')?.terms ?? []) add('TermedWith', t.urn);
-  for (const d of urns(aspects.get('domains')?.domains)) add('AssociatedWith', d);
-  for (const g of urns(aspects.get('groupMembership')?.groups)) add('IsMemberOfGroup', g);
-  for (const g of urns(aspects.get('nativeGroupMembership')?.nativeGroups)) add('IsMemberOfNativeGroup', g);
-  const io = aspects.get('dataJobInputOutput');
-  for (const d of [...urns(io?.inputDatasets), ...(io?.inputDatasetEdges ?? []).map((e: Obj) => e.destinationUrn)]) add('Consumes', d);
-  for (const d of [...urns(io?.outputDatasets), ...(io?.outputDatasetEdges ?? []).map((e: Obj) => e.destinationUrn)]) add('Produces', d);
-  for (const j of [...urns(io?.inputDatajobs), ...(io?.inputDatajobEdges ?? []).map((e: Obj) => e.destinationUrn)]) add('DownstreamOf', j);
-  const chart = aspects.get('chartInfo');
-  for (const d of [...urns(chart?.inputs), ...(chart?.inputEdges ?? []).map((e: Obj) => e.destinationUrn)]) add('Consumes', d);
-  const dash = aspects.get('dashboardInfo');
-  for (const c of [...urns(dash?.charts), ...(dash?.chartEdges ?? []).map((e: Obj) => e.destinationUrn)]) add('Contains', c);
   const seen = new Set<string>();
-  return out.filter((e) => {
-    const k = `${e.type}\n${e.destination}`;
-    return !seen.has(k) && !!seen.add(k);
-  });
+  const add = (type: string, destination: unknown) => {
+    if (typeof destination !== 'string' || !destination.startsWith('urn:')) return;
+    const k = `${type}\n${destination}`;
+    if (seen.has(k)) return;
+    seen.add(k);
+    out.push({ source, type, destination });
+  };
+  for (const [name, value] of aspects) {
+    const def = aspectDef(name);
+    // Stored values passed validation when written; a value that no longer fits its schema declares nothing.
+    if (!def?.edges || value === null || typeof value !== 'object' || def.schema.check(value, []) !== null) continue;
+    def.edges(value, add);
+  }
+  return out;
 }
 
 export class RelationshipService {
@@ -51,7 +41,7 @@ export class RelationshipService {
     const list = [...new Set(sources)].filter((u) => typeof tryParseUrn(u) !== 'string');
     if (list.length === 0) return;
     const latest = await this.store.getLatest(list);
-    const edges = list.flatMap((urn) => edgesOf(urn, new Map([...(latest.get(urn) ?? new Map())].map(([k, r]) => [k, r.value as Obj]))));
+    const edges = list.flatMap((urn) => edgesOf(urn, new Map([...(latest.get(urn) ?? new Map())].map(([k, r]) => [k, r.value]))));
     await this.store.replaceRelationships(list, edges);
   }
 

@@ -1,4 +1,5 @@
 import { badRequest } from '../errors.js';
+import { aspectDef, aspectsOf, descriptorOfUrn, ENTITY_DESCRIPTORS, entityDescriptor, keyValuesOf } from '../entities/index.js';
 import { decodeUrnPart, tryParseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import { rebuildIfEmpty } from './derived-index.js';
@@ -8,14 +9,13 @@ import type { EntityService } from './entities.js';
  * Search over names, descriptions, column paths, tags and terms. Names are split into words at camelCase and
  * snake_case boundaries and at dots, so `sample` finds `SampleKafkaDataset` and `users` finds
  * `fct_users_created`; every query word must match the start of a word. The index is kept up to date after
- * every write and rebuilt on start when it is empty but entities exist.
+ * every write and rebuilt on start when it is empty but entities exist. Which entity types are searchable, what
+ * their urns and aspects give the document and which filter fields they have come from the entity descriptors.
  */
-type Obj = Record<string, any>;
+type Aspects = ReadonlyMap<string, unknown>;
 
-/** Entity types worth finding. Access tokens, policies and the like are not. */
-export const SEARCHABLE = new Set(['dataset', 'chart', 'dashboard', 'dataFlow', 'dataJob', 'container', 'tag', 'glossaryTerm',
-  'glossaryNode', 'corpuser', 'corpGroup', 'domain', 'mlModel', 'mlModelGroup', 'mlFeature', 'mlFeatureTable', 'mlPrimaryKey',
-  'notebook', 'dataProduct', 'dataPlatform', 'test']);
+/** Entity types worth finding (those whose descriptor has a search part). Access tokens, policies and the like are not. */
+export const SEARCHABLE: ReadonlySet<string> = new Set(ENTITY_DESCRIPTORS.filter((d) => d.search).map((d) => d.name));
 
 /** `SampleKafkaDataset.fct_users2` → `samplekafkadataset sample kafka dataset fct users 2 …`. */
 export function words(text: string): string[] {
@@ -36,37 +36,33 @@ export function queryTerms(query: string): string[] {
   return [...new Set(q.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w.toLowerCase()))];
 }
 
+/** An aspect's value when it still fits its schema (stored values passed it when written). */
+function fitting(name: string, value: unknown) {
+  const def = aspectDef(name);
+  return def && value !== null && typeof value === 'object' && def.schema.check(value, []) === null ? def : undefined;
+}
+
+/** The entity's name as words from its urn: the descriptor's, else every urn part that is not itself a urn. */
 function nameOf(urn: string): string {
   const u = tryParseUrn(urn);
   if (typeof u === 'string') return urn;
-  if (u.entityType === 'dataset' && u.parts.length === 3) return decodeUrnPart(u.parts[1]!);
+  const d = entityDescriptor(u.entityType);
+  const key = d ? keyValuesOf(d, u) : undefined;
+  if (d?.search?.name && key) return d.search.name(key);
   return u.parts.map((p) => (p.startsWith('urn:') ? '' : decodeUrnPart(p))).join(' ');
 }
 
-function idOf(urn: string): string {
-  return urn.slice(urn.lastIndexOf(':') + 1);
-}
-
-/** The text of one entity: its names first, then descriptions, columns and labels. */
-export function documentText(urn: string, aspects: Map<string, Obj>): string {
+/** The text of one entity: its name first, then what each of its aspects gives (in the descriptor's order). */
+export function documentText(urn: string, aspects: Aspects): string {
   const parts: string[] = [nameOf(urn)];
   const add = (v: unknown) => { if (typeof v === 'string' && v) parts.push(v); };
-  for (const name of ['datasetProperties', 'containerProperties', 'tagProperties', 'glossaryTermInfo', 'glossaryNodeInfo',
-    'corpUserInfo', 'corpGroupInfo', 'domainProperties', 'chartInfo', 'dashboardInfo', 'dataFlowInfo', 'dataJobInfo',
-    'mlModelProperties', 'mlFeatureTableProperties', 'dataPlatformInfo', 'testInfo', 'dataProductProperties']) {
-    const a = aspects.get(name);
-    if (!a) continue;
-    for (const f of ['name', 'displayName', 'title', 'fullName', 'qualifiedName', 'description', 'definition', 'email']) add(a[f]);
+  const d = descriptorOfUrn(urn);
+  const names = d ? aspectsOf(d).map((a) => a.name) : [...aspects.keys()];
+  for (const name of names) {
+    if (!aspects.has(name)) continue;
+    const value = aspects.get(name);
+    fitting(name, value)?.searchText?.(value, add);
   }
-  for (const name of ['editableDatasetProperties', 'editableContainerProperties', 'corpGroupEditableInfo', 'corpUserEditableInfo']) {
-    add(aspects.get(name)?.description);
-    add(aspects.get(name)?.displayName);
-  }
-  for (const f of aspects.get('schemaMetadata')?.fields ?? []) { add(f.fieldPath); add(f.description); }
-  for (const f of aspects.get('editableSchemaMetadata')?.editableSchemaFieldInfo ?? []) add(f.description);
-  for (const t of aspects.get('globalTags')?.tags ?? []) add(idOf(t.tag));
-  for (const t of aspects.get('glossaryTerms')?.terms ?? []) add(idOf(t.urn));
-  for (const n of aspects.get('subTypes')?.typeNames ?? []) add(n);
   return words(parts.join(' ')).join(' ');
 }
 
@@ -85,7 +81,7 @@ export class SearchService {
     const existing = await this.store.existing(wanted);
     const latest = await this.store.getLatest([...existing]);
     const docs = [...existing].map((urn) => {
-      const aspects = new Map([...(latest.get(urn) ?? new Map())].map(([k, r]) => [k, r.value as Obj]));
+      const aspects = new Map([...(latest.get(urn) ?? new Map())].map(([k, r]) => [k, r.value]));
       return { urn, entityType: (tryParseUrn(urn) as { entityType: string }).entityType, text: documentText(urn, aspects) };
     });
     await this.store.upsertSearchDocs(docs);
@@ -120,7 +116,7 @@ export class SearchService {
       const chunk = candidates.urns.slice(i, i + 500);
       const latest = await this.store.getLatest(chunk);
       for (const urn of chunk) {
-        const aspects = new Map([...(latest.get(urn) ?? new Map())].map(([k, r]) => [k, r.value as Obj]));
+        const aspects = new Map([...(latest.get(urn) ?? new Map())].map(([k, r]) => [k, r.value]));
         if (groups.some((g) => g.every((c) => clauseHolds(c, urn, aspects)))) matching.push(urn);
       }
     }
@@ -139,34 +135,35 @@ export interface FilterClause {
   negated?: boolean | null;
 }
 
-/** The values a filter field has on an entity, in DataHub's field names. */
-function fieldValues(field: string, urn: string, aspects: Map<string, Obj>): string[] {
+/**
+ * The values a filter field has on an entity, in DataHub's field names: the entity type, urn, name and removal are
+ * everyone's; the rest come from the urn (the descriptor's facets) and from the aspects' facets.
+ */
+function fieldValues(field: string, urn: string, aspects: Aspects): string[] {
   const u = tryParseUrn(urn);
-  const parts = typeof u === 'string' ? [] : u.parts;
-  const entityType = typeof u === 'string' ? '' : u.entityType;
+  if (typeof u === 'string') return [];
   switch (field) {
-    case '_entityType': case 'entityType': return [entityType];
+    case '_entityType': case 'entityType': return [u.entityType];
     case 'urn': return [urn];
-    case 'platform': {
-      const p = entityType === 'dataset' ? parts[0] : aspects.get('dataPlatformInstance')?.platform;
-      return p ? [p, p.replace('urn:li:dataPlatform:', '')] : [];
-    }
-    case 'origin': case 'env': return entityType === 'dataset' && parts[2] ? [parts[2]] : [];
     case 'name': return [nameOf(urn)];
-    case 'removed': return [String(aspects.get('status')?.removed === true)];
-    case 'tags': return (aspects.get('globalTags')?.tags ?? []).map((t: Obj) => t.tag);
-    case 'glossaryTerms': return (aspects.get('glossaryTerms')?.terms ?? []).map((t: Obj) => t.urn);
-    case 'owners': return (aspects.get('ownership')?.owners ?? []).map((o: Obj) => o.owner);
-    case 'domains': return aspects.get('domains')?.domains ?? [];
-    case 'container': return aspects.get('container')?.container ? [aspects.get('container')!.container] : [];
-    case 'typeNames': return aspects.get('subTypes')?.typeNames ?? [];
-    default: return [];
+    case 'removed': return [String((aspects.get('status') as { removed?: unknown } | undefined)?.removed === true)];
+    default: break;
   }
+  const out: string[] = [];
+  const d = entityDescriptor(u.entityType);
+  const fromKey = d?.search?.facets?.[field];
+  const key = d ? keyValuesOf(d, u) : undefined;
+  if (fromKey && key) out.push(...fromKey(key));
+  for (const [name, value] of aspects) {
+    const facet = fitting(name, value)?.facets?.[field];
+    if (facet) out.push(...facet(value));
+  }
+  return out;
 }
 
 const norm = (s: string) => s.toLowerCase().replace(/_/g, '');
 
-export function clauseHolds(c: FilterClause, urn: string, aspects: Map<string, Obj>): boolean {
+export function clauseHolds(c: FilterClause, urn: string, aspects: Aspects): boolean {
   const have = fieldValues(c.field, urn, aspects);
   const cond = (c.condition ?? 'EQUAL').toUpperCase();
   // Entity types compare loosely, as clients send both DATASET and dataset.

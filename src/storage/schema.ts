@@ -23,6 +23,14 @@ export function timeseriesTableNames(): string[] {
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/** Aspect names earlier Almanac versions used → DataHub 0.12.1's names for them (migration 4). */
+const RENAMED_ASPECTS: Readonly<Record<string, string>> = {
+  trainingData: 'mlModelTrainingData', evaluationData: 'mlModelEvaluationData', metrics: 'mlModelMetrics',
+  ethicalConsiderations: 'mlModelEthicalConsiderations', caveatsAndRecommendations: 'mlModelCaveatsAndRecommendations',
+  quantitativeAnalyses: 'mlModelQuantitativeAnalyses', editableMLModelProperties: 'editableMlModelProperties',
+  editableMLFeatureTableProperties: 'editableMlFeatureTableProperties',
+};
+
 /** Migration N → list of statements. Never edit a released migration; add a new one. */
 export function migrations(d: Dialect): { version: number; statements: string[] }[] {
   const bigint = d === 'sqlite' ? 'INTEGER' : 'BIGINT';
@@ -56,6 +64,11 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
            PRIMARY KEY (source, type, destination))`,
         `CREATE INDEX ${RELATIONSHIP_TABLE}_incoming ON ${RELATIONSHIP_TABLE} (destination, type, source)`,
       ],
+    },
+    {
+      // Earlier versions stored some ML model aspects under names of Almanac's making; DataHub's names from now on.
+      version: 4,
+      statements: Object.entries(RENAMED_ASPECTS).map(([from, to]) => `UPDATE ${ASPECT_TABLE} SET aspect = '${to}' WHERE aspect = '${from}'`),
     },
   ];
 }

@@ -1,0 +1,382 @@
+import { badRequest } from '../errors.js';
+import { lookupTable } from '../model/safe-keys.js';
+import { datasetKeyOf, decodeUrnPart, parseUrn } from '../model/urn.js';
+import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
+import {
+  auditStamp, COMMON_FIELDS, customProperties, deprecation, globalTags, glossaryTerms, visibleDescription,
+} from './graphql-fields.js';
+import * as shared from './shared-aspects.js';
+import { any, arr, bool, enumOf, int, map, num, rec, str, union, urn, type UnionValue } from './schema.js';
+
+export const datasetKey = keyAspect('datasetKey', 'com.linkedin.metadata.key.DatasetKey',
+  [['platform', 'urn'], ['name', 'string'], ['origin', 'fabric']]);
+
+export const datasetProperties = aspect('datasetProperties', 'com.linkedin.dataset.DatasetProperties', rec({
+  ...shared.customPropertiesField, ...shared.externalReferenceField, 'name?': str, 'qualifiedName?': str, 'description?': str,
+  'uri?': str, 'created?': shared.timeStamp, 'lastModified?': shared.timeStamp, 'tags?': arr(str),
+}), { searchText: shared.propertiesText });
+
+export const editableDatasetProperties = aspect('editableDatasetProperties', 'com.linkedin.dataset.EditableDatasetProperties',
+  rec({ 'description?': str, 'name?': str, ...shared.changeAuditStampFields }), { searchText: shared.editableText });
+
+export const datasetDeprecation = aspect('datasetDeprecation', 'com.linkedin.dataset.DatasetDeprecation',
+  rec({ deprecated: bool, 'decommissionTime?': int, note: str, 'actor?': urn }));
+
+export const upstreamLineage = aspect('upstreamLineage', 'com.linkedin.dataset.UpstreamLineage', rec({
+  upstreams: arr(rec({ 'auditStamp?': shared.auditStamp, 'created?': shared.auditStamp, dataset: urn,
+    type: enumOf(['COPY', 'TRANSFORMED', 'VIEW']), 'properties?': map(str), 'query?': urn })),
+  'fineGrainedLineages?': arr(shared.fineGrainedLineage),
+}), {
+  edges: (v, add) => {
+    for (const u of v.upstreams) add('DownstreamOf', u.dataset);
+    for (const l of v.fineGrainedLineages ?? []) for (const u of l.upstreams ?? []) add('DownstreamOf', u);
+  },
+});
+
+export const datasetUpstreamLineage = aspect('datasetUpstreamLineage', 'com.linkedin.dataset.DatasetUpstreamLineage', rec({
+  fieldMappings: arr(rec({ created: shared.auditStamp, transformation: any, sourceFields: arr(urn), destinationField: urn })),
+}));
+
+export const viewProperties = aspect('viewProperties', 'com.linkedin.dataset.ViewProperties',
+  rec({ materialized: bool, viewLogic: str, viewLanguage: str }));
+
+export const datasetProfile = aspect('datasetProfile', 'com.linkedin.dataset.DatasetProfile', rec({
+  ...shared.timeseriesFields, 'rowCount?': int, 'columnCount?': int, 'sizeInBytes?': int,
+  'fieldProfiles?': arr(rec({ fieldPath: str, 'uniqueCount?': int, 'uniqueProportion?': num, 'nullCount?': int,
+    'nullProportion?': num, 'min?': str, 'max?': str, 'mean?': str, 'median?': str, 'stdev?': str,
+    'quantiles?': arr(rec({ quantile: str, value: str })), 'distinctValueFrequencies?': arr(rec({ value: str, frequency: int })),
+    'histogram?': rec({ boundaries: arr(str), heights: arr(num) }), 'sampleValues?': arr(str) })),
+}), { timeseries: true });
+
+export const datasetUsageStatistics = aspect('datasetUsageStatistics', 'com.linkedin.dataset.DatasetUsageStatistics', rec({
+  ...shared.timeseriesFields, 'uniqueUserCount?': int, 'totalSqlQueries?': int, 'topSqlQueries?': arr(str),
+  'userCounts?': arr(rec({ user: urn, count: int, 'userEmail?': str })), 'fieldCounts?': arr(rec({ fieldPath: str, count: int })),
+}), { timeseries: true });
+
+/** A change to a dataset's data. MANUAL and queries come from later DataHub versions; accepted, as before. */
+export const operation = aspect('operation', 'com.linkedin.common.Operation', rec({
+  ...shared.timeseriesFields, 'actor?': urn,
+  operationType: enumOf(['INSERT', 'UPDATE', 'DELETE', 'CREATE', 'ALTER', 'DROP', 'UNKNOWN', 'CUSTOM']),
+  'customOperationType?': str, 'numAffectedRows?': int, 'affectedDatasets?': arr(urn),
+  'sourceType?': enumOf(['DATA_PROCESS', 'DATA_PLATFORM', 'MANUAL']), 'customProperties?': map(str),
+  lastUpdatedTimestamp: int, 'queries?': arr(urn),
+}), { timeseries: true });
+
+// ---------------------------------------------------------------------------------------------------------------
+// GraphQL
+
+const SCHEMA_TYPES: Readonly<Record<string, string>> = lookupTable<string>({
+  BooleanType: 'BOOLEAN', FixedType: 'FIXED', StringType: 'STRING', BytesType: 'BYTES', NumberType: 'NUMBER',
+  DateType: 'DATE', TimeType: 'TIME', EnumType: 'ENUM', NullType: 'NULL', MapType: 'MAP', ArrayType: 'ARRAY',
+  UnionType: 'UNION', RecordType: 'STRUCT',
+});
+
+function fieldType(t: { type?: UnionValue } | undefined): string {
+  const cls = t?.type && typeof t.type === 'object' ? Object.keys(t.type)[0] : undefined;
+  return SCHEMA_TYPES[cls?.split('.').pop() ?? ''] ?? 'NULL';
+}
+
+function platformSchema(ps: UnionValue | undefined) {
+  if (!ps) return null;
+  const [cls, body] = Object.entries(ps)[0] ?? [];
+  if (!cls || !body) return null;
+  const b = body as Record<string, unknown>;
+  if (cls.endsWith('KafkaSchema') && b.keySchema) return { __typename: 'KeyValueSchema', keySchema: b.keySchema, valueSchema: b.documentSchema ?? '' };
+  if (cls.endsWith('KeyValueSchema')) return { __typename: 'KeyValueSchema', keySchema: b.keySchema ?? '', valueSchema: b.valueSchema ?? '' };
+  const schema = b.documentSchema ?? b.tableSchema ?? b.rawSchema ?? b.schema ?? b.sql ?? '';
+  return { __typename: 'TableSchema', schema: typeof schema === 'string' ? schema : JSON.stringify(schema) };
+}
+
+type Labels = { tags?: shared.GlobalTags['tags']; terms?: shared.GlossaryTerms['terms'] };
+
+/** Merges two tag (or term) lists, first occurrence wins, so ingested and edited labels show once each. */
+function mergeLabels<K extends 'tags' | 'terms'>(key: K, id: 'tag' | 'urn', ...aspects: (Labels | undefined)[]) {
+  const present = aspects.filter((a): a is Labels => !!a);
+  if (present.length === 0) return undefined;
+  const seen = new Set<string>();
+  const merged: Record<string, string>[] = [];
+  for (const a of present) {
+    for (const item of (a[key] ?? []) as Record<string, string>[]) if (!seen.has(item[id]!)) { seen.add(item[id]!); merged.push(item); }
+  }
+  return { [key]: merged } as never;
+}
+
+/** schemaMetadata with each field's visible description and both layers of tags and terms. */
+function schemaMetadataOut(urnText: string, schema: shared.SchemaMetadata, editable: shared.EditableSchemaMetadata | undefined, version: number) {
+  const edits = new Map((editable?.editableSchemaFieldInfo ?? []).map((e) => [e.fieldPath, e]));
+  return {
+    aspectVersion: version,
+    datasetUrn: urnText,
+    name: schema.schemaName ?? '',
+    platformUrn: schema.platform ?? '',
+    version: schema.version ?? 0,
+    cluster: schema.cluster ?? null,
+    hash: schema.hash ?? '',
+    platformSchema: platformSchema(schema.platformSchema),
+    primaryKeys: schema.primaryKeys ?? null,
+    foreignKeys: null,
+    createdAt: schema.created?.time ?? null,
+    lastObserved: null,
+    fields: (schema.fields ?? []).map((f) => {
+      const e = edits.get(f.fieldPath);
+      const tags = globalTags(mergeLabels('tags', 'tag', f.globalTags, e?.globalTags), urnText);
+      return {
+        fieldPath: f.fieldPath,
+        jsonPath: f.jsonPath ?? null,
+        label: f.label ?? null,
+        nullable: !!f.nullable,
+        description: visibleDescription(e?.description, f.description),
+        type: fieldType(f.type),
+        nativeDataType: f.nativeDataType ?? null,
+        recursive: !!f.recursive,
+        globalTags: tags,
+        tags,
+        glossaryTerms: glossaryTerms(mergeLabels('terms', 'urn', f.glossaryTerms, e?.glossaryTerms), urnText),
+        isPartOfKey: f.isPartOfKey ?? null,
+        isPartitioningKey: f.isPartitioningKey ?? null,
+        jsonProps: f.jsonProps ?? null,
+        schemaFieldEntity: ref(`urn:li:schemaField:(${urnText},${f.fieldPath})`),
+      };
+    }),
+  };
+}
+
+async function lineage(f: FieldContext) {
+  const input = f.args.input as { direction: string; start?: number | null; count?: number | null };
+  const start = Math.max(0, Number(input.start ?? 0));
+  const count = Math.min(1000, Math.max(0, Number(input.count ?? 100)));
+  let rels: Record<string, unknown>[];
+  if (input.direction === 'UPSTREAM') {
+    const up = await f.aspect(upstreamLineage);
+    // One edge per upstream entity, however many times the aspect lists it.
+    const seen = new Set<string>();
+    const upstreams = (up?.upstreams ?? []).filter((u) => !seen.has(u.dataset) && seen.add(u.dataset));
+    rels = upstreams.map((u) => {
+      const actor = u.created?.actor ?? u.auditStamp?.actor;
+      return { type: 'DownstreamOf', entity: ref(u.dataset), degree: 1, createdOn: u.created?.time ?? u.auditStamp?.time ?? null,
+        createdActor: actor ? ref(actor) : null, updatedOn: u.auditStamp?.time ?? null, isManual: u.properties?.source === 'UI' };
+    });
+  } else {
+    const downstream = await f.related({ direction: 'INCOMING', types: ['DownstreamOf'], start: 0, count: 10_000 });
+    rels = downstream.edges.map((e) => ({ type: 'DownstreamOf', entity: ref(e.source), degree: 1, createdOn: null, createdActor: null,
+      updatedOn: null, isManual: false }));
+  }
+  return { start, count: Math.min(count, Math.max(0, rels.length - start)), total: rels.length, filtered: 0,
+    relationships: rels.slice(start, start + count) };
+}
+
+const keyOf = (f: FieldContext) => datasetKeyOf(parseUrn(f.urn));
+
+const SDL = gql`
+type Dataset implements Entity {
+  urn: String!
+  type: EntityType!
+  platform: DataPlatform!
+  "The dataset-name part of the urn."
+  name: String!
+  origin: FabricType!
+  properties: DatasetProperties
+  editableProperties: DatasetEditableProperties
+  schemaMetadata(version: Long): SchemaMetadata
+  editableSchemaMetadata: EditableSchemaMetadata
+  institutionalMemory: InstitutionalMemory
+  globalTags: GlobalTags
+  tags: GlobalTags
+  glossaryTerms: GlossaryTerms
+  ownership: Ownership
+  deprecation: Deprecation
+  status: Status
+  container: Container
+  parentContainers: ParentContainersResult
+  subTypes: SubTypes
+  domain: DomainAssociation
+  dataPlatformInstance: DataPlatformInstance
+  browsePaths: [BrowsePath!]
+  "When metadata of this dataset was last ingested (from system metadata)."
+  lastIngested: Long
+  exists: Boolean
+  privileges: EntityPrivileges
+  "Upstream (from upstreamLineage) or downstream (datasets naming this one as upstream) neighbours."
+  lineage(input: LineageInput!): EntityLineageResult
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+  "Deprecated: the ingested description; use properties.description."
+  description: String
+  externalUrl: String
+  platformNativeType: String
+}
+
+type DatasetProperties {
+  name: String!
+  qualifiedName: String
+  origin: FabricType!
+  "The description users see: the edited text where one exists, else the ingested one (an Almanac difference)."
+  description: String
+  customProperties: [CustomPropertiesEntry!]
+  externalUrl: String
+  created: Long
+  createdActor: String
+  lastModified: AuditStamp!
+  lastModifiedActor: String
+}
+
+type DatasetEditableProperties {
+  description: String
+  name: String
+}
+
+type SchemaMetadata {
+  aspectVersion: Long
+  datasetUrn: String
+  name: String!
+  platformUrn: String!
+  version: Long!
+  cluster: String
+  hash: String!
+  platformSchema: PlatformSchema
+  fields: [SchemaField!]!
+  primaryKeys: [String!]
+  foreignKeys: [ForeignKeyConstraint]
+  createdAt: Long
+  lastObserved: Long
+}
+
+union PlatformSchema = TableSchema | KeyValueSchema
+
+type TableSchema {
+  schema: String!
+}
+
+type KeyValueSchema {
+  keySchema: String!
+  valueSchema: String!
+}
+
+type ForeignKeyConstraint {
+  name: String
+  foreignFields: [SchemaFieldEntity]
+  sourceFields: [SchemaFieldEntity]
+  foreignDataset: Dataset
+}
+
+enum SchemaFieldDataType { BOOLEAN FIXED STRING BYTES NUMBER DATE TIME ENUM NULL MAP ARRAY UNION STRUCT }
+
+type SchemaField {
+  fieldPath: String!
+  jsonPath: String
+  label: String
+  nullable: Boolean!
+  "The description users see: the edited text where one exists, else the ingested one (an Almanac difference)."
+  description: String
+  type: SchemaFieldDataType!
+  nativeDataType: String
+  recursive: Boolean!
+  "Ingested and edited tags together."
+  globalTags: GlobalTags
+  tags: GlobalTags
+  "Ingested and edited terms together."
+  glossaryTerms: GlossaryTerms
+  isPartOfKey: Boolean
+  isPartitioningKey: Boolean
+  jsonProps: String
+  schemaFieldEntity: SchemaFieldEntity
+}
+
+type EditableSchemaMetadata {
+  editableSchemaFieldInfo: [EditableSchemaFieldInfo!]!
+}
+
+type EditableSchemaFieldInfo {
+  fieldPath: String!
+  description: String
+  globalTags: GlobalTags
+  tags: GlobalTags
+  glossaryTerms: GlossaryTerms
+}
+`;
+
+/** Datasets: tables, views, topics, files — the catalog's main entity. */
+export const dataset = defineEntity({
+  name: 'dataset',
+  category: 'core',
+  key: datasetKey,
+  aspects: [viewProperties, shared.subTypes, datasetProfile, datasetUsageStatistics, operation, shared.domains, shared.schemaMetadata,
+    shared.status, shared.container, shared.deprecation, shared.testResults, shared.siblings, shared.embed, datasetProperties,
+    editableDatasetProperties, datasetDeprecation, datasetUpstreamLineage, upstreamLineage, shared.institutionalMemory,
+    shared.ownership, shared.editableSchemaMetadata, shared.globalTags, shared.glossaryTerms, shared.browsePaths,
+    shared.dataPlatformInstance, shared.browsePathsV2, shared.access],
+  snapshotClass: 'com.linkedin.metadata.snapshot.DatasetSnapshot',
+  graphql: {
+    entityType: 'DATASET',
+    objectType: 'Dataset',
+    rootField: 'dataset',
+    sdl: SDL,
+    fields: {
+      ...COMMON_FIELDS,
+      platform: (f) => ref(keyOf(f).platform),
+      name: (f) => keyOf(f).name,
+      origin: (f) => keyOf(f).origin,
+      properties: async (f) => {
+        const [p, e] = await Promise.all([f.aspect(datasetProperties), f.aspect(editableDatasetProperties)]);
+        if (!p && !e) return null;
+        const key = keyOf(f);
+        return {
+          name: p?.name ?? key.name,
+          qualifiedName: p?.qualifiedName ?? null,
+          origin: key.origin,
+          description: visibleDescription(e?.description, p?.description),
+          customProperties: customProperties(p?.customProperties, f.urn),
+          externalUrl: p?.externalUrl ?? null,
+          created: p?.created?.time ?? null,
+          createdActor: p?.created?.actor ?? null,
+          lastModified: auditStamp(p?.lastModified),
+          lastModifiedActor: p?.lastModified?.actor ?? null,
+        };
+      },
+      editableProperties: async (f) => {
+        const e = await f.aspect(editableDatasetProperties);
+        return e ? { description: e.description ?? null, name: e.name ?? null } : null;
+      },
+      schemaMetadata: async (f) => {
+        const v = (f.args.version as number | null | undefined) ?? 0;
+        if (!Number.isInteger(v) || v < 0) throw badRequest(`version must be a whole number ≥ 0, got ${v}`);
+        const editable = await f.aspect(shared.editableSchemaMetadata);
+        const schema = v === 0 ? await f.aspect(shared.schemaMetadata) : await f.aspectVersion(shared.schemaMetadata, v);
+        return schema ? schemaMetadataOut(f.urn, schema, editable, v) : null;
+      },
+      editableSchemaMetadata: async (f) => {
+        const e = await f.aspect(shared.editableSchemaMetadata);
+        if (!e) return null;
+        return {
+          editableSchemaFieldInfo: (e.editableSchemaFieldInfo ?? []).map((c) => {
+            const tags = globalTags(c.globalTags, f.urn);
+            return { fieldPath: c.fieldPath, description: c.description ?? null, globalTags: tags, tags,
+              glossaryTerms: glossaryTerms(c.glossaryTerms, f.urn) };
+          }),
+        };
+      },
+      deprecation: async (f) => deprecation(await f.aspect(shared.deprecation), await f.aspect(datasetDeprecation)),
+      lineage,
+      description: async (f) => (await f.aspect(datasetProperties))?.description ?? null,
+      externalUrl: async (f) => (await f.aspect(datasetProperties))?.externalUrl ?? null,
+      platformNativeType: () => null,
+    },
+  },
+  search: {
+    name: (k) => decodeUrnPart(k.name ?? ''),
+    facets: {
+      platform: (k) => (k.platform ? [k.platform, k.platform.replace('urn:li:dataPlatform:', '')] : []),
+      origin: (k) => (k.origin ? [k.origin] : []),
+      env: (k) => (k.origin ? [k.origin] : []),
+    },
+  },
+  // DataHub's default: /<origin>/<platform name>/<name's parts but the last, split at the platform's delimiter>, lower case.
+  browsePath: (k) => {
+    const name = decodeUrnPart(k.name ?? '');
+    const parts = name.split('.');
+    const folders = parts.length > 1 ? `/${parts.slice(0, -1).join('/')}`.replace(/^\/\//, '/') : '';
+    return `/${k.origin}/${(k.platform ?? '').replace('urn:li:dataPlatform:', '')}${folders}`.toLowerCase();
+  },
+  displayName: (k) => decodeUrnPart(k.name ?? ''),
+  platform: (k) => k.platform,
+  edits: { description: { aspect: editableDatasetProperties, field: 'description', stamped: true } },
+});

@@ -1,0 +1,209 @@
+import type { Operation } from '../services/privileges.js';
+import { enumOf, rec, str, urn, type Fields, type Schema } from './schema.js';
+
+/**
+ * What the catalog knows about an entity type, in one value: its urn and key aspect, its aspects (each with its
+ * schema, its relationships and what it gives search), its GraphQL type and how each field maps from the aspects,
+ * its browse path, display name, edits and privileges. Registry, validation, ingest, search, relationships and
+ * GraphQL read descriptors (src/entities/index.ts lists them); none of them switches on an entity type's name.
+ *
+ * Nothing here depends on the transport: GraphQL fields are functions of a FieldContext, which the GraphQL layer
+ * implements over its per-request loader.
+ */
+
+// ---------------------------------------------------------------------------------------------------------------
+// Aspects
+
+/** Receives one relationship: its DataHub name and the urn it points to. */
+export type EdgeSink = (type: string, destination: unknown) => void;
+/** Receives text for the search document. */
+export type TextSink = (text: unknown) => void;
+
+export interface AspectDef<N extends string = string, T = unknown> {
+  readonly name: N;
+  /** The Pegasus class, without `pegasus2avro`: the key of the aspect union on the wire. */
+  readonly className: string;
+  readonly timeseries: boolean;
+  readonly schema: Schema<T>;
+  /** False while Almanac checks only that the value is an object (its fields are kept, not checked). */
+  readonly precise: boolean;
+  /** The relationships the value declares, named as DataHub's @Relationship annotations name them. */
+  readonly edges?: (value: T, add: EdgeSink) => void;
+  /** Text the value adds to its entity's search document. */
+  readonly searchText?: (value: T, add: TextSink) => void;
+  /** Search filter fields (DataHub's names) whose values come from this aspect. */
+  readonly facets?: Readonly<Record<string, (value: T) => readonly string[]>>;
+}
+
+export type AnyAspect = AspectDef<string, any>;
+export type AspectValue<A> = A extends AspectDef<string, infer T> ? T : never;
+
+interface AspectOptions<T> {
+  timeseries?: boolean;
+  edges?: (value: T, add: EdgeSink) => void;
+  searchText?: (value: T, add: TextSink) => void;
+  facets?: Readonly<Record<string, (value: T) => readonly string[]>>;
+}
+
+/** An aspect with a precise schema. */
+export function aspect<const N extends string, T>(name: N, className: string, schema: Schema<T>, options: AspectOptions<T> = {}): AspectDef<N, T> {
+  return { name, className, schema, precise: true, timeseries: options.timeseries ?? false, edges: options.edges,
+    searchText: options.searchText, facets: options.facets };
+}
+
+/** An aspect whose fields Almanac does not check yet: any object is accepted and kept. */
+export function openAspect<const N extends string>(name: N, className: string,
+  options: AspectOptions<Readonly<Record<string, unknown>>> = {}): AspectDef<N, Readonly<Record<string, unknown>>> {
+  return { ...aspect(name, className, rec({}) as Schema<Readonly<Record<string, unknown>>>, options), precise: false };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Keys and urns
+
+/** How a key field is written in the urn: a string, another entity's urn, or an environment (FabricType). */
+export type KeyFieldKind = 'string' | 'urn' | 'fabric';
+
+export interface KeyField {
+  readonly name: string;
+  readonly kind: KeyFieldKind;
+}
+
+/** The key fields of one entity, as written in its urn (tuple parts are not percent-decoded). */
+export type KeyValues = Readonly<Record<string, string>>;
+
+/** DataHub 0.12.1's FabricType: the environments a dataset, ML model or data process lives in. */
+export const FABRIC_TYPES = ['DEV', 'TEST', 'QA', 'UAT', 'EI', 'PRE', 'STG', 'NON_PROD', 'PROD', 'CORP'] as const;
+
+const KEY_FIELD_SCHEMAS: Record<KeyFieldKind, Schema<string>> = { string: str, urn, fabric: enumOf(FABRIC_TYPES) };
+
+export interface KeyAspectDef<N extends string = string> extends AspectDef<N, KeyValues> {
+  /** The key fields, in urn order. */
+  readonly fields: readonly KeyField[];
+}
+
+/**
+ * The key aspect: the urn's parts as a record. DataHub writes it for every new entity; a client may send it too, and
+ * then it must name the same entity as the urn.
+ */
+export function keyAspect<const N extends string>(name: N, className: string, fields: readonly (readonly [string, KeyFieldKind])[],
+  options: AspectOptions<KeyValues> = {}): KeyAspectDef<N> {
+  const schemaFields: Fields = {};
+  for (const [f, kind] of fields) schemaFields[f] = KEY_FIELD_SCHEMAS[kind];
+  return { ...aspect(name, className, rec(schemaFields) as unknown as Schema<KeyValues>, options),
+    fields: fields.map(([f, kind]) => ({ name: f, kind })) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// GraphQL
+
+/** Every entity travels between resolvers as its urn; fields load what they need. */
+export interface EntityRef {
+  urn: string;
+}
+export const ref = (u: string): EntityRef => ({ urn: u });
+
+export interface RelatedQuery {
+  direction: 'INCOMING' | 'OUTGOING';
+  types: readonly string[];
+  start: number;
+  count: number;
+}
+
+/** What a GraphQL field of an entity can read: implemented by the GraphQL layer, batched per request. */
+export interface FieldContext {
+  readonly urn: string;
+  /** The urn's key fields. */
+  readonly key: KeyValues;
+  /** The field's arguments. */
+  readonly args: Readonly<Record<string, any>>;
+  /** The latest value of an aspect of this entity, or of the entity named by `of`. */
+  aspect<T>(def: AspectDef<string, T>, of?: string): Promise<T | undefined>;
+  /** One stored version of an aspect of this entity (0 is the latest). */
+  aspectVersion<T>(def: AspectDef<string, T>, version: number): Promise<T | undefined>;
+  /** When any aspect of the entity was last observed by an ingestion run (system metadata), or null. */
+  lastObserved(): Promise<number | null>;
+  /** The relationship index around this entity. */
+  related(q: RelatedQuery): Promise<{ total: number; edges: { source: string; type: string; destination: string }[] }>;
+}
+
+export type FieldResolver = (f: FieldContext) => unknown;
+
+export interface GraphQLPart {
+  /** DataHub's EntityType enum value. */
+  readonly entityType: string;
+  /** The object type that serves the entity; without one it is served as GenericEntity (urn and type). */
+  readonly objectType?: string;
+  /** SDL of the object type and the types only it uses; shared types live in src/graphql/schema/*.graphql. */
+  readonly sdl?: string;
+  /** The root query field that reads one entity of this type by urn (`dataset(urn:)`). */
+  readonly rootField?: string;
+  /**
+   * How each field maps from the stored aspects. Fields not listed are read as plain properties; `type`, `exists`,
+   * `relationships` and `privileges` are served alike for every entity type by the GraphQL layer.
+   */
+  readonly fields?: Readonly<Record<string, FieldResolver>>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Search, edits, privileges
+
+export interface SearchPart {
+  /** The entity's name as words from its urn (the start of its search document). Default: every part that is not a urn. */
+  readonly name?: (key: KeyValues) => string;
+  /** Filter fields whose values come from the urn (aspects add theirs through `facets`). */
+  readonly facets?: Readonly<Record<string, (key: KeyValues) => readonly string[]>>;
+}
+
+/** Where updateDescription writes an entity's documentation. */
+export interface DescriptionTarget {
+  readonly aspect: AnyAspect;
+  readonly field: string;
+  /** When set, the aspect must exist already (DataHub refuses otherwise), and this names the entity in the refusal. */
+  readonly requiresExisting?: string;
+  /** Created and last-modified stamps are kept up to date (the editable* aspects). */
+  readonly stamped?: boolean;
+  /** Required fields of the aspect a first edit must fill in, from the urn. */
+  readonly defaults?: (key: KeyValues) => Record<string, unknown>;
+}
+
+export interface EditsPart {
+  readonly description?: DescriptionTarget;
+}
+
+/** Operations of the privilege table that guard reads of an entity type beyond the plain read privilege. */
+export type ReadOperation = Extract<Operation, `read.${string}`>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The descriptor
+
+export interface EntityDescriptor {
+  /** DataHub's entity name, as written in urns (`dataset`, `corpuser`, `mlModel`). */
+  readonly name: string;
+  /** core: catalog entities; internal: platform records (tokens, secrets, settings). */
+  readonly category: 'core' | 'internal';
+  readonly key: KeyAspectDef;
+  /** The entity type's aspects in DataHub 0.12.1's registry, key aspect excluded. */
+  readonly aspects: readonly AnyAspect[];
+  /** Aspects Almanac accepts beyond DataHub 0.12.1's registry for this type; the descriptor says why. */
+  readonly almanacAspects?: readonly AnyAspect[];
+  /** Snapshot class of the legacy MCE form, when the entity has one (without `pegasus2avro`). */
+  readonly snapshotClass?: string;
+  readonly graphql: GraphQLPart;
+  /** Present when the entity type is searchable. */
+  readonly search?: SearchPart;
+  /** DataHub's default browse path for an entity of this type without a browsePaths aspect. */
+  readonly browsePath?: (key: KeyValues) => string;
+  /** A short human name from the urn (autocomplete suggestions). Default: the last urn part. */
+  readonly displayName?: (key: KeyValues) => string;
+  /** The platform urn the urn names, if it names one (datasets, ML models, charts by their tool). */
+  readonly platform?: (key: KeyValues) => string | undefined;
+  readonly edits?: EditsPart;
+  readonly privileges?: { readonly read?: ReadOperation };
+}
+
+export function defineEntity<const D extends EntityDescriptor>(d: D): D {
+  return d;
+}
+
+/** Tags GraphQL SDL in descriptors (editors highlight `gql` templates); the text is used as written. */
+export const gql = (text: TemplateStringsArray, ...values: unknown[]): string => String.raw(text, ...values);

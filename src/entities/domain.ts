@@ -1,0 +1,51 @@
+import { aspect, defineEntity, gql, keyAspect } from './descriptor.js';
+import { COMMON_FIELDS } from './graphql-fields.js';
+import * as shared from './shared-aspects.js';
+import { rec, str, urn } from './schema.js';
+
+export const domainKey = keyAspect('domainKey', 'com.linkedin.metadata.key.DomainKey', [['id', 'string']]);
+
+export const domainProperties = aspect('domainProperties', 'com.linkedin.domain.DomainProperties',
+  rec({ name: str, 'description?': str, 'created?': shared.auditStamp, 'parentDomain?': urn }),
+  { edges: (v, add) => add('IsPartOf', v.parentDomain), searchText: shared.propertiesText });
+
+const SDL = gql`
+type Domain implements Entity {
+  urn: String!
+  type: EntityType!
+  id: String!
+  properties: DomainProperties
+  ownership: Ownership
+  exists: Boolean
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+}
+
+type DomainProperties {
+  name: String!
+  description: String
+}
+`;
+
+/** Areas of the business that assets belong to. */
+export const domain = defineEntity({
+  name: 'domain',
+  category: 'core',
+  key: domainKey,
+  aspects: [domainProperties, shared.institutionalMemory, shared.ownership],
+  graphql: {
+    entityType: 'DOMAIN',
+    objectType: 'Domain',
+    rootField: 'domain',
+    sdl: SDL,
+    fields: {
+      ...COMMON_FIELDS,
+      id: (f) => f.key.id,
+      properties: async (f) => {
+        const p = await f.aspect(domainProperties);
+        return p ? { name: p.name ?? f.key.id, description: p.description ?? null } : null;
+      },
+    },
+  },
+  search: {},
+  edits: { description: { aspect: domainProperties, field: 'description', requiresExisting: 'Domain' } },
+});

@@ -1,0 +1,50 @@
+import { aspect, defineEntity, gql, keyAspect } from './descriptor.js';
+import { COMMON_FIELDS } from './graphql-fields.js';
+import * as shared from './shared-aspects.js';
+import { rec, str, urn } from './schema.js';
+
+export const glossaryNodeKey = keyAspect('glossaryNodeKey', 'com.linkedin.metadata.key.GlossaryNodeKey', [['name', 'string']]);
+
+export const glossaryNodeInfo = aspect('glossaryNodeInfo', 'com.linkedin.glossary.GlossaryNodeInfo',
+  rec({ definition: str, 'parentNode?': urn, 'name?': str, 'id?': str }),
+  { edges: (v, add) => add('IsPartOf', v.parentNode), searchText: shared.propertiesText });
+
+const SDL = gql`
+type GlossaryNode implements Entity {
+  urn: String!
+  type: EntityType!
+  properties: GlossaryNodeProperties
+  ownership: Ownership
+  exists: Boolean
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+}
+
+type GlossaryNodeProperties {
+  name: String!
+  description: String
+}
+`;
+
+/** Folders of the business glossary. */
+export const glossaryNode = defineEntity({
+  name: 'glossaryNode',
+  category: 'core',
+  key: glossaryNodeKey,
+  aspects: [glossaryNodeInfo, shared.institutionalMemory, shared.ownership, shared.status],
+  snapshotClass: 'com.linkedin.metadata.snapshot.GlossaryNodeSnapshot',
+  graphql: {
+    entityType: 'GLOSSARY_NODE',
+    objectType: 'GlossaryNode',
+    rootField: 'glossaryNode',
+    sdl: SDL,
+    fields: {
+      ...COMMON_FIELDS,
+      properties: async (f) => {
+        const i = await f.aspect(glossaryNodeInfo);
+        return i ? { name: i.name ?? f.key.name, description: i.definition ?? null } : null;
+      },
+    },
+  },
+  search: {},
+  edits: { description: { aspect: glossaryNodeInfo, field: 'definition', requiresExisting: 'Glossary Node' } },
+});

@@ -1,0 +1,122 @@
+import { ref, type EntityRef, type FieldContext, type FieldResolver } from './descriptor.js';
+import { ownershipTypeOf } from './ownership-types.js';
+import * as shared from './shared-aspects.js';
+
+/**
+ * DataHub's GraphQL shapes of the shared aspects, defined once. Descriptors spread COMMON_FIELDS into their
+ * fields; the GraphQL layer attaches a mapping only where the type's SDL declares the field.
+ */
+type Stamp = { time?: number; actor?: string } | undefined;
+
+export function auditStamp(s: Stamp) {
+  return { time: s?.time ?? 0, actor: s?.actor ?? null };
+}
+
+export function customProperties(map: Readonly<Record<string, unknown>> | undefined, associatedUrn: string) {
+  if (!map) return null;
+  return Object.entries(map).map(([key, value]) => ({ key, value: value == null ? null : String(value), associatedUrn }));
+}
+
+/** An edited description wins when it has text (as DataHub's own UI decides); else the ingested one. */
+export function visibleDescription(edited: string | undefined | null, ingested: string | undefined | null): string | null {
+  return edited ? edited : (ingested ?? null);
+}
+
+export function globalTags(aspect: shared.GlobalTags | undefined, associatedUrn: string) {
+  if (!aspect) return null;
+  return { tags: (aspect.tags ?? []).map((t) => ({ tag: ref(t.tag), associatedUrn })) };
+}
+
+export function glossaryTerms(aspect: shared.GlossaryTerms | undefined, associatedUrn: string) {
+  if (!aspect) return null;
+  return { terms: (aspect.terms ?? []).map((t) => ({ term: ref(t.urn), associatedUrn })) };
+}
+
+export function ownership(aspect: shared.Ownership | undefined, associatedUrn: string) {
+  if (!aspect) return null;
+  return {
+    owners: (aspect.owners ?? []).map((o) => ({
+      owner: ref(o.owner),
+      type: o.type ?? null,
+      ownershipType: ref(ownershipTypeOf(o)),
+      source: o.source ? { type: o.source.type ?? 'OTHER', url: o.source.url ?? null } : null,
+      associatedUrn,
+    })),
+    lastModified: auditStamp(aspect.lastModified),
+  };
+}
+
+export function institutionalMemory(aspect: { elements?: { url: string; description?: string; createStamp?: Stamp }[] } | undefined,
+  associatedUrn: string) {
+  if (!aspect) return null;
+  return {
+    elements: (aspect.elements ?? []).map((e) => ({
+      url: e.url,
+      label: e.description ?? '',
+      description: e.description ?? '',
+      author: ref(e.createStamp?.actor ?? 'urn:li:corpuser:unknown'),
+      created: auditStamp(e.createStamp),
+      associatedUrn,
+    })),
+  };
+}
+
+type DeprecationLike = { deprecated?: boolean; decommissionTime?: number; note?: string; actor?: string };
+
+/** The deprecation aspect, or a dataset's legacy datasetDeprecation when that is all there is. */
+export function deprecation(current: DeprecationLike | undefined, legacy?: DeprecationLike) {
+  const d = current ?? legacy;
+  if (!d) return null;
+  return { deprecated: !!d.deprecated, decommissionTime: d.decommissionTime ?? null, note: d.note ?? null, actor: d.actor ?? null };
+}
+
+export const status = (aspect: { removed?: boolean } | undefined) => (aspect ? { removed: !!aspect.removed } : null);
+export const subTypes = (aspect: { typeNames?: string[] } | undefined) => (aspect ? { typeNames: aspect.typeNames ?? [] } : null);
+
+export function browsePaths(aspect: { paths?: string[] } | undefined, fallback: string | undefined) {
+  const paths = aspect ? aspect.paths ?? [] : fallback !== undefined ? [fallback] : undefined;
+  return paths ? paths.map((p) => ({ path: p.split('/').filter(Boolean) })) : null;
+}
+
+export function domain(aspect: { domains?: string[] } | undefined, associatedUrn: string) {
+  const first = aspect?.domains?.[0];
+  return first ? { domain: ref(first), associatedUrn } : null;
+}
+
+/** The containers above an entity, nearest first (at most 50, and never round a cycle). */
+export async function parentContainers(f: FieldContext) {
+  const containers: EntityRef[] = [];
+  const seen = new Set<string>([f.urn]);
+  let parent = (await f.aspect(shared.container))?.container;
+  while (parent && !seen.has(parent) && containers.length < 50) {
+    seen.add(parent);
+    containers.push(ref(parent));
+    parent = (await f.aspect(shared.container, parent))?.container;
+  }
+  return { count: containers.length, containers };
+}
+
+export function dataPlatformInstance(d: { platform: string; instance?: string } | undefined) {
+  return d?.instance ? { urn: d.instance, type: 'DATA_PLATFORM_INSTANCE', platform: ref(d.platform),
+    instanceId: String(d.instance).split(',').pop()?.replace(')', '') ?? '' } : null;
+}
+
+/** Mappings of the shared aspects to the fields DataHub gives every entity type that has them. */
+export const COMMON_FIELDS: Readonly<Record<string, FieldResolver>> = {
+  ownership: async (f) => ownership(await f.aspect(shared.ownership), f.urn),
+  globalTags: async (f) => globalTags(await f.aspect(shared.globalTags), f.urn),
+  tags: async (f) => globalTags(await f.aspect(shared.globalTags), f.urn),
+  glossaryTerms: async (f) => glossaryTerms(await f.aspect(shared.glossaryTerms), f.urn),
+  institutionalMemory: async (f) => institutionalMemory(await f.aspect(shared.institutionalMemory), f.urn),
+  deprecation: async (f) => deprecation(await f.aspect(shared.deprecation)),
+  status: async (f) => status(await f.aspect(shared.status)),
+  subTypes: async (f) => subTypes(await f.aspect(shared.subTypes)),
+  domain: async (f) => domain(await f.aspect(shared.domains), f.urn),
+  container: async (f) => {
+    const c = await f.aspect(shared.container);
+    return c?.container ? ref(c.container) : null;
+  },
+  parentContainers,
+  dataPlatformInstance: async (f) => dataPlatformInstance(await f.aspect(shared.dataPlatformInstance)),
+  lastIngested: (f) => f.lastObserved(),
+};

@@ -1,0 +1,214 @@
+import { decodeUrnPart, tryParseUrn, type Urn } from '../model/urn.js';
+import { lookupTable } from '../model/safe-keys.js';
+import { assertion } from './assertion.js';
+import { chart } from './chart.js';
+import { container } from './container.js';
+import { corpGroup } from './corp-group.js';
+import { corpuser } from './corp-user.js';
+import { dashboard } from './dashboard.js';
+import { dataContract } from './data-contract.js';
+import { dataFlow } from './data-flow.js';
+import { dataHubAccessToken } from './data-hub-access-token.js';
+import { dataHubExecutionRequest } from './data-hub-execution-request.js';
+import { dataHubIngestionSource } from './data-hub-ingestion-source.js';
+import { dataHubPolicy } from './data-hub-policy.js';
+import { dataHubRetention } from './data-hub-retention.js';
+import { dataHubRole } from './data-hub-role.js';
+import { dataHubSecret } from './data-hub-secret.js';
+import { dataHubStepState } from './data-hub-step-state.js';
+import { dataHubUpgrade } from './data-hub-upgrade.js';
+import { dataHubView } from './data-hub-view.js';
+import { dataJob } from './data-job.js';
+import { dataPlatformInstance } from './data-platform-instance.js';
+import { dataPlatform } from './data-platform.js';
+import { dataProcessInstance } from './data-process-instance.js';
+import { dataProcess } from './data-process.js';
+import { dataProduct } from './data-product.js';
+import { dataset } from './dataset.js';
+import type { AnyAspect, EntityDescriptor, KeyValues } from './descriptor.js';
+import { domain } from './domain.js';
+import { globalSettings } from './global-settings.js';
+import { glossaryNode } from './glossary-node.js';
+import { glossaryTerm } from './glossary-term.js';
+import { inviteTokenEntity } from './invite-token.js';
+import { mlFeatureTable } from './ml-feature-table.js';
+import { mlFeature } from './ml-feature.js';
+import { mlModelDeployment } from './ml-model-deployment.js';
+import { mlModelGroup } from './ml-model-group.js';
+import { mlModel } from './ml-model.js';
+import { mlPrimaryKey } from './ml-primary-key.js';
+import { notebook } from './notebook.js';
+import { ownershipType } from './ownership-type.js';
+import { post } from './post.js';
+import { query } from './query.js';
+import { role } from './role.js';
+import { schemaField } from './schema-field.js';
+import { tag } from './tag.js';
+import { telemetry } from './telemetry.js';
+import { test } from './test.js';
+
+/**
+ * Every entity type Almanac knows: those of DataHub 0.12.1's entity registry, one descriptor each (see
+ * descriptor.ts for what a descriptor holds). Everything that depends on an entity type reads it from here.
+ *
+ * Adding an entity type: write `src/entities/<type>.ts` with its key aspect (`keyAspect`: name, Pegasus class, key
+ * fields in urn order), its own aspects (`aspect` with a schema from schema.ts, the relationships they declare and
+ * the text they give search; `openAspect` until the fields are modelled), and `defineEntity` listing its aspects in
+ * the registry's order with the shared ones from shared-aspects.ts. For GraphQL give `graphql.entityType` (DataHub's
+ * EntityType value); to make the type first class add `objectType`, its SDL (`sdl`, with the type's own sub-types),
+ * `rootField` if DataHub has one, and `fields`: spread COMMON_FIELDS (graphql-fields.ts) for the shared aspects and
+ * map the rest from the aspects through the FieldContext. Give `search` to make it searchable, `browsePath`,
+ * `displayName` and `platform` where the urn says them, `edits.description` where updateDescription writes, and
+ * `privileges.read` when reading it needs more than viewing. Then list it below. Nothing else needs to change: the
+ * registry, validation, ingestion, search, relationships and GraphQL pick it up, and test/entities.test.ts checks it
+ * against the registry.
+ */
+export const ENTITY_DESCRIPTORS: readonly EntityDescriptor[] = [
+  // In the order earlier Almanac versions listed them (listings such as getIndexSizes keep their order), then the rest.
+  dataset, schemaField, corpuser, corpGroup, dataJob, dataFlow, chart, dashboard, mlModel, mlModelGroup, mlPrimaryKey, mlFeature,
+  mlFeatureTable, tag, dataPlatform, glossaryTerm, glossaryNode, container, domain, test, dataHubAccessToken, dataHubPolicy, dataHubRole,
+  ownershipType, assertion, dataProcessInstance, notebook, dataProduct,
+  role, dataProcess, dataHubIngestionSource, dataHubSecret, dataHubExecutionRequest, dataHubRetention, dataPlatformInstance,
+  mlModelDeployment, telemetry, dataHubUpgrade, inviteTokenEntity, globalSettings, post, dataHubStepState, dataHubView, query,
+  dataContract,
+];
+
+/**
+ * Aspects that later DataHub versions added: refused (422) with a message saying so, rather than as unknown. Any
+ * other name an entity type does not have is refused too.
+ */
+export const NEWER_ASPECTS: ReadonlySet<string> = new Set([
+  'incidentsSummary', 'structuredProperties', 'forms', 'partitionsSummary', 'schemafieldInfo', 'businessAttributes',
+  'schemaFieldAliases', 'documentation', 'queryUsageStatistics', 'incidentInfo', 'erModelRelationshipProperties',
+  'editableERModelRelationshipProperties', 'businessAttributeInfo', 'dataHubPersonaInfo', 'entityTypeInfo', 'dataTypeInfo',
+  'propertyDefinition', 'formInfo', 'dynamicFormAssignment', 'dataHubConnectionDetails', 'platformResourceInfo', 'assertionsSummary',
+  'displayProperties', 'versionProperties', 'dataTransformLogic',
+]);
+
+const BY_NAME = new Map(ENTITY_DESCRIPTORS.map((d) => [d.name, d]));
+// Entity type names are case-sensitive in urns, but the REST surface sees lower-case forms too.
+const BY_LOWER = new Map(ENTITY_DESCRIPTORS.map((d) => [d.name.toLowerCase(), d]));
+
+export function entityDescriptor(entityType: string): EntityDescriptor | undefined {
+  return BY_NAME.get(entityType) ?? BY_LOWER.get(entityType.toLowerCase());
+}
+
+/** All aspects of an entity type: key aspect first, then DataHub's, then Almanac's additions. */
+export function aspectsOf(d: EntityDescriptor): readonly AnyAspect[] {
+  return ASPECTS_OF.get(d)!;
+}
+
+const ASPECTS_OF = new Map<EntityDescriptor, readonly AnyAspect[]>(ENTITY_DESCRIPTORS.map((d) =>
+  [d, [d.key, ...d.aspects, ...(d.almanacAspects ?? [])]]));
+
+/** Every aspect, by name. A name means one definition: two different definitions under one name are a mistake. */
+export const ALL_ASPECTS: ReadonlyMap<string, AnyAspect> = (() => {
+  const all = new Map<string, AnyAspect>();
+  for (const d of ENTITY_DESCRIPTORS) {
+    for (const a of aspectsOf(d)) {
+      const seen = all.get(a.name);
+      if (seen && seen !== a) throw new Error(`aspect ${a.name} is defined twice (${d.name})`);
+      all.set(a.name, a);
+    }
+  }
+  return all;
+})();
+
+export function aspectDef(name: string): AnyAspect | undefined {
+  return ALL_ASPECTS.get(name);
+}
+
+const ASPECT_NAMES_OF = new Map(ENTITY_DESCRIPTORS.map((d) => [d, new Set(aspectsOf(d).map((a) => a.name))]));
+
+export function entityHasAspect(d: EntityDescriptor, aspect: string): boolean {
+  return ASPECT_NAMES_OF.get(d)!.has(aspect);
+}
+
+// Wire class name (short or qualified, without pegasus2avro) → aspect name.
+const ASPECT_BY_CLASS = new Map<string, string>();
+for (const a of ALL_ASPECTS.values()) {
+  ASPECT_BY_CLASS.set(a.className, a.name);
+  ASPECT_BY_CLASS.set(a.className.split('.').pop()!, a.name);
+}
+
+export function stripPegasus2Avro(className: string): string {
+  return className.replace('.pegasus2avro.', '.');
+}
+
+/** `com.linkedin.pegasus2avro.dataset.DatasetProperties` → `datasetProperties`. */
+export function aspectNameOfClass(cls: string): string | undefined {
+  const c = stripPegasus2Avro(cls);
+  return ASPECT_BY_CLASS.get(c) ?? ASPECT_BY_CLASS.get(c.split('.').pop()!);
+}
+
+const BY_SNAPSHOT = new Map<string, EntityDescriptor>();
+for (const d of ENTITY_DESCRIPTORS) {
+  if (!d.snapshotClass) continue;
+  BY_SNAPSHOT.set(d.snapshotClass, d);
+  BY_SNAPSHOT.set(d.snapshotClass.split('.').pop()!, d);
+}
+
+/** `com.linkedin.pegasus2avro.metadata.snapshot.DatasetSnapshot` → the dataset descriptor. */
+export function descriptorOfSnapshot(cls: string): EntityDescriptor | undefined {
+  const c = stripPegasus2Avro(cls);
+  return BY_SNAPSHOT.get(c) ?? BY_SNAPSHOT.get(c.split('.').pop()!);
+}
+
+const BY_GRAPHQL_TYPE = new Map<string, EntityDescriptor>();
+for (const d of ENTITY_DESCRIPTORS) if (d.graphql.entityType !== 'OTHER') BY_GRAPHQL_TYPE.set(d.graphql.entityType, d);
+
+/** GraphQL EntityType enum value → descriptor (`DATASET` → dataset). */
+export function descriptorOfGraphQLType(entityType: string): EntityDescriptor | undefined {
+  return BY_GRAPHQL_TYPE.get(entityType);
+}
+
+/** The descriptor of an urn's entity type. */
+export function descriptorOfUrn(urn: string): EntityDescriptor | undefined {
+  const u = tryParseUrn(urn);
+  return typeof u === 'string' ? undefined : entityDescriptor(u.entityType);
+}
+
+/**
+ * The key fields an urn names, as written in it. A one-field key is the whole id (`urn:li:tag:a,b` names the tag
+ * `a,b`); a tuple key maps its parts in order, and an urn with the wrong number of parts names no key.
+ */
+export function keyValuesOf(d: EntityDescriptor, u: Urn): KeyValues | undefined {
+  const fields = d.key.fields;
+  if (fields.length === 1) return lookupTable({ [fields[0]!.name]: u.key });
+  if (u.parts.length !== fields.length) return undefined;
+  return lookupTable(Object.fromEntries(fields.map((f, i) => [f.name, u.parts[i]!])));
+}
+
+/** The key aspect value DataHub derives from an urn's parts: one value per key field, in order. */
+export function keyAspectFromParts(d: EntityDescriptor, parts: readonly string[]): Record<string, string> | undefined {
+  if (parts.length !== d.key.fields.length) return undefined;
+  return Object.fromEntries(d.key.fields.map((f, i) => [f.name, parts[i]!]));
+}
+
+/** The urn an entity's key fields name (the inverse of keyValuesOf for well-formed keys). */
+export function urnOfKey(d: EntityDescriptor, values: Readonly<Record<string, unknown>>): string | undefined {
+  const parts: string[] = [];
+  for (const f of d.key.fields) {
+    const v = values[f.name];
+    if (v === undefined || v === null) return undefined;
+    parts.push(String(v));
+  }
+  return parts.length === 1 ? `urn:li:${d.name}:${parts[0]}` : `urn:li:${d.name}:(${parts.join(',')})`;
+}
+
+/**
+ * Where a sent key aspect disagrees with the urn: the first key field that names something else (compared as
+ * written in the urn or percent-decoded), or null when it names the urn's entity.
+ */
+export function keyDisagreement(d: EntityDescriptor, u: Urn, sent: Readonly<Record<string, unknown>>): string | null {
+  const expected = keyValuesOf(d, u);
+  if (!expected) return d.key.fields[0]?.name ?? null;
+  for (const f of d.key.fields) {
+    const want = expected[f.name]!;
+    const got = sent[f.name];
+    if (got !== want && got !== decodeUrnPart(want)) return f.name;
+  }
+  return null;
+}
+
+export type { AnyAspect, EntityDescriptor, KeyValues } from './descriptor.js';
