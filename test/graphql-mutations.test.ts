@@ -97,16 +97,17 @@ forEachEngine('GraphQL: label, link, owner and description mutations', (ctx) => 
     assert.equal(bad.body.errors[0].extensions.code, 400);
   });
 
-  test('owners: legacy types map to ownership-type urns; groups can own; removeOwner without a type removes all', async () => {
+  test('owners: legacy types map to ownership-type urns as DataHub maps them; groups can own; removeOwner without a type removes all', async () => {
     await ok(`mutation { addOwner(input: { ownerUrn: "urn:li:corpGroup:bfoo", ownerEntityType: CORP_GROUP, type: BUSINESS_OWNER, resourceUrn: "${HIVE}" }) }`);
     await ok(`mutation { addOwners(input: { owners: [{ ownerUrn: "urn:li:corpuser:jdoe", type: DATA_STEWARD }], resourceUrn: "${HIVE}" }) }`);
     const q = `{ dataset(urn: "${HIVE}") { ownership { owners { owner { __typename ... on CorpUser { urn username } ... on CorpGroup { urn name } }
       type ownershipType { urn info { name } } } } } }`;
     assert.deepEqual((await ok(q)).dataset.ownership.owners, [
+      // A legacy DATAOWNER is its own type (no entity, so no info), not a technical owner.
       { owner: { __typename: 'CorpUser', urn: 'urn:li:corpuser:jdoe', username: 'jdoe' }, type: 'DATAOWNER',
-        ownershipType: { urn: 'urn:li:ownershipType:__system__technical_owner', info: { name: 'Technical Owner' } } },
+        ownershipType: { urn: 'urn:li:ownershipType:__system__dataowner', info: null } },
       { owner: { __typename: 'CorpUser', urn: ROOT, username: 'datahub' }, type: 'DATAOWNER',
-        ownershipType: { urn: 'urn:li:ownershipType:__system__technical_owner', info: { name: 'Technical Owner' } } },
+        ownershipType: { urn: 'urn:li:ownershipType:__system__dataowner', info: null } },
       { owner: { __typename: 'CorpGroup', urn: 'urn:li:corpGroup:bfoo', name: 'bfoo' }, type: 'BUSINESS_OWNER',
         ownershipType: { urn: 'urn:li:ownershipType:__system__business_owner', info: { name: 'Business Owner' } } },
       { owner: { __typename: 'CorpUser', urn: 'urn:li:corpuser:jdoe', username: 'jdoe' }, type: 'DATA_STEWARD',

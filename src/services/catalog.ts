@@ -7,6 +7,7 @@ import { EditService } from './edits.js';
 import { EntityService } from './entities.js';
 import { IdentityService } from './identities.js';
 import { MetadataTestService } from './metadata-tests/runner.js';
+import { OwnershipTypeService } from './ownership-types.js';
 import { PolicyService } from './policies.js';
 import { RelationshipService } from './relationships.js';
 import { SearchService } from './search.js';
@@ -28,6 +29,7 @@ export interface Catalog {
   timeseries: TimeseriesService;
   metadataTests: MetadataTestService;
   identities: IdentityService;
+  ownershipTypes: OwnershipTypeService;
   close(): Promise<void>;
 }
 
@@ -43,10 +45,12 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   const relationships = new RelationshipService(s, entities);
   await relationships.rebuildIfEmpty();
   await policies.bootstrap(systemActor());
+  const ownershipTypes = new OwnershipTypeService(entities, s);
+  await ownershipTypes.bootstrap(systemActor());
   return {
     config, store: s, entities, tokens, relationships, edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s),
-    identities: new IdentityService(entities, s, tokens),
+    identities: new IdentityService(entities, s, tokens), ownershipTypes,
     metadataTests: new MetadataTestService(entities, s, (m) => process.stderr.write(`almanac: warning: ${m}\n`)), close: () => s.close(),
   };
 }

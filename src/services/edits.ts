@@ -1,8 +1,9 @@
 import { badRequest, conflict, notFound } from '../errors.js';
+import { entityDescriptor, keyValuesOf } from '../entities/index.js';
+import { ownerEntry, ownershipTypeOf } from '../entities/ownership-types.js';
 import { parseUrn, tryParseUrn } from '../model/urn.js';
 import type { Actor } from './actor.js';
 import type { EntityService } from './entities.js';
-import { lookupTable } from '../model/safe-keys.js';
 
 /**
  * The catalog's edit rules: descriptions, tags, terms, links, owners and deprecation, on the "editable"
@@ -35,27 +36,6 @@ export interface DatasetUpdate {
   editableSchemaMetadata?: { editableSchemaFieldInfo: { fieldPath: string; description?: string | null;
     globalTags?: { tags?: { tag: { urn: string } }[] | null } | null }[] } | null;
 }
-
-const TYPE_URNS: Readonly<Record<string, string>> = lookupTable<string>({
-  TECHNICAL_OWNER: 'urn:li:ownershipType:__system__technical_owner',
-  BUSINESS_OWNER: 'urn:li:ownershipType:__system__business_owner',
-  DATA_STEWARD: 'urn:li:ownershipType:__system__data_steward',
-  NONE: 'urn:li:ownershipType:__system__none',
-});
-
-/** Where a description of each entity type lives, as DataHub's updateDescription dispatches it. */
-const DESCRIPTION_TARGETS: Readonly<Record<string, { aspect: string; field: string; needsExisting?: string }>> = lookupTable<{ aspect: string; field: string; needsExisting?: string }>({
-  container: { aspect: 'editableContainerProperties', field: 'description' },
-  domain: { aspect: 'domainProperties', field: 'description', needsExisting: 'Domain' },
-  glossaryTerm: { aspect: 'glossaryTermInfo', field: 'definition', needsExisting: 'Glossary Term' },
-  glossaryNode: { aspect: 'glossaryNodeInfo', field: 'definition', needsExisting: 'Glossary Node' },
-  tag: { aspect: 'tagProperties', field: 'description' },
-  corpGroup: { aspect: 'corpGroupEditableInfo', field: 'description' },
-  notebook: { aspect: 'editableNotebookProperties', field: 'description' },
-  mlModel: { aspect: 'editableMLModelProperties', field: 'description' },
-  mlFeatureTable: { aspect: 'editableMLFeatureTableProperties', field: 'description' },
-  dataProduct: { aspect: 'dataProductProperties', field: 'description' },
-});
 
 function checkUrn(urn: string, entityType: string | string[], what: string): string {
   const u = tryParseUrn(urn);
@@ -109,7 +89,7 @@ export class EditService {
         owners: input.ownership.owners.map((o) => {
           const owner = checkUrn(o.owner, ['corpuser', 'corpGroup'], 'owner');
           referenced.push(owner);
-          return ownerRecord({ ownerUrn: owner, type: o.type, ownershipTypeUrn: o.ownershipTypeUrn });
+          return ownerEntry(owner, o.type, o.ownershipTypeUrn);
         }),
         lastModified: stamp(actor, now),
       };
@@ -171,16 +151,7 @@ export class EditService {
     const u = parseUrn(input.resourceUrn);
     await this.entities.requireExists(u.raw);
     const now = Date.now();
-    if (u.entityType === 'dataset') {
-      if (input.subResourceType !== 'DATASET_FIELD' || !input.subResource) {
-        // Dataset documentation lives in editableDatasetProperties; DataHub refuses this form, we honour it.
-        await this.entities.editExisting(u.raw, ['editableDatasetProperties'], (current) => {
-          const prev = current.get('editableDatasetProperties');
-          return { editableDatasetProperties: { ...prev, description: input.description,
-            created: prev?.created ?? stamp(actor, now), lastModified: stamp(actor, now) } };
-        }, actor);
-        return;
-      }
+    if (u.entityType === 'dataset' && input.subResourceType === 'DATASET_FIELD' && input.subResource) {
       const field = input.subResource;
       await this.entities.editExisting(u.raw, ['schemaMetadata', 'editableSchemaMetadata'], (current) => {
         this.requireField(u.raw, field, current.get('schemaMetadata'));
@@ -192,15 +163,23 @@ export class EditService {
       }, actor);
       return;
     }
-    if (input.subResourceType) throw badRequest(`subResourceType ${input.subResourceType} applies to datasets only`);
-    const target = DESCRIPTION_TARGETS[u.entityType];
-    if (!target) throw badRequest(`Failed to update description. Unsupported resource type ${u.entityType}`);
-    await this.entities.editExisting(u.raw, [target.aspect], (current) => {
-      const prev = current.get(target.aspect);
-      if (!prev && target.needsExisting) throw notFound(`Properties for this ${target.needsExisting} do not yet exist!`);
-      const next: Obj = { ...prev, [target.field]: input.description };
-      if (u.entityType === 'tag' && !next.name) next.name = u.key;
-      return { [target.aspect]: next };
+    if (input.subResourceType && u.entityType !== 'dataset') throw badRequest(`subResourceType ${input.subResourceType} applies to datasets only`);
+    // Where the documentation of each entity type lives, as DataHub's updateDescription dispatches it (a dataset's
+    // own description too, which DataHub refuses in this form and Almanac honours).
+    const d = entityDescriptor(u.entityType);
+    const target = d?.edits?.description;
+    if (!d || !target) throw badRequest(`Failed to update description. Unsupported resource type ${u.entityType}`);
+    const aspect = target.aspect.name;
+    await this.entities.editExisting(u.raw, [aspect], (current) => {
+      const prev = current.get(aspect);
+      if (!prev && target.requiresExisting) throw notFound(`Properties for this ${target.requiresExisting} do not yet exist!`);
+      const key = keyValuesOf(d, u);
+      const next: Obj = { ...(target.defaults && key ? target.defaults(key) : {}), ...prev, [target.field]: input.description };
+      if (target.stamped) {
+        next.created = prev?.created ?? stamp(actor, now);
+        next.lastModified = stamp(actor, now);
+      }
+      return { [aspect]: next };
     }, actor);
   }
 
@@ -212,7 +191,7 @@ export class EditService {
     const props: Obj = { name: input.name };
     if (input.description != null) props.description = input.description;
     await this.entities.createOnce(urn, { tagProperties: props,
-      ownership: { owners: [ownerRecord({ ownerUrn: actor.urn, type: 'TECHNICAL_OWNER' })], lastModified: stamp(actor) } }, actor, 'Tag');
+      ownership: { owners: [ownerEntry(actor.urn, 'TECHNICAL_OWNER')], lastModified: stamp(actor) } }, actor, 'Tag');
     return urn;
   }
 
@@ -225,8 +204,8 @@ export class EditService {
     if (input.ownership) {
       const owners = input.ownership.owners.map((o) => checkUrn(o.owner, ['corpuser', 'corpGroup'], 'owner'));
       await this.requireAll(owners, 'Owner');
-      writes.ownership = { owners: input.ownership.owners.map((o) => ownerRecord({ ownerUrn: o.owner, type: o.type,
-        ownershipTypeUrn: o.ownershipTypeUrn })), lastModified: stamp(actor) };
+      writes.ownership = { owners: input.ownership.owners.map((o) => ownerEntry(o.owner, o.type, o.ownershipTypeUrn)),
+        lastModified: stamp(actor) };
     }
     await this.entities.editExisting(u.raw, ['tagProperties', ...Object.keys(writes)], (current) => ({
       tagProperties: { ...current.get('tagProperties'), name: input.name, ...(input.description != null ? { description: input.description } : {}) },
@@ -327,30 +306,40 @@ export class EditService {
     }, actor);
   }
 
+  /**
+   * Adds owners, each under its ownership type. An owner already there under the same type (whatever form the stored
+   * entry names it in: urn or legacy enum) is replaced in place, as DataHub replaces it, so adding twice changes nothing.
+   */
   async addOwners(resourceUrn: string, owners: OwnerInput[], actor: Actor) {
     const urn = (await this.entities.requireExists(resourceUrn)).raw;
     if (owners.length === 0) throw badRequest('No owners given');
     for (const o of owners) checkUrn(o.ownerUrn, ['corpuser', 'corpGroup'], 'owner');
     await this.requireAll(owners.map((o) => o.ownerUrn), 'Owner');
+    // As DataHub checks: an ownership type named by urn must exist.
+    const types = owners.flatMap((o) => (o.ownershipTypeUrn ? [checkUrn(o.ownershipTypeUrn, 'ownershipType', 'ownershipTypeUrn')] : []));
+    if (types.length) await this.requireAll(types, 'Ownership type');
     await this.entities.editExisting(urn, ['ownership'], (current) => {
       const prev = current.get('ownership');
       const list: Obj[] = [...(prev?.owners ?? [])];
       for (const o of owners) {
-        const rec = ownerRecord(o);
-        const same = (x: Obj) => x.owner === rec.owner && (x.typeUrn ?? TYPE_URNS[x.type] ?? TYPE_URNS.NONE) === rec.typeUrn;
-        if (!list.some(same)) list.push(rec);
+        const entry = ownerEntry(o.ownerUrn, o.type, o.ownershipTypeUrn);
+        const same = (x: Obj) => x.owner === entry.owner && ownershipTypeOf(x) === entry.typeUrn;
+        const at = list.findIndex(same);
+        if (at < 0) list.push(entry);
+        else list.splice(at, 1, { ...list[at], ...entry });
+        // Any further copies under the same type (from ingestion) go: one owner, one entry per type.
+        for (let i = list.length - 1; i > at && at >= 0; i--) if (same(list[i]!)) list.splice(i, 1);
       }
       return { ownership: { ...prev, owners: list, lastModified: stamp(actor) } };
     }, actor);
   }
 
+  /** Removes an owner: under one ownership type when given (matching stored urns and legacy types alike), else under all. */
   async removeOwner(resourceUrn: string, ownerUrn: string, ownershipTypeUrn: string | null | undefined, actor: Actor) {
     const urn = (await this.entities.requireExists(resourceUrn)).raw;
     await this.entities.editExisting(urn, ['ownership'], (current) => {
       const prev = current.get('ownership');
-      // Without an ownership type the owner goes under every type, as DataHub does.
-      const owners = (prev?.owners ?? []).filter((x: Obj) => !(x.owner === ownerUrn &&
-        (!ownershipTypeUrn || (x.typeUrn ?? TYPE_URNS[x.type] ?? TYPE_URNS.NONE) === ownershipTypeUrn)));
+      const owners = (prev?.owners ?? []).filter((x: Obj) => !(x.owner === ownerUrn && (!ownershipTypeUrn || ownershipTypeOf(x) === ownershipTypeUrn)));
       return { ownership: { ...prev, owners, lastModified: stamp(actor) } };
     }, actor);
   }
@@ -361,13 +350,6 @@ function fieldEntry(esm: Obj, fieldPath: string): Obj {
   let entry = esm.editableSchemaFieldInfo.find((e: Obj) => e.fieldPath === fieldPath);
   if (!entry) esm.editableSchemaFieldInfo.push((entry = { fieldPath }));
   return entry;
-}
-
-/** An owner as stored: the deprecated enum type kept for old readers, plus the ownership-type urn. */
-function ownerRecord(o: OwnerInput): Obj {
-  const type = o.type ?? (o.ownershipTypeUrn ? 'CUSTOM' : 'TECHNICAL_OWNER');
-  const typeUrn = o.ownershipTypeUrn ?? TYPE_URNS[type] ?? TYPE_URNS.TECHNICAL_OWNER;
-  return { owner: o.ownerUrn, type, typeUrn };
 }
 
 function checkUrl(url: string): string {

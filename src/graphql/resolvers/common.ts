@@ -3,7 +3,7 @@ import { parseUrn } from '../../model/urn.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { graphqlEntityType, graphqlTypeName } from '../entity-types.js';
 import { authorizeRead } from './privileges.js';
-import { lookupTable } from '../../model/safe-keys.js';
+import { ownershipTypeOf } from '../../entities/ownership-types.js';
 
 /**
  * Mappers from stored aspects to DataHub's GraphQL shapes, shared by every entity type. Nested entities are
@@ -32,39 +32,13 @@ export function glossaryTerms(aspect: Obj | undefined, associatedUrn: string) {
   return { terms: (aspect.terms ?? []).map((t: Obj) => ({ term: ref(t.urn), associatedUrn })) };
 }
 
-const OWNERSHIP_TYPE_URN: Readonly<Record<string, string>> = lookupTable<string>({
-  TECHNICAL_OWNER: 'urn:li:ownershipType:__system__technical_owner',
-  BUSINESS_OWNER: 'urn:li:ownershipType:__system__business_owner',
-  DATA_STEWARD: 'urn:li:ownershipType:__system__data_steward',
-  NONE: 'urn:li:ownershipType:__system__none',
-  // DataHub's deprecated types map onto the four current ones.
-  DATAOWNER: 'urn:li:ownershipType:__system__technical_owner',
-  PRODUCER: 'urn:li:ownershipType:__system__technical_owner',
-  DEVELOPER: 'urn:li:ownershipType:__system__technical_owner',
-  DELEGATE: 'urn:li:ownershipType:__system__technical_owner',
-  CONSUMER: 'urn:li:ownershipType:__system__business_owner',
-  STAKEHOLDER: 'urn:li:ownershipType:__system__business_owner',
-});
-
-const OWNERSHIP_TYPE_NAMES: Readonly<Record<string, string>> = lookupTable<string>({
-  'urn:li:ownershipType:__system__technical_owner': 'Technical Owner',
-  'urn:li:ownershipType:__system__business_owner': 'Business Owner',
-  'urn:li:ownershipType:__system__data_steward': 'Data Steward',
-  'urn:li:ownershipType:__system__none': 'None',
-});
-
-export function ownershipTypeUrnOf(type: string | undefined, typeUrn?: string | null): string {
-  if (typeUrn) return typeUrn;
-  return OWNERSHIP_TYPE_URN[type ?? 'NONE'] ?? OWNERSHIP_TYPE_URN.NONE!;
-}
-
 export function ownership(aspect: Obj | undefined, associatedUrn: string) {
   if (!aspect) return null;
   return {
     owners: (aspect.owners ?? []).map((o: Obj) => ({
       owner: ref(o.owner),
       type: o.type ?? null,
-      ownershipType: ref(ownershipTypeUrnOf(o.type, o.typeUrn)),
+      ownershipType: ref(ownershipTypeOf(o)),
       source: o.source ? { type: o.source.type ?? 'OTHER', url: o.source.url ?? null } : null,
       associatedUrn,
     })),
@@ -137,9 +111,7 @@ export const entityResolvers = {
     type: () => 'CUSTOM_OWNERSHIP_TYPE',
     info: async (r: EntityRef, _a: unknown, ctx: GraphQLContext) => {
       const info = await ctx.loader.aspect(r.urn, 'ownershipTypeInfo');
-      if (info) return { name: info.name, description: info.description ?? null };
-      const name = OWNERSHIP_TYPE_NAMES[r.urn];
-      return name ? { name, description: null } : null;
+      return info ? { name: info.name, description: info.description ?? null } : null;
     },
   },
   Query: {
