@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { datasetResolvers } from '../src/graphql/resolvers/datasets.js';
+import { dataset } from '../src/entities/dataset.js';
+import type { FieldResolver } from '../src/entities/descriptor.js';
 import { forEachEngine } from './support/engines.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 
@@ -109,25 +110,26 @@ forEachEngine('GraphQL: reads', (ctx) => {
   });
 
   test('a second identical query is served by graphql-jit with the same answer', async () => {
-    // Who calls the dataset resolver tells which executor ran the query: graphql-js's execute the first time a
-    // document is seen, the code graphql-jit compiled from it afterwards (mercurius compiles a document once it has
-    // been run once: jit: 1). The schema takes the resolver functions when an app is built, so an app built while
-    // the resolver is wrapped calls the wrapper, from either executor.
-    const resolve = datasetResolvers.Query.dataset;
+    // Who calls the dataset's schemaMetadata field tells which executor ran the query: graphql-js's execute the first
+    // time a document is seen, the code graphql-jit compiled from it afterwards (mercurius compiles a document once it
+    // has been run once: jit: 1). The schema takes the descriptor's field functions when an app is built, so an app
+    // built while the field is wrapped calls the wrapper, from either executor.
+    const fields = dataset.graphql.fields as Record<string, FieldResolver>;
+    const resolve = fields.schemaMetadata!;
     const executors: string[] = [];
-    datasetResolvers.Query.dataset = (...args: Parameters<typeof resolve>) => {
+    fields.schemaMetadata = (f) => {
       const limit = Error.stackTraceLimit;
       Error.stackTraceLimit = 50;
       const stack = new Error().stack ?? '';
       Error.stackTraceLimit = limit;
       executors.push(stack.includes('graphql-jit') ? 'graphql-jit' : /graphql[\\/]execution[\\/]execute/.test(stack) ? 'graphql-js' : 'unknown');
-      return resolve(...args);
+      return resolve(f);
     };
     let app: TestApp;
     try {
       app = await startApp(ctx); // on this suite's database (a new one for in-memory SQLite)
     } finally {
-      datasetResolvers.Query.dataset = resolve;
+      fields.schemaMetadata = resolve;
     }
     try {
       if (!(await app.catalog.store.existing([HDFS])).size) await ingestSamples(app.catalog, 'bootstrap_mce.json');

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parse, type GraphQLError } from 'graphql';
 import mercurius from 'mercurius';
@@ -9,7 +8,7 @@ import { EntityLoader, type GraphQLContext } from './context.js';
 import { checkVariables, costLimitRule, listItemsIn, type RequestLimits } from './cost-limit.js';
 import { formatExecutionError, formatRequestError } from './errors.js';
 import { coerceIntStrings } from './int-strings.js';
-import { resolvers, schemaFiles } from './schema.js';
+import { resolvers, schemaSdl } from './schema.js';
 
 /**
  * Limits that refuse abusive requests before anything runs (src/graphql/cost-limit.ts). DataHub's own web app stays
@@ -31,10 +30,10 @@ const PATHS = ['/api/graphql', '/api/v2/graphql'];
  * `errors` when there are any, HTTP 200 for every GraphQL-level error.
  */
 export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
-  const schema = schemaFiles().map((f) => readFileSync(f, 'utf8')).join('\n');
+  const schema = schemaSdl();
   await app.register(mercurius, {
     schema,
-    resolvers: resolvers() as never,
+    resolvers: resolvers(schema) as never,
     routes: false,
     graphiql: false,
     jit: 1,

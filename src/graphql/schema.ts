@@ -1,30 +1,50 @@
-import { GraphQLScalarType } from 'graphql';
+import { GraphQLScalarType, Kind, parse } from 'graphql';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { authResolvers } from './resolvers/auth.js';
 import { entityResolvers } from './resolvers/common.js';
-import { datasetResolvers } from './resolvers/datasets.js';
 import { entityReaders } from './resolvers/entities.js';
 import { metadataTestResolvers } from './resolvers/metadata-tests.js';
 import { mutationResolvers } from './resolvers/mutations.js';
-import { relationshipResolvers } from './resolvers/relationships.js';
 import { searchResolvers } from './resolvers/search.js';
 import { timeseriesResolvers } from './resolvers/timeseries.js';
 import { userResolvers } from './resolvers/users.js';
 import { LongScalar } from './scalars.js';
+import { descriptorResolvers, descriptorSdl } from './entity-resolvers.js';
 
 /**
- * One SDL file and one resolver module per area. A new area adds its file here and its resolvers below.
+ * One SDL file and one resolver module per area, plus the entity types' SDL and field resolvers from their
+ * descriptors (src/entities). A new area adds its file here and its resolvers below; a new entity type adds only
+ * its descriptor.
  */
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'schema');
 const FILES = ['common', 'datasets', 'tags', 'entities', 'auth', 'search', 'timeseries', 'metadata-tests', 'relationships', 'users'];
 export const schemaFiles = () => FILES.map((f) => path.join(dir, `${f}.graphql`));
 
-const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, datasetResolvers, entityReaders, mutationResolvers, authResolvers, searchResolvers, timeseriesResolvers, metadataTestResolvers, relationshipResolvers, userResolvers];
+/** The whole schema text: the areas' files, then the descriptors' SDL. */
+export function schemaSdl(): string {
+  return [...schemaFiles().map((f) => readFileSync(f, 'utf8')), descriptorSdl()].join('\n');
+}
 
-export function resolvers(): Record<string, unknown> {
+const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, entityReaders, mutationResolvers, authResolvers, searchResolvers, timeseriesResolvers, metadataTestResolvers, userResolvers];
+
+/** Object type → the fields the schema declares for it (extensions included). */
+function declaredFields(sdl: string): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const def of parse(sdl).definitions) {
+    if (def.kind !== Kind.OBJECT_TYPE_DEFINITION && def.kind !== Kind.OBJECT_TYPE_EXTENSION) continue;
+    const set = out.get(def.name.value) ?? new Set<string>();
+    for (const f of def.fields ?? []) set.add(f.name.value);
+    out.set(def.name.value, set);
+  }
+  return out;
+}
+
+/** Descriptor resolvers first: an area that extends an entity type resolves the fields it adds. */
+export function resolvers(sdl = schemaSdl()): Record<string, unknown> {
   const merged: Record<string, unknown> = {};
-  for (const area of AREAS) {
+  for (const area of [descriptorResolvers(declaredFields(sdl)), ...AREAS]) {
     for (const [type, fields] of Object.entries(area)) {
       merged[type] = fields instanceof GraphQLScalarType ? fields : { ...(merged[type] as object), ...(fields as object) };
     }

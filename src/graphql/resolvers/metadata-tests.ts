@@ -4,11 +4,9 @@ import type { EntityRef, GraphQLContext } from '../context.js';
 import { ref, requireEntity } from './common.js';
 import { authorize, authorizeRead } from './privileges.js';
 
-/** Tests as GraphQL entities, Dataset.testResults, and runTests. */
+/** Tests' queries and mutations, Dataset.testResults, and runTests (the Test type is in src/entities/test.ts). */
 type Ctx = GraphQLContext;
 type Obj = Record<string, any>;
-
-const info = async (r: EntityRef, ctx: Ctx) => (await ctx.loader.aspect(r.urn, 'testInfo')) as Obj | undefined;
 
 /** Keeps the results whose test exists, as refs. */
 async function existing(list: Obj[] | undefined, ctx: Ctx) {
@@ -18,13 +16,6 @@ async function existing(list: Obj[] | undefined, ctx: Ctx) {
 }
 
 export const metadataTestResolvers = {
-  Test: {
-    type: () => 'TEST',
-    name: async (r: EntityRef, _a: unknown, ctx: Ctx) => (await info(r, ctx))?.name ?? parseUrn(r.urn).key,
-    category: async (r: EntityRef, _a: unknown, ctx: Ctx) => (await info(r, ctx))?.category ?? '',
-    description: async (r: EntityRef, _a: unknown, ctx: Ctx) => (await info(r, ctx))?.description ?? null,
-    definition: async (r: EntityRef, _a: unknown, ctx: Ctx) => ({ json: (await info(r, ctx))?.definition?.json ?? null }),
-  },
   Dataset: {
     testResults: async (r: EntityRef, _a: unknown, ctx: Ctx) => {
       const results = await ctx.loader.aspect(r.urn, 'testResults');

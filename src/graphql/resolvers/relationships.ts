@@ -2,10 +2,10 @@ import { badRequest } from '../../errors.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { ref } from './common.js';
 
-/** `relationships(input)` on every entity type that has it: one resolver over the relationship index. */
+/** `relationships(input)` on every entity type that declares it: one resolver over the relationship index. */
 type Input = { types: string[]; direction: 'INCOMING' | 'OUTGOING'; start?: number | null; count?: number | null };
 
-async function relationships(r: EntityRef, { input }: { input: Input }, ctx: GraphQLContext) {
+export async function relationships(r: EntityRef, { input }: { input: Input }, ctx: GraphQLContext) {
   const start = input.start ?? 0;
   const count = input.count ?? 100;
   if (start < 0 || count < 0 || count > 10_000) throw badRequest('start must be ≥ 0 and count between 0 and 10000');
@@ -16,7 +16,3 @@ async function relationships(r: EntityRef, { input }: { input: Input }, ctx: Gra
       entity: ref(input.direction === 'INCOMING' ? e.source : e.destination) })),
   };
 }
-
-export const relationshipResolvers = Object.fromEntries(
-  ['Dataset', 'CorpUser', 'CorpGroup', 'Tag', 'Container', 'GlossaryTerm', 'Domain'].map((t) => [t, { relationships }]),
-);

@@ -1,0 +1,113 @@
+import { ENTITY_DESCRIPTORS, keyValuesOf } from '../entities/index.js';
+import type { EntityDescriptor, FieldContext, FieldResolver, KeyValues, RelatedQuery } from '../entities/descriptor.js';
+import { browsePaths as browsePathsOut } from '../entities/graphql-fields.js';
+import { browsePaths } from '../entities/shared-aspects.js';
+import type { AspectDef } from '../entities/descriptor.js';
+import { badRequest } from '../errors.js';
+import { parseUrn } from '../model/urn.js';
+import type { EntityRef, GraphQLContext } from './context.js';
+import { exists, requireEntity } from './resolvers/common.js';
+import { entityPrivileges } from './resolvers/privileges.js';
+import { relationships } from './resolvers/relationships.js';
+
+/**
+ * The GraphQL side of the entity descriptors: their SDL, a root query field per type that has one, and resolvers
+ * that run each descriptor field over a FieldContext backed by the request's loader. Fields every entity type
+ * serves alike (type, exists, relationships, privileges, browsePaths) are added here, for the types that declare them.
+ */
+type Resolver = (r: EntityRef, args: Record<string, unknown>, ctx: GraphQLContext) => unknown;
+
+const NO_KEY: KeyValues = Object.freeze({});
+
+class LoaderFieldContext implements FieldContext {
+  private keyValues?: KeyValues;
+
+  constructor(readonly urn: string, readonly args: Readonly<Record<string, any>>, private readonly d: EntityDescriptor,
+    private readonly ctx: GraphQLContext) {}
+
+  get key(): KeyValues {
+    this.keyValues ??= keyValuesOf(this.d, parseUrn(this.urn)) ?? NO_KEY;
+    return this.keyValues;
+  }
+
+  aspect<T>(def: AspectDef<string, T>, of?: string): Promise<T | undefined> {
+    return this.ctx.loader.aspect<T>(of ?? this.urn, def.name);
+  }
+
+  async aspectVersion<T>(def: AspectDef<string, T>, version: number): Promise<T | undefined> {
+    if (version === 0) return this.aspect(def);
+    return (await this.ctx.catalog.store.getVersion(this.urn, def.name, version))?.value as T | undefined;
+  }
+
+  async lastObserved(): Promise<number | null> {
+    const loaded = await this.ctx.loader.load(this.urn);
+    let last: number | null = null;
+    for (const rec of loaded.aspects.values()) {
+      const t = rec.systemMetadata?.lastObserved;
+      if (typeof t === 'number' && t > 0 && (last === null || t > last)) last = t;
+    }
+    return last;
+  }
+
+  related(q: RelatedQuery) {
+    return this.ctx.catalog.relationships.list({ urn: this.urn, direction: q.direction, types: [...q.types], start: q.start, count: q.count });
+  }
+}
+
+function fieldResolver(d: EntityDescriptor, field: FieldResolver): Resolver {
+  return (r, args, ctx) => field(new LoaderFieldContext(r.urn, args, d, ctx));
+}
+
+/** What every entity type serves the same way, when its SDL declares the field. */
+function builtins(d: EntityDescriptor): Record<string, Resolver> {
+  return {
+    type: () => d.graphql.entityType,
+    exists: exists as Resolver,
+    relationships: relationships as Resolver,
+    privileges: (r, _a, ctx) => entityPrivileges(r.urn, ctx),
+    // The stored browse paths, else DataHub's default path for the type (which DataHub writes when it first sees the entity).
+    browsePaths: async (r, _a, ctx) => {
+      const stored = await ctx.loader.aspect(r.urn, browsePaths.name);
+      const key = d.browsePath ? keyValuesOf(d, parseUrn(r.urn)) : undefined;
+      return browsePathsOut(stored, key ? d.browsePath!(key) : undefined);
+    },
+  };
+}
+
+/** `dataset(urn:)` and the like: a malformed urn or one of another type is a 400, an entity never ingested a 404. */
+function rootField(d: EntityDescriptor) {
+  const shape = d.key.fields.length > 1 ? ` (urn:li:${d.name}:(${d.key.fields.map((f) => `<${f.name}>`).join(',')}))` : '';
+  return (_: unknown, { urn }: { urn: string }, ctx: GraphQLContext) => {
+    const u = parseUrn(urn);
+    if (u.entityType === d.name && !keyValuesOf(d, u)) throw badRequest(`Invalid urn: '${urn}' is not a ${d.name} urn${shape}`, { urn });
+    return requireEntity(urn, ctx, d.name);
+  };
+}
+
+/** The SDL the descriptors contribute: their types, and root fields reading one entity by urn. */
+export function descriptorSdl(): string {
+  const parts = ENTITY_DESCRIPTORS.flatMap((d) => (d.graphql.sdl ? [d.graphql.sdl] : []));
+  const roots = ENTITY_DESCRIPTORS.filter((d) => d.graphql.rootField && d.graphql.objectType)
+    .map((d) => `  ${d.graphql.rootField}(urn: String!): ${d.graphql.objectType}`);
+  if (roots.length) parts.push(`extend type Query {\n${roots.join('\n')}\n}`);
+  return parts.join('\n');
+}
+
+/**
+ * Resolvers of the descriptors' object types, for the fields their SDL declares (`declared`: object type → field
+ * names, from the whole schema, so other areas may extend a type and resolve their own fields).
+ */
+export function descriptorResolvers(declared: ReadonlyMap<string, ReadonlySet<string>>): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = { Query: {} };
+  for (const d of ENTITY_DESCRIPTORS) {
+    const type = d.graphql.objectType;
+    if (!type) continue;
+    const fields = declared.get(type) ?? new Set<string>();
+    const resolvers: Record<string, unknown> = {};
+    for (const [name, resolver] of Object.entries(builtins(d))) if (fields.has(name)) resolvers[name] = resolver;
+    for (const [name, field] of Object.entries(d.graphql.fields ?? {})) if (fields.has(name)) resolvers[name] = fieldResolver(d, field);
+    out[type] = resolvers;
+    if (d.graphql.rootField) out.Query![d.graphql.rootField] = rootField(d);
+  }
+  return out;
+}
