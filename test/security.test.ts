@@ -346,6 +346,7 @@ const OPERATIONS: Record<keyof typeof REQUIRES, Call> = {
   'graphql.manageUsersAndGroups': { graphql: 'mutation { createGroup(input: { id: "inactive-group", name: "g" }) }' },
   'graphql.groupMembers': { graphql: 'mutation { addGroupMembers(input: { groupUrn: "urn:li:corpGroup:bfoo", userUrns: ["urn:li:corpuser:jdoe"] }) }' },
   'graphql.groupProperties': { graphql: 'mutation { updateCorpGroupProperties(urn: "urn:li:corpGroup:bfoo", input: { description: "d" }) { urn } }' },
+  'graphql.manageOwnershipTypes': { graphql: 'mutation { createOwnershipType(input: { name: "Reviewer", description: "Reviews it" }) { urn } }' },
   'read.dataHubPolicy': { graphql: '{ entity(urn: "urn:li:dataHubPolicy:7") { urn } }' },
   'read.dataHubAccessToken': { graphql: '{ entity(urn: "urn:li:dataHubAccessToken:none") { urn } }' },
   'read.dataHubSecret': { graphql: '{ entity(urn: "urn:li:dataHubSecret:none") { urn } }' },

@@ -7,6 +7,7 @@ import { entityResolvers } from './resolvers/common.js';
 import { entityReaders } from './resolvers/entities.js';
 import { metadataTestResolvers } from './resolvers/metadata-tests.js';
 import { mutationResolvers } from './resolvers/mutations.js';
+import { ownershipTypeResolvers } from './resolvers/ownership-types.js';
 import { searchResolvers } from './resolvers/search.js';
 import { timeseriesResolvers } from './resolvers/timeseries.js';
 import { userResolvers } from './resolvers/users.js';
@@ -19,7 +20,7 @@ import { descriptorResolvers, descriptorSdl } from './entity-resolvers.js';
  * its descriptor.
  */
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'schema');
-const FILES = ['common', 'datasets', 'tags', 'entities', 'auth', 'search', 'timeseries', 'metadata-tests', 'relationships', 'users'];
+const FILES = ['common', 'datasets', 'tags', 'entities', 'auth', 'search', 'timeseries', 'metadata-tests', 'relationships', 'users', 'ownership-types'];
 export const schemaFiles = () => FILES.map((f) => path.join(dir, `${f}.graphql`));
 
 /** The whole schema text: the areas' files, then the descriptors' SDL. */
@@ -27,7 +28,7 @@ export function schemaSdl(): string {
   return [...schemaFiles().map((f) => readFileSync(f, 'utf8')), descriptorSdl()].join('\n');
 }
 
-const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, entityReaders, mutationResolvers, authResolvers, searchResolvers, timeseriesResolvers, metadataTestResolvers, userResolvers];
+const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, entityReaders, mutationResolvers, authResolvers, searchResolvers, timeseriesResolvers, metadataTestResolvers, userResolvers, ownershipTypeResolvers];
 
 /** Object type → the fields the schema declares for it (extensions included). */
 function declaredFields(sdl: string): Map<string, Set<string>> {

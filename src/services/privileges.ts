@@ -61,6 +61,7 @@ export const REQUIRES = {
   'graphql.manageUsersAndGroups': [['MANAGE_USERS_AND_GROUPS']],
   'graphql.groupMembers': [['MANAGE_USERS_AND_GROUPS'], ['EDIT_GROUP_MEMBERS']],
   'graphql.groupProperties': [['MANAGE_USERS_AND_GROUPS'], ['EDIT_ENTITY_DOCS'], ['EDIT_ENTITY']],
+  'graphql.manageOwnershipTypes': [['MANAGE_GLOBAL_OWNERSHIP_TYPES']],
 
   // Reads of administrative entity types, beyond the read operation's own privilege, whichever way the entity is
   // read (GraphQL entity/entities, REST entities, entitiesV2, aspects, test evaluation): they are for those who
