@@ -42,17 +42,17 @@ export async function openDump(databaseUrl: string): Promise<DatabaseDump> {
   await client.connect();
   return {
     async dump() {
+      // Two round trips: the table names, then the schema and every table's rows (as text, sorted, one value per
+      // table) in one statement list.
       const tables = (await client.query(`SELECT table_name FROM information_schema.tables
         WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`)).rows.map((r) => r.table_name as string);
-      const schema = [
-        (await client.query({ rowMode: 'array', text: `SELECT table_name, column_name, data_type, is_nullable, column_default
-          FROM information_schema.columns WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position` })).rows,
-        (await client.query({ rowMode: 'array', text: `SELECT tablename, indexname, indexdef FROM pg_indexes
-          WHERE schemaname = current_schema() ORDER BY tablename, indexname` })).rows,
-      ];
-      const all: [string, string[]][] = [];
-      for (const n of tables) all.push([n, (await client.query({ text: `SELECT * FROM "${n}"`, rowMode: 'array' })).rows.map(rowText).sort()]);
-      return JSON.stringify([schema, all]);
+      const results = await client.query(`
+        SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns
+          WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position;
+        SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY tablename, indexname;
+        ${tables.map((n) => `SELECT '${n}' AS name, coalesce(string_agg(x::text, E'\\n' ORDER BY x::text), '') AS rows FROM "${n}" x`).join(' UNION ALL ')}
+      `) as unknown as pg.QueryResult[];
+      return JSON.stringify(results.map((r) => r.rows));
     },
     async close() {
       await client.end().catch(() => {});
