@@ -5,7 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { forEachEngine } from './support/engines.js';
+import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
 import { SAMPLES } from './support/app.js';
 
 // The CLI and the server as real child processes, the way a user runs them.
@@ -49,13 +49,21 @@ async function serve(env: Record<string, string>): Promise<{ child: ChildProcess
   throw new Error('server did not start');
 }
 
+const SAMPLE_FILES = () => readdirSync(SAMPLES).filter((f) => f.endsWith('.json')).map((f) => path.join(SAMPLES, f));
+
 forEachEngine('CLI and server processes', (ctx) => {
   let dir: string;
   let env: Record<string, string>;
+  /** A root token made with the CLI, on the suite's database, where the CLI has loaded the samples. */
   let token: string;
-  before(() => {
+  before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'almanac-cli-'));
     env = { DATABASE_URL: ctx.engine === 'sqlite' ? `sqlite:${path.join(dir, 'almanac.db')}` : ctx.url };
+    const made = await run(['token', 'create', '--user', 'datahub'], env);
+    assert.equal(made.code, 0, made.stderr);
+    token = made.stdout.trim();
+    const loaded = await run(['ingest', ...SAMPLE_FILES()], env);
+    assert.equal(loaded.code, 0, loaded.stderr);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -63,12 +71,17 @@ forEachEngine('CLI and server processes', (ctx) => {
     const res = await run(['token', 'create', '--user', 'datahub'], env);
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\n$/);
-    token = res.stdout.trim();
   });
 
   test('ingest loads every sample file and reports counts', async () => {
-    const files = readdirSync(SAMPLES).filter((f) => f.endsWith('.json')).map((f) => path.join(SAMPLES, f));
-    const res = await run(['ingest', ...files], env);
+    // Into a database of its own: the counts are those of a first load.
+    const db = await freshSharedDatabaseUrl(ctx.engine);
+    let res;
+    try {
+      res = await run(['ingest', ...SAMPLE_FILES()], { DATABASE_URL: db.url });
+    } finally {
+      await db.cleanup();
+    }
     assert.equal(res.code, 0, res.stderr);
     assert.equal(res.stderr, '');
     assert.match(res.stdout, /^Ingested 190 of 190 records from 10 file\(s\) \(113 MCE, 77 MCP\): \d+ aspect versions written, \d+ unchanged, 54 time-series rows, 0 refused, in \d+ ms\n$/);

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { beforeEach, test } from 'node:test';
+import { rootActor } from '../src/services/actor.js';
 import { forEachEngine } from './support/engines.js';
-import { ingestSamples, startApp, type TestApp } from './support/app.js';
+import { freshAppPerTest } from './support/fresh.js';
+import { ingestSamples, type TestApp } from './support/app.js';
 
 const HDFS = 'urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)';
 const CREATED = 'urn:li:dataset:(urn:li:dataPlatform:hive,fct_users_created,PROD)';
@@ -17,12 +19,21 @@ const HIVE_ONLY = 'on:\n  types: [dataset]\n  conditions:\n    property: urn\n  
 const TAGS_ONLY = JSON.stringify({ on: { types: ['tag'] }, rules: [{ property: 'tagProperties.description', operator: 'exists' }] });
 
 forEachEngine('metadata tests over HTTP', (ctx) => {
+  // Every test starts from the samples on a database of its own; those that need our three tests create them.
   let t: TestApp;
-  before(async () => {
-    t = await startApp(ctx);
-    await ingestSamples(t.catalog, 'bootstrap_mce.json', 'tests_data.json');
+  const fresh = freshAppPerTest(ctx, async (app) => {
+    await ingestSamples(app.catalog, 'bootstrap_mce.json', 'tests_data.json');
   });
-  after(async () => t.close());
+  beforeEach(async () => {
+    t = await fresh();
+  });
+  /** The three tests the first test creates over GraphQL, made directly. */
+  const withOurTests = async () => {
+    for (const [id, name, json] of [['owned-documented', 'Has an owner and a description', OWNED_AND_DOCUMENTED],
+      ['legacy-hive', 'Hive datasets are tagged Legacy', HIVE_ONLY], ['tags-documented', 'Tags are documented', TAGS_ONLY]] as const) {
+      await t.catalog.metadataTests.create({ id, name, category: 'Quality', description: 'd', definition: { json } }, rootActor());
+    }
+  };
 
   const evaluate = (payload: unknown, headers = t.auth) =>
     t.app.inject({ method: 'POST', url: '/gms/test?action=evaluate', headers, payload: payload as object });
@@ -44,6 +55,7 @@ forEachEngine('metadata tests over HTTP', (ctx) => {
   });
 
   test('the definition reads back byte for byte', async () => {
+    await withOurTests();
     const res = await t.graphql('{ test(urn: "urn:li:test:owned-documented") { urn type name category description definition { json } } }');
     assert.deepEqual(res.body.data.test, { urn: 'urn:li:test:owned-documented', type: 'TEST', name: 'Has an owner and a description',
       category: 'Quality', description: 'd', definition: { json: OWNED_AND_DOCUMENTED } });
@@ -52,6 +64,7 @@ forEachEngine('metadata tests over HTTP', (ctx) => {
   });
 
   test('evaluate: passing, failing, and tests that do not apply appear in neither list; nothing is written', async () => {
+    await withOurTests();
     const before = await t.catalog.entities.getLatest(HDFS, ['testResults']);
     const res = await evaluate({ urn: HDFS });
     assert.deepEqual(res.json(), { value: { passing: [], failing: [{ test: 'urn:li:test:owned-documented', type: 'FAILURE' }] } });
@@ -63,6 +76,7 @@ forEachEngine('metadata tests over HTTP', (ctx) => {
   });
 
   test('explain says which predicates decided', async () => {
+    await withOurTests();
     const res = await evaluate({ urn: HDFS, explain: true, testUrns: ['urn:li:test:owned-documented'] });
     const v = res.json().value;
     assert.deepEqual(v.failing, [{ test: 'urn:li:test:owned-documented', type: 'FAILURE' }]);
@@ -71,6 +85,7 @@ forEachEngine('metadata tests over HTTP', (ctx) => {
   });
 
   test('push replaces the results; with testUrns it merges', async () => {
+    await withOurTests();
     const pushed = await evaluate({ urn: HIVE, push: true });
     assert.deepEqual(pushed.json().value, { passing: [{ test: 'urn:li:test:legacy-hive', type: 'SUCCESS' }],
       failing: [{ test: 'urn:li:test:owned-documented', type: 'FAILURE' }] });
@@ -96,6 +111,7 @@ forEachEngine('metadata tests over HTTP', (ctx) => {
   });
 
   test('batchEvaluate and runTests', async () => {
+    await withOurTests();
     const res = await t.app.inject({ method: 'POST', url: '/test?action=batchEvaluate', headers: t.auth,
       payload: { urns: [HDFS, CREATED], testUrns: ['urn:li:test:owned-documented'] } });
     assert.deepEqual(res.json(), { value: { results: {
@@ -111,6 +127,7 @@ forEachEngine('metadata tests over HTTP', (ctx) => {
   });
 
   test('errors: missing urn 400, unknown entity 404, unknown test 404 naming it, no token 401, push without MANAGE_TESTS 403', async () => {
+    await withOurTests();
     const missingUrn = await evaluate({});
     assert.deepEqual([missingUrn.statusCode, missingUrn.json().message], [400, "Missing required parameter 'urn'"]);
     const noEntity = await evaluate({ urn: 'urn:li:dataset:(urn:li:dataPlatform:x,none,PROD)' });
@@ -128,6 +145,7 @@ forEachEngine('metadata tests over HTTP', (ctx) => {
   });
 
   test('update and delete', async () => {
+    await withOurTests();
     const upd = await t.graphql(`mutation u($json: String) { updateTest(urn: "urn:li:test:tags-documented", input: { name: "Tags documented", category: "Docs", definition: { json: $json } }) }`,
       { json: TAGS_ONLY });
     assert.deepEqual(upd.body.data, { updateTest: 'urn:li:test:tags-documented' });
@@ -136,9 +154,11 @@ forEachEngine('metadata tests over HTTP', (ctx) => {
   });
 
   test('whole-catalog run counts per test', async () => {
+    await withOurTests();
     const res = await t.catalog.metadataTests.runAll({ push: false, entityType: 'dataset' }, { urn: 'urn:li:corpuser:datahub', kind: 'user' });
     const byUrn = Object.fromEntries(res.tests.map((x) => [x.urn, [x.passing, x.failing]]));
-    assert.deepEqual(byUrn['urn:li:test:owned-documented'], [5, 3]);
+    assert.deepEqual(byUrn['urn:li:test:owned-documented'], [4, 4]); // the 4 datasets with a description pass
+    assert.deepEqual(byUrn['urn:li:test:legacy-hive'], [1, 3]);
     assert.equal(res.entities, 8);
   });
 });

@@ -3,14 +3,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { beforeEach, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { rootActor, systemActor } from '../src/services/actor.js';
 import { openCatalog } from '../src/services/catalog.js';
 import { ingestFiles } from '../src/services/ingest-files.js';
 import { MetadataTestService } from '../src/services/metadata-tests/runner.js';
 import { forEachEngine } from './support/engines.js';
-import { ingestSamples, sample, startApp, type TestApp } from './support/app.js';
+import { freshAppPerTest } from './support/fresh.js';
+import { ingestSamples, sample, type TestApp } from './support/app.js';
 
 // Metadata tests end to end, beyond test/metadata-tests-api.test.ts: definition changes, explanations in full,
 // every mount, a non-root user, deletes, batch errors, whole-catalog runs with push, and the CLI.
@@ -35,12 +36,16 @@ const FAIL = (test: string) => ({ test, type: 'FAILURE' });
 const PASS = (test: string) => ({ test, type: 'SUCCESS' });
 
 forEachEngine('metadata tests end to end', (ctx) => {
+  // Every test starts from the samples and one test of ours, owned-documented, on a database of its own.
   let t: TestApp;
-  before(async () => {
-    t = await startApp(ctx);
-    await ingestSamples(t.catalog, 'bootstrap_mce.json', 'tests_data.json');
+  const fresh = freshAppPerTest(ctx, async (app) => {
+    await ingestSamples(app.catalog, 'bootstrap_mce.json', 'tests_data.json');
+    await app.catalog.metadataTests.create({ id: 'owned-documented', name: 'Owned and documented', category: 'Quality',
+      definition: { json: OWNED_DOCUMENTED } }, rootActor());
   });
-  after(async () => t.close());
+  beforeEach(async () => {
+    t = await fresh();
+  });
 
   const action = async (name: string, payload: unknown, headers: Record<string, string> = t.auth, prefix = '/gms') => {
     const res = await t.app.inject({ method: 'POST', url: `${prefix}/test?action=${name}`, headers, payload: payload as object });
@@ -76,8 +81,8 @@ forEachEngine('metadata tests end to end', (ctx) => {
   });
 
   test('an updated definition is used at the next evaluation; an invalid update is refused and changes nothing', async () => {
-    assert.deepEqual((await createTest('owned-documented', 'Owned and documented', OWNED_DOCUMENTED)).body,
-      { data: { createTest: 'urn:li:test:owned-documented' }, extensions: {} });
+    assert.deepEqual((await createTest('owned-documented', 'Again', OWNED_DOCUMENTED)).body,
+      gqlError('This Test already exists: urn:li:test:owned-documented', 409, 'CONFLICT', 'createTest'));
     assert.deepEqual(await evaluate({ urn: HDFS, testUrns: ['urn:li:test:owned-documented'] }),
       { status: 200, body: { value: { passing: [], failing: [FAIL('urn:li:test:owned-documented')] } } });
     const ownedOnly = JSON.stringify({ on: { types: ['dataset'] }, rules: [{ property: 'ownership.owners.owner', operator: 'exists' }] });
@@ -197,6 +202,8 @@ forEachEngine('metadata tests end to end', (ctx) => {
   });
 
   test('whole-catalog run with push: datasets get their results, platforms are evaluated but not stored', async () => {
+    assert.deepEqual((await createTest('platforms', 'Platforms and datasets have urns', PLATFORMS_AND_DATASETS)).body.data,
+      { createTest: 'urn:li:test:platforms' });
     const progress: [number, number][] = [];
     const res = await t.catalog.metadataTests.runAll({ push: true, onProgress: (d, n) => progress.push([d, n]) }, systemActor());
     const total = await t.catalog.store.countEntities();
@@ -211,14 +218,18 @@ forEachEngine('metadata tests end to end', (ctx) => {
   });
 
   test('a deleted test is no longer evaluated and its pushed results are left out of Dataset.testResults', async () => {
+    assert.deepEqual((await createTest('platforms', 'Platforms and datasets have urns', PLATFORMS_AND_DATASETS)).body.data,
+      { createTest: 'urn:li:test:platforms' });
+    assert.deepEqual(await evaluate({ urn: CREATED, push: true }), { status: 200, body: { value: {
+      passing: [PASS('urn:li:test:owned-documented'), PASS('urn:li:test:platforms')], failing: [] } } });
     const query = `{ dataset(urn: "${CREATED}") { testResults { passing { test { urn name } type } failing { test { urn } type } } } }`;
     assert.deepEqual((await t.graphql(query)).body, { data: { dataset: { testResults: { passing: [
-      { test: { urn: 'urn:li:test:owned-documented', name: 'Renamed' }, type: 'SUCCESS' },
+      { test: { urn: 'urn:li:test:owned-documented', name: 'Owned and documented' }, type: 'SUCCESS' },
       { test: { urn: 'urn:li:test:platforms', name: 'Platforms and datasets have urns' }, type: 'SUCCESS' }], failing: [] } } },
     extensions: {} });
     assert.deepEqual((await t.graphql('mutation { deleteTest(urn: "urn:li:test:platforms") }')).body, { data: { deleteTest: true }, extensions: {} });
     assert.deepEqual((await t.graphql(query)).body, { data: { dataset: { testResults: { passing: [
-      { test: { urn: 'urn:li:test:owned-documented', name: 'Renamed' }, type: 'SUCCESS' }], failing: [] } } }, extensions: {} });
+      { test: { urn: 'urn:li:test:owned-documented', name: 'Owned and documented' }, type: 'SUCCESS' }], failing: [] } } }, extensions: {} });
     // The stored aspect still names it (DataHub does not clean up either) …
     assert.deepEqual(await stored(CREATED), { passing: [PASS('urn:li:test:owned-documented'), PASS('urn:li:test:platforms')], failing: [] });
     // … until the next push without testUrns replaces it.
