@@ -44,16 +44,23 @@ forEachEngine('users and groups', (ctx) => {
   });
 
   test('suspending or removing a user stops their tokens; only administrators may', async () => {
-    const jdoe = { authorization: `Bearer ${await t.tokenFor('jdoe')}` };
-    assert.equal((await t.graphql('mutation { removeUser(urn: "urn:li:corpuser:datahub") }', undefined, jdoe)).body.errors[0].extensions.code, 403);
-    await ok('mutation { updateUserStatus(urn: "urn:li:corpuser:jdoe", status: SUSPENDED) }');
-    assert.equal((await t.app.inject({ url: '/config', headers: jdoe })).statusCode, 401);
-    await ok('mutation { updateUserStatus(urn: "urn:li:corpuser:jdoe", status: ACTIVE) }');
-    assert.equal((await t.app.inject({ url: '/config', headers: jdoe })).statusCode, 200);
-    await ok('mutation { removeUser(urn: "urn:li:corpuser:jdoe") }');
-    assert.equal((await t.app.inject({ url: '/config', headers: jdoe })).statusCode, 401);
-    assert.deepEqual(await ok('{ listUsers(input: {}) { total users { username } } }'), { listUsers: { total: 1, users: [{ username: 'datahub' }] } });
-    await ok('mutation { removeGroup(urn: "urn:li:corpGroup:stewards") }');
-    assert.equal((await t.graphql('{ corpGroup(urn: "urn:li:corpGroup:stewards") { urn } }')).body.errors[0].extensions.code, 404);
+    // A user and a group of this test's own, so it runs alone and leaves the samples' users as they were.
+    await t.catalog.entities.ingest([{ urn: 'urn:li:corpuser:pat', entityType: 'corpuser', aspect: 'corpUserInfo', changeType: 'UPSERT',
+      value: { active: true, displayName: 'Pat' }, systemMetadata: null }], { urn: 'urn:li:corpuser:datahub', kind: 'user' });
+    await ok('mutation { createGroup(input: { id: "reviewers", name: "Reviewers" }) }');
+    const pat = { authorization: `Bearer ${await t.tokenFor('pat')}` };
+    assert.equal((await t.graphql('mutation { removeUser(urn: "urn:li:corpuser:datahub") }', undefined, pat)).body.errors[0].extensions.code, 403);
+    await ok('mutation { updateUserStatus(urn: "urn:li:corpuser:pat", status: SUSPENDED) }');
+    assert.equal((await t.app.inject({ url: '/config', headers: pat })).statusCode, 401);
+    await ok('mutation { updateUserStatus(urn: "urn:li:corpuser:pat", status: ACTIVE) }');
+    assert.equal((await t.app.inject({ url: '/config', headers: pat })).statusCode, 200);
+    const users = async () => (await ok('{ listUsers(input: { start: 0, count: 100 }) { users { username } } }')).listUsers.users
+      .map((u: { username: string }) => u.username).filter((n: string) => n === 'pat');
+    assert.deepEqual(await users(), ['pat']);
+    await ok('mutation { removeUser(urn: "urn:li:corpuser:pat") }');
+    assert.equal((await t.app.inject({ url: '/config', headers: pat })).statusCode, 401);
+    assert.deepEqual(await users(), []);
+    await ok('mutation { removeGroup(urn: "urn:li:corpGroup:reviewers") }');
+    assert.equal((await t.graphql('{ corpGroup(urn: "urn:li:corpGroup:reviewers") { urn } }')).body.errors[0].extensions.code, 404);
   });
 });
