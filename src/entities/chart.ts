@@ -39,7 +39,7 @@ export const chart = defineEntity({
   almanacAspects: [shared.testResults],
   snapshotClass: 'com.linkedin.metadata.snapshot.ChartSnapshot',
   graphql: { entityType: 'CHART' },
-  search: { facets: { platform: (k) => (k.dashboardTool ? [`urn:li:dataPlatform:${k.dashboardTool}`, k.dashboardTool] : []) } },
+  search: {},
   browsePath: (k) => `/${k.dashboardTool}`,
   platform: (k) => (k.dashboardTool ? `urn:li:dataPlatform:${k.dashboardTool}` : undefined),
 });

@@ -40,7 +40,7 @@ export const dashboard = defineEntity({
   almanacAspects: [shared.testResults],
   snapshotClass: 'com.linkedin.metadata.snapshot.DashboardSnapshot',
   graphql: { entityType: 'DASHBOARD' },
-  search: { facets: { platform: (k) => (k.dashboardTool ? [`urn:li:dataPlatform:${k.dashboardTool}`, k.dashboardTool] : []) } },
+  search: {},
   browsePath: (k) => `/${k.dashboardTool}`.toLowerCase(),
   platform: (k) => (k.dashboardTool ? `urn:li:dataPlatform:${k.dashboardTool}` : undefined),
 });

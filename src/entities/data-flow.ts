@@ -25,7 +25,7 @@ export const dataFlow = defineEntity({
   almanacAspects: [shared.container, shared.subTypes, shared.testResults],
   snapshotClass: 'com.linkedin.metadata.snapshot.DataFlowSnapshot',
   graphql: { entityType: 'DATA_FLOW' },
-  search: { facets: { platform: (k) => (k.orchestrator ? [`urn:li:dataPlatform:${k.orchestrator}`, k.orchestrator] : []) } },
+  search: {},
   browsePath: (k) => `/${k.orchestrator}/${k.cluster}`.toLowerCase(),
   platform: (k) => (k.orchestrator ? `urn:li:dataPlatform:${k.orchestrator}` : undefined),
 });

@@ -65,9 +65,7 @@ export const dataJob = defineEntity({
   almanacAspects: [shared.container, shared.testResults],
   snapshotClass: 'com.linkedin.metadata.snapshot.DataJobSnapshot',
   graphql: { entityType: 'DATA_JOB' },
-  search: {
-    facets: { platform: (k) => { const o = flowKey(k)[0]; return o ? [`urn:li:dataPlatform:${o}`, o] : []; } },
-  },
+  search: {},
   // DataHub's default: the flow's orchestrator and cluster.
   browsePath: (k) => { const [orchestrator, , cluster] = flowKey(k); return `/${orchestrator}/${cluster}`.toLowerCase(); },
   platform: (k) => { const o = flowKey(k)[0]; return o ? `urn:li:dataPlatform:${o}` : undefined; },

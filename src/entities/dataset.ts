@@ -364,7 +364,6 @@ export const dataset = defineEntity({
   search: {
     name: (k) => decodeUrnPart(k.name ?? ''),
     facets: {
-      platform: (k) => (k.platform ? [k.platform, k.platform.replace('urn:li:dataPlatform:', '')] : []),
       origin: (k) => (k.origin ? [k.origin] : []),
       env: (k) => (k.origin ? [k.origin] : []),
     },

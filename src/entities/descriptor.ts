@@ -195,7 +195,7 @@ export interface EntityDescriptor {
   readonly browsePath?: (key: KeyValues) => string;
   /** A short human name from the urn (autocomplete suggestions). Default: the last urn part. */
   readonly displayName?: (key: KeyValues) => string;
-  /** The platform urn the urn names, if it names one (datasets, ML models, charts by their tool). */
+  /** The platform urn the urn names, if it names one (datasets, ML models, charts by their tool): the `platform` search filter. */
   readonly platform?: (key: KeyValues) => string | undefined;
   readonly edits?: EditsPart;
   readonly privileges?: { readonly read?: ReadOperation };

@@ -31,7 +31,7 @@ export const mlFeatureTable = defineEntity({
   almanacAspects: [shared.container, shared.subTypes, shared.testResults],
   snapshotClass: 'com.linkedin.metadata.snapshot.MLFeatureTableSnapshot',
   graphql: { entityType: 'MLFEATURE_TABLE' },
-  search: { facets: { platform: (k) => (k.platform ? [k.platform, k.platform.replace('urn:li:dataPlatform:', '')] : []) } },
+  search: {},
   platform: (k) => k.platform,
   edits: { description: { aspect: editableMlFeatureTableProperties, field: 'description' } },
 });

@@ -22,7 +22,7 @@ export const mlModelGroup = defineEntity({
   almanacAspects: [shared.container, shared.institutionalMemory, shared.subTypes, shared.testResults],
   snapshotClass: 'com.linkedin.metadata.snapshot.MLModelGroupSnapshot',
   graphql: { entityType: 'MLMODEL_GROUP' },
-  search: { facets: { platform: (k) => (k.platform ? [k.platform, k.platform.replace('urn:li:dataPlatform:', '')] : []) } },
+  search: {},
   platform: (k) => k.platform,
   edits: { description: { aspect: editableMlModelGroupProperties, field: 'description' } },
 });

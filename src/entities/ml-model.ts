@@ -78,7 +78,7 @@ export const mlModel = defineEntity({
   almanacAspects: [shared.container, shared.subTypes, shared.testResults],
   snapshotClass: 'com.linkedin.metadata.snapshot.MLModelSnapshot',
   graphql: { entityType: 'MLMODEL' },
-  search: { facets: { platform: (k) => (k.platform ? [k.platform, k.platform.replace('urn:li:dataPlatform:', '')] : []) } },
+  search: {},
   platform: (k) => k.platform,
   edits: { description: { aspect: editableMlModelProperties, field: 'description' } },
 });

@@ -137,7 +137,7 @@ export interface FilterClause {
 
 /**
  * The values a filter field has on an entity, in DataHub's field names: the entity type, urn, name and removal are
- * everyone's; the rest come from the urn (the descriptor's facets) and from the aspects' facets.
+ * everyone's; the rest come from the urn (the descriptor's platform and facets) and from the aspects' facets.
  */
 function fieldValues(field: string, urn: string, aspects: Aspects): string[] {
   const u = tryParseUrn(urn);
@@ -151,8 +151,11 @@ function fieldValues(field: string, urn: string, aspects: Aspects): string[] {
   }
   const out: string[] = [];
   const d = entityDescriptor(u.entityType);
-  const fromKey = d?.search?.facets?.[field];
   const key = d ? keyValuesOf(d, u) : undefined;
+  // The platform an urn names (a dataset's, a chart's tool), by urn and by name; aspects may name one too.
+  const platform = field === 'platform' && key ? d?.platform?.(key) : undefined;
+  if (platform) out.push(platform, platform.replace('urn:li:dataPlatform:', ''));
+  const fromKey = d?.search?.facets?.[field];
   if (fromKey && key) out.push(...fromKey(key));
   for (const [name, value] of aspects) {
     const facet = fitting(name, value)?.facets?.[field];
