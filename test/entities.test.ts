@@ -154,12 +154,14 @@ forEachEngine('entity descriptors', (ctx) => {
     return res.body.data;
   };
 
+  /** Ingests, for an entity of the type, the example value of every aspect of the type, key aspect included. */
+  const ingestExamples = (d: EntityDescriptor) => t.catalog.entities.ingest(aspectsOf(d).map((a): ChangeItem => ({ urn: exampleUrn(d),
+    entityType: d.name, aspect: a.name, changeType: 'UPSERT', value: a.schema.example(), systemMetadata: null })), rootActor());
+
   test('every entity type accepts every one of its aspects, its key aspect included', async () => {
     for (const d of ENTITY_DESCRIPTORS) {
       const urn = exampleUrn(d);
-      const items: ChangeItem[] = aspectsOf(d).map((a) => ({ urn, entityType: d.name, aspect: a.name, changeType: 'UPSERT',
-        value: a.schema.example(), systemMetadata: null }));
-      await t.catalog.entities.ingest(items, rootActor());
+      await ingestExamples(d);
       const stored = await t.catalog.entities.getLatest(urn);
       const versioned = aspectsOf(d).filter((a) => !a.timeseries).map((a) => a.name);
       assert.deepEqual([...stored.keys()].sort(), versioned.sort(), d.name);
@@ -206,6 +208,7 @@ forEachEngine('entity descriptors', (ctx) => {
   });
 
   test('GraphQL entity, entities and search answer with the concrete type of every entity type (GenericEntity where there is none yet)', async () => {
+    for (const d of ENTITY_DESCRIPTORS) await ingestExamples(d);
     const urns = ENTITY_DESCRIPTORS.map(exampleUrn);
     const data = await ok(`{ entities(urns: ${JSON.stringify(urns)}) { urn type __typename } }`);
     assert.deepEqual(data.entities, ENTITY_DESCRIPTORS.map((d, i) => ({ urn: urns[i], type: d.graphql.entityType,
@@ -336,7 +339,10 @@ forEachEngine('entity descriptors', (ctx) => {
       systemMetadata: null, value: { description: 'ingested' } }], rootActor());
     await ok(`mutation { updateDescription(input: { resourceUrn: "${model}", description: "Predicts churn" }) }`);
     assert.deepEqual((await t.catalog.entities.getAspect(model, 'editableMlModelProperties')).value, { description: 'Predicts churn' });
-    const chart = await t.graphql('mutation { updateDescription(input: { resourceUrn: "urn:li:chart:(superset,facet_check)", description: "d" }) }');
+    const chartUrn = 'urn:li:chart:(superset,description_check)';
+    await t.catalog.entities.ingest([{ urn: chartUrn, entityType: 'chart', aspect: 'status', changeType: 'UPSERT', systemMetadata: null,
+      value: { removed: false } }], rootActor());
+    const chart = await t.graphql(`mutation { updateDescription(input: { resourceUrn: "${chartUrn}", description: "d" }) }`);
     assert.equal(chart.body.errors[0].message, 'Failed to update description. Unsupported resource type chart');
   });
 });
