@@ -101,6 +101,11 @@ export function dataPlatformInstance(d: { platform: string; instance?: string } 
     instanceId: String(d.instance).split(',').pop()?.replace(')', '') ?? '' } : null;
 }
 
+/** browsePathsV2 as DataHub's BrowsePathV2: each step's id as its name, and its entity when the step names one. */
+export function browsePathV2(aspect: { path?: { id: string; urn?: string }[] } | undefined) {
+  return aspect ? { path: (aspect.path ?? []).map((p) => ({ name: p.id, entity: p.urn ? ref(p.urn) : null })) } : null;
+}
+
 /** Mappings of the shared aspects to the fields DataHub gives every entity type that has them. */
 export const COMMON_FIELDS: Readonly<Record<string, FieldResolver>> = {
   ownership: async (f) => ownership(await f.aspect(shared.ownership), f.urn),
@@ -119,4 +124,9 @@ export const COMMON_FIELDS: Readonly<Record<string, FieldResolver>> = {
   parentContainers,
   dataPlatformInstance: async (f) => dataPlatformInstance(await f.aspect(shared.dataPlatformInstance)),
   lastIngested: (f) => f.lastObserved(),
+  browsePathV2: async (f) => browsePathV2(await f.aspect(shared.browsePathsV2)),
+  embed: async (f) => {
+    const e = await f.aspect(shared.embed);
+    return e ? { renderUrl: e.renderUrl ?? null } : null;
+  },
 };
