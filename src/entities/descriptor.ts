@@ -120,6 +120,8 @@ export interface FieldContext {
   aspect<T>(def: AspectDef<string, T>, of?: string): Promise<T | undefined>;
   /** One stored version of an aspect of this entity (0 is the latest). */
   aspectVersion<T>(def: AspectDef<string, T>, version: number): Promise<T | undefined>;
+  /** Values of a time-series aspect of this entity, newest first (at most `limit`). */
+  timeseries<T>(def: AspectDef<string, T>, range: { startTimeMillis?: number; endTimeMillis?: number; limit: number }): Promise<T[]>;
   /** When any aspect of the entity was last observed by an ingestion run (system metadata), or null. */
   lastObserved(): Promise<number | null>;
   /** The relationship index around this entity. */

@@ -39,6 +39,11 @@ class LoaderFieldContext implements FieldContext {
     return (await this.ctx.catalog.store.getVersion(this.urn, def.name, version))?.value as T | undefined;
   }
 
+  async timeseries<T>(def: AspectDef<string, T>, range: { startTimeMillis?: number; endTimeMillis?: number; limit: number }): Promise<T[]> {
+    const rows = await this.ctx.catalog.timeseries.values({ urn: this.urn, entityType: this.d.name, aspect: def.name, ...range });
+    return rows.map((r) => r.value as T);
+  }
+
   async lastObserved(): Promise<number | null> {
     const loaded = await this.ctx.loader.load(this.urn);
     let last: number | null = null;
