@@ -333,6 +333,8 @@ const OPERATIONS: Record<keyof typeof REQUIRES, Call> = {
   'graphql.terms.column': { graphql: `mutation { addTerm(input: { termUrn: "urn:li:glossaryTerm:SavingAccount", resourceUrn: "${HIVE}", subResource: "field_foo", subResourceType: DATASET_FIELD }) }` },
   'graphql.links': { graphql: `mutation { addLink(input: { linkUrl: "https://y.example.com", label: "y", resourceUrn: "${HIVE}" }) }` },
   'graphql.owners': { graphql: `mutation { addOwners(input: { owners: [{ ownerUrn: "urn:li:corpuser:jdoe", type: BUSINESS_OWNER }], resourceUrn: "${KAFKA}" }) }` },
+  'graphql.domains': { graphql: `mutation { unsetDomain(entityUrn: "${HIVE}") }` },
+  'graphql.deprecation': { graphql: `mutation { updateDeprecation(input: { urn: "${HIVE}", deprecated: true, note: "old" }) }` },
   'graphql.reportOperation': { graphql: `mutation { reportOperation(input: { urn: "${HIVE}", operationType: INSERT, sourceType: MANUAL }) }` },
   'graphql.createTag': { graphql: 'mutation { createTag(input: { id: "inactive-tag", name: "t" }) }' },
   'graphql.updateTag': { graphql: 'mutation { updateTag(urn: "urn:li:tag:Legacy", input: { urn: "urn:li:tag:Legacy", name: "Legacy" }) { urn } }' },

@@ -307,19 +307,19 @@ export class EditService {
   }
 
   /**
-   * Adds owners, each under its ownership type. An owner already there under the same type (whatever form the stored
-   * entry names it in: urn or legacy enum) is replaced in place, as DataHub replaces it, so adding twice changes nothing.
+   * Adds owners, each under its ownership type, to one resource or many (all of them, or none). An owner already
+   * there under the same type (whatever form the stored entry names it in: urn or legacy enum) is replaced in place,
+   * as DataHub replaces it, so adding twice changes nothing.
    */
-  async addOwners(resourceUrn: string, owners: OwnerInput[], actor: Actor) {
-    const urn = (await this.entities.requireExists(resourceUrn)).raw;
+  async addOwners(resourceUrns: string | string[], owners: OwnerInput[], actor: Actor) {
+    const urns = await this.requireResources(resourceUrns);
     if (owners.length === 0) throw badRequest('No owners given');
     for (const o of owners) checkUrn(o.ownerUrn, ['corpuser', 'corpGroup'], 'owner');
     await this.requireAll(owners.map((o) => o.ownerUrn), 'Owner');
     // As DataHub checks: an ownership type named by urn must exist.
     const types = owners.flatMap((o) => (o.ownershipTypeUrn ? [checkUrn(o.ownershipTypeUrn, 'ownershipType', 'ownershipTypeUrn')] : []));
     if (types.length) await this.requireAll(types, 'Ownership type');
-    await this.entities.editExisting(urn, ['ownership'], (current) => {
-      const prev = current.get('ownership');
+    await this.editEach(urns, 'ownership', (prev) => {
       const list: Obj[] = [...(prev?.owners ?? [])];
       for (const o of owners) {
         const entry = ownerEntry(o.ownerUrn, o.type, o.ownershipTypeUrn);
@@ -330,18 +330,60 @@ export class EditService {
         // Any further copies under the same type (from ingestion) go: one owner, one entry per type.
         for (let i = list.length - 1; i > at && at >= 0; i--) if (same(list[i]!)) list.splice(i, 1);
       }
-      return { ownership: { ...prev, owners: list, lastModified: stamp(actor) } };
+      return { ...prev, owners: list, lastModified: stamp(actor) };
     }, actor);
   }
 
-  /** Removes an owner: under one ownership type when given (matching stored urns and legacy types alike), else under all. */
-  async removeOwner(resourceUrn: string, ownerUrn: string, ownershipTypeUrn: string | null | undefined, actor: Actor) {
-    const urn = (await this.entities.requireExists(resourceUrn)).raw;
-    await this.entities.editExisting(urn, ['ownership'], (current) => {
-      const prev = current.get('ownership');
-      const owners = (prev?.owners ?? []).filter((x: Obj) => !(x.owner === ownerUrn && (!ownershipTypeUrn || ownershipTypeOf(x) === ownershipTypeUrn)));
-      return { ownership: { ...prev, owners, lastModified: stamp(actor) } };
+  /**
+   * Removes owners from one resource or many: under one ownership type when given (matching stored urns and legacy
+   * types alike), else under all.
+   */
+  async removeOwners(resourceUrns: string | string[], ownerUrns: string[], ownershipTypeUrn: string | null | undefined, actor: Actor) {
+    const urns = await this.requireResources(resourceUrns);
+    await this.editEach(urns, 'ownership', (prev) => {
+      const owners = (prev?.owners ?? []).filter((x: Obj) => !(ownerUrns.includes(x.owner) && (!ownershipTypeUrn || ownershipTypeOf(x) === ownershipTypeUrn)));
+      return { ...prev, owners, lastModified: stamp(actor) };
     }, actor);
+  }
+
+  async removeOwner(resourceUrn: string, ownerUrn: string, ownershipTypeUrn: string | null | undefined, actor: Actor) {
+    await this.removeOwners(resourceUrn, [ownerUrn], ownershipTypeUrn, actor);
+  }
+
+  /**
+   * Puts resources in a domain (replacing the one they were in: an entity is in one domain, as DataHub keeps it),
+   * or takes them out of theirs when domainUrn is null. The domain and every resource must exist.
+   */
+  async setDomain(resourceUrns: string | string[], domainUrn: string | null | undefined, actor: Actor) {
+    const domain = domainUrn ? checkUrn(domainUrn, 'domain', 'domain') : null;
+    if (domain) await this.requireAll([domain], 'Domain');
+    const urns = await this.requireResources(resourceUrns);
+    await this.editEach(urns, 'domains', (prev) => ({ ...prev, domains: domain ? [domain] : [] }), actor);
+  }
+
+  /** Marks resources deprecated (with an optional note and decommission time) or no longer deprecated, by the caller. */
+  async updateDeprecation(resourceUrns: string | string[], input: { deprecated: boolean; note?: string | null; decommissionTime?: number | null },
+    actor: Actor) {
+    const urns = await this.requireResources(resourceUrns);
+    const value: Obj = { deprecated: input.deprecated, note: input.note ?? '', actor: actor.urn,
+      ...(input.decommissionTime != null ? { decommissionTime: input.decommissionTime } : {}) };
+    await this.editEach(urns, 'deprecation', () => value, actor);
+  }
+
+  /** The distinct urns of the resources named, each of which must exist. */
+  private async requireResources(resourceUrns: string | string[]): Promise<string[]> {
+    if (!Array.isArray(resourceUrns)) return [(await this.entities.requireExists(resourceUrns)).raw];
+    const list = resourceUrns;
+    if (list.length === 0) throw badRequest('No resources given');
+    const urns = [...new Set(list.map((r) => parseUrn(r).raw))];
+    await this.requireAll(urns, 'Resource');
+    return urns;
+  }
+
+  /** Changes one aspect of every entity named, in one transaction under lock: all of them, or none. */
+  private async editEach(urns: string[], aspect: string, change: (prev: Obj | undefined) => Obj, actor: Actor) {
+    await this.entities.edit(new Map(urns.map((u) => [u, [aspect]])),
+      (current) => new Map(urns.map((u) => [u, { [aspect]: change(current.get(u)!.get(aspect)) }])), actor);
   }
 }
 

@@ -46,6 +46,8 @@ export const REQUIRES = {
   'graphql.terms.column': [['EDIT_ENTITY'], ['EDIT_DATASET_COL_GLOSSARY_TERMS']],
   'graphql.links': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOC_LINKS']],
   'graphql.owners': [['EDIT_ENTITY'], ['EDIT_ENTITY_OWNERS']],
+  'graphql.domains': [['EDIT_ENTITY'], ['EDIT_DOMAINS_PRIVILEGE']],
+  'graphql.deprecation': [['EDIT_ENTITY'], ['EDIT_ENTITY_DEPRECATION'], ['EDIT_DEPRECATION_PRIVILEGE']],
   'graphql.reportOperation': [['EDIT_ENTITY'], ['EDIT_ENTITY_OPERATIONS']],
   // GraphQL: tags (platform privileges, except per-tag edits)
   'graphql.createTag': [['CREATE_TAGS'], ['MANAGE_TAGS']],

@@ -67,6 +67,15 @@ async function editResource(ctx: Ctx, op: Operation, resourceUrn: string, edit: 
   return true;
 }
 
+/** A batch edit: the privilege on every resource first, then one edit of them all (all of them change, or none). */
+async function editResources(ctx: Ctx, op: Operation, resources: (ResourceRef | null)[], edit: (urns: string[]) => Promise<void>) {
+  const urns = [...new Set(resources.filter((r): r is ResourceRef => r != null).map((r) => parseUrn(r.resourceUrn).raw))];
+  for (const u of urns) await authorize(ctx, op, u);
+  await edit(urns);
+  ctx.loader.clear();
+  return true;
+}
+
 function ownersOf(list: Obj[]): OwnerInput[] {
   return list.map((o) => {
     if (o.ownerEntityType === 'CORP_GROUP' && !String(o.ownerUrn).startsWith('urn:li:corpGroup:')) {
@@ -121,5 +130,24 @@ export const mutationResolvers = {
     removeOwner: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
       editResource(ctx, 'graphql.owners', input.resourceUrn,
         (u) => ctx.catalog.edits.removeOwner(u, input.ownerUrn, input.ownershipTypeUrn, ctx.actor)),
+    batchAddTerms: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'term', 'add', input.termUrns, input.resources),
+    batchRemoveTerms: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'term', 'remove', input.termUrns, input.resources),
+    // As DataHub's: the batch's ownershipTypeUrn applies to owners that name none.
+    batchAddOwners: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
+      editResources(ctx, 'graphql.owners', input.resources, (urns) => ctx.catalog.edits.addOwners(urns,
+        ownersOf(input.owners.map((o: Obj) => ({ ...o, ownershipTypeUrn: o.ownershipTypeUrn ?? input.ownershipTypeUrn }))), ctx.actor)),
+    batchRemoveOwners: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
+      editResources(ctx, 'graphql.owners', input.resources,
+        (urns) => ctx.catalog.edits.removeOwners(urns, input.ownerUrns, input.ownershipTypeUrn, ctx.actor)),
+    setDomain: (_: unknown, { entityUrn, domainUrn }: { entityUrn: string; domainUrn: string }, ctx: Ctx) =>
+      editResource(ctx, 'graphql.domains', entityUrn, (u) => ctx.catalog.edits.setDomain(u, domainUrn, ctx.actor)),
+    unsetDomain: (_: unknown, { entityUrn }: { entityUrn: string }, ctx: Ctx) =>
+      editResource(ctx, 'graphql.domains', entityUrn, (u) => ctx.catalog.edits.setDomain(u, null, ctx.actor)),
+    batchSetDomain: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
+      editResources(ctx, 'graphql.domains', input.resources, (urns) => ctx.catalog.edits.setDomain(urns, input.domainUrn, ctx.actor)),
+    updateDeprecation: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
+      editResource(ctx, 'graphql.deprecation', input.urn, (u) => ctx.catalog.edits.updateDeprecation(u, input as never, ctx.actor)),
+    batchUpdateDeprecation: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
+      editResources(ctx, 'graphql.deprecation', input.resources, (urns) => ctx.catalog.edits.updateDeprecation(urns, input as never, ctx.actor)),
   },
 };
