@@ -1,4 +1,6 @@
-import { aspect, defineEntity, keyAspect } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
+import { visibleDescription } from './graphql-fields.js';
+import { keyPart, ML_COMMON_FIELDS, versionTag } from './ml-model.js';
 import * as shared from './shared-aspects.js';
 import { arr, rec, str, urn } from './schema.js';
 
@@ -11,6 +13,55 @@ export const mlFeatureProperties = aspect('mlFeatureProperties', 'com.linkedin.m
 export const editableMlFeatureProperties = aspect('editableMlFeatureProperties', 'com.linkedin.ml.metadata.EditableMLFeatureProperties',
   shared.editableDescription, { searchText: shared.editableText });
 
+const SDL = gql`
+type MLFeature implements Entity {
+  urn: String!
+  type: EntityType!
+  "When metadata of this feature was last ingested (from system metadata)."
+  lastIngested: Long
+  name: String!
+  featureNamespace: String!
+  "The ingested description (mlFeatureProperties); the edited one is under editableProperties."
+  description: String
+  dataType: MLFeatureDataType
+  ownership: Ownership
+  featureProperties: MLFeatureProperties @deprecated(reason: "Use properties")
+  properties: MLFeatureProperties
+  institutionalMemory: InstitutionalMemory
+  status: Status
+  deprecation: Deprecation
+  browsePathV2: BrowsePathV2
+  dataPlatformInstance: DataPlatformInstance
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+  "One hop: the datasets the feature derives from upstream; models consuming it downstream."
+  lineage(input: LineageInput!): EntityLineageResult
+  tags: GlobalTags
+  glossaryTerms: GlossaryTerms
+  domain: DomainAssociation
+  editableProperties: MLFeatureEditableProperties
+  exists: Boolean
+}
+
+type MLFeatureProperties {
+  "The description users see: the edited text where one exists, else the ingested one (an Almanac difference)."
+  description: String
+  dataType: MLFeatureDataType
+  version: VersionTag
+  sources: [Dataset]
+}
+
+type MLFeatureEditableProperties {
+  description: String
+}
+`;
+
+async function properties(f: FieldContext) {
+  const [p, e] = await Promise.all([f.aspect(mlFeatureProperties), f.aspect(editableMlFeatureProperties)]);
+  if (!p && !e) return null;
+  return { description: visibleDescription(e?.description, p?.description), dataType: p?.dataType ?? null,
+    version: versionTag(p?.version), sources: p?.sources?.map(ref) ?? null };
+}
+
 /** Features: model inputs, derived from datasets. */
 export const mlFeature = defineEntity({
   name: 'mlFeature',
@@ -22,7 +73,25 @@ export const mlFeature = defineEntity({
   // Accepted before the registry followed DataHub 0.12.1 exactly; kept so existing pipelines keep working.
   almanacAspects: [shared.container, shared.subTypes, shared.testResults],
   snapshotClass: 'com.linkedin.metadata.snapshot.MLFeatureSnapshot',
-  graphql: { entityType: 'MLFEATURE' },
+  graphql: {
+    entityType: 'MLFEATURE',
+    objectType: 'MLFeature',
+    rootField: 'mlFeature',
+    sdl: SDL,
+    fields: {
+      ...ML_COMMON_FIELDS,
+      name: (f) => keyPart(f, 'name'),
+      featureNamespace: (f) => keyPart(f, 'featureNamespace'),
+      description: async (f) => (await f.aspect(mlFeatureProperties))?.description ?? null,
+      dataType: async (f) => (await f.aspect(mlFeatureProperties))?.dataType ?? null,
+      properties,
+      featureProperties: properties,
+      editableProperties: async (f) => {
+        const e = await f.aspect(editableMlFeatureProperties);
+        return e ? { description: e.description ?? null } : null;
+      },
+    },
+  },
   search: {},
   edits: { description: { aspect: editableMlFeatureProperties, field: 'description' } },
 });

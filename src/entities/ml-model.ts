@@ -1,4 +1,6 @@
-import { aspect, defineEntity, keyAspect } from './descriptor.js';
+import { decodeUrnPart } from '../model/urn.js';
+import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
+import { COMMON_FIELDS, customProperties, visibleDescription } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { any, arr, bool, enumOf, int, map, oneOf, rec, str, union, urn } from './schema.js';
 
@@ -65,6 +67,274 @@ export const sourceCode = aspect('sourceCode', 'com.linkedin.ml.metadata.SourceC
     sourceCodeUrl: str })),
 }));
 
+// ---------------------------------------------------------------------------------------------------------------
+// GraphQL (the helpers below serve the other ML types too)
+
+/**
+ * The lineage relationships of the ML types, as DataHub's models declare them: an entity points at its upstreams
+ * through Consumes, TrainedBy and DerivedFrom, and at its downstreams through UsedBy and MemberOf.
+ */
+const POINTS_UPSTREAM = ['Consumes', 'TrainedBy', 'DerivedFrom'];
+const POINTS_DOWNSTREAM = ['UsedBy', 'MemberOf'];
+
+/** `lineage(input:)` of the ML types: one hop, from the relationship index, in both of its directions. */
+export async function mlLineage(f: FieldContext) {
+  const input = f.args.input as { direction: string; start?: number | null; count?: number | null };
+  const start = Math.max(0, Number(input.start ?? 0));
+  const count = Math.min(1000, Math.max(0, Number(input.count ?? 100)));
+  const up = input.direction === 'UPSTREAM';
+  const [out, inc] = await Promise.all([
+    f.related({ direction: 'OUTGOING', types: up ? POINTS_UPSTREAM : POINTS_DOWNSTREAM, start: 0, count: 10_000 }),
+    f.related({ direction: 'INCOMING', types: up ? POINTS_DOWNSTREAM : POINTS_UPSTREAM, start: 0, count: 10_000 }),
+  ]);
+  const seen = new Set<string>();
+  const rels = [...out.edges.map((e) => ({ type: e.type, urn: e.destination })), ...inc.edges.map((e) => ({ type: e.type, urn: e.source }))]
+    .filter((r) => !seen.has(`${r.type} ${r.urn}`) && seen.add(`${r.type} ${r.urn}`))
+    .map((r) => ({ type: r.type, entity: ref(r.urn), degree: 1, createdOn: null, createdActor: null, updatedOn: null, isManual: false }));
+  return { start, count: Math.min(count, Math.max(0, rels.length - start)), total: rels.length, filtered: 0,
+    relationships: rels.slice(start, start + count) };
+}
+
+/** A key part as text (urn tuple parts are stored percent-encoded where they must be). */
+export const keyPart = (f: FieldContext, name: string) => decodeUrnPart(f.key[name] ?? '');
+
+export const versionTag = (v: { versionTag?: string } | undefined) => (v ? { versionTag: v.versionTag ?? null } : null);
+
+/** Fields every ML type maps alike: the shared aspects, with tags only under `tags` where DataHub has no `globalTags`. */
+export const ML_COMMON_FIELDS = { ...COMMON_FIELDS, lineage: mlLineage };
+
+const BOXES: Readonly<Record<string, (v: unknown) => Record<string, unknown>>> = {
+  string: (v) => ({ __typename: 'StringBox', stringValue: String(v) }),
+  int: (v) => ({ __typename: 'IntBox', intValue: Number(v) }),
+  long: (v) => ({ __typename: 'IntBox', intValue: Number(v) }),
+  float: (v) => ({ __typename: 'FloatBox', floatValue: Number(v) }),
+  double: (v) => ({ __typename: 'FloatBox', floatValue: Number(v) }),
+  boolean: (v) => ({ __typename: 'BooleanBox', booleanValue: Boolean(v) }),
+};
+
+/** A HyperParameterValueType: Pegasus's `{"double": 0.1}` form or a plain JSON value. */
+function hyperParameterValue(v: unknown) {
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const [member, inner] = Object.entries(v)[0] ?? [];
+    const box = BOXES[member?.split('.').pop() ?? ''];
+    return box ? box(inner) : BOXES.string!(JSON.stringify(v));
+  }
+  if (typeof v === 'boolean') return BOXES.boolean!(v);
+  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 2 ** 31 ? BOXES.int!(v) : BOXES.float!(v);
+  return BOXES.string!(v);
+}
+
+/** ResultsType's only member is a string: a plain string after normalising, or still `{"string": …}`. */
+function resultsType(v: string | Record<string, unknown> | undefined) {
+  if (v === undefined) return null;
+  const text = typeof v === 'string' ? v : Object.values(v)[0];
+  return { __typename: 'StringBox', stringValue: text == null ? '' : String(text) };
+}
+
+const metricOut = (m: { name: string; description?: string; value?: string; createdAt?: number }) =>
+  ({ name: m.name, description: m.description ?? null, value: m.value ?? null, createdAt: m.createdAt ?? null });
+
+const baseDataOut = (d: { dataset: string; motivation?: string; preProcessing?: string[] }) =>
+  ({ dataset: d.dataset, motivation: d.motivation ?? null, preProcessing: d.preProcessing ?? null });
+
+const factorsOut = (x: { groups?: string[]; instrumentation?: string[]; environment?: string[] }) =>
+  ({ groups: x.groups ?? null, instrumentation: x.instrumentation ?? null, environment: x.environment ?? null });
+
+/** Cost's value is a union written as Pegasus `{costId|costCode}` or Avro `{fieldDiscriminator, costId|costCode}`. */
+function costOut(c: { costType: string; cost: Record<string, unknown> } | undefined) {
+  if (!c) return null;
+  const v = c.cost as { costId?: unknown; costCode?: unknown };
+  return { costType: c.costType, costValue: { costId: typeof v.costId === 'number' ? v.costId : v.costId != null ? Number(v.costId) : null,
+    costCode: v.costCode != null ? String(v.costCode) : null } };
+}
+
+const SDL = gql`
+type MLModel implements Entity {
+  urn: String!
+  type: EntityType!
+  "When metadata of this model was last ingested (from system metadata)."
+  lastIngested: Long
+  name: String!
+  platform: DataPlatform!
+  origin: FabricType!
+  "The ingested description (mlModelProperties); the edited one is under editableProperties."
+  description: String
+  globalTags: GlobalTags @deprecated(reason: "Use tags")
+  tags: GlobalTags
+  ownership: Ownership
+  properties: MLModelProperties
+  intendedUse: IntendedUse
+  factorPrompts: MLModelFactorPrompts
+  metrics: Metrics
+  evaluationData: [BaseData!]
+  trainingData: [BaseData!]
+  quantitativeAnalyses: QuantitativeAnalyses
+  ethicalConsiderations: EthicalConsiderations
+  caveatsAndRecommendations: CaveatsAndRecommendations
+  institutionalMemory: InstitutionalMemory
+  sourceCode: SourceCode
+  status: Status
+  cost: Cost
+  deprecation: Deprecation
+  dataPlatformInstance: DataPlatformInstance
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+  "One hop: features consumed and training jobs upstream; groups and jobs using the model downstream."
+  lineage(input: LineageInput!): EntityLineageResult
+  browsePaths: [BrowsePath!]
+  browsePathV2: BrowsePathV2
+  glossaryTerms: GlossaryTerms
+  domain: DomainAssociation
+  editableProperties: MLModelEditableProperties
+  exists: Boolean
+}
+
+type MLModelProperties {
+  "The description users see: the edited text where one exists, else the ingested one (an Almanac difference)."
+  description: String
+  date: Long
+  version: String
+  type: String
+  "Every entry of the hyperParameters map (DataHub 0.12.1 declares one entry and leaves it empty; an Almanac difference)."
+  hyperParameters: [HyperParameterMap]
+  hyperParams: [MLHyperParam]
+  trainingMetrics: [MLMetric]
+  mlFeatures: [String!]
+  tags: [String!]
+  groups: [MLModelGroup]
+  customProperties: [CustomPropertiesEntry!]
+  externalUrl: String
+}
+
+type MLModelEditableProperties {
+  description: String
+}
+
+type MLHyperParam {
+  name: String
+  description: String
+  value: String
+  createdAt: Long
+}
+
+type MLMetric {
+  name: String
+  description: String
+  value: String
+  createdAt: Long
+}
+
+type HyperParameterMap {
+  key: String!
+  value: HyperParameterValueType!
+}
+
+union HyperParameterValueType = StringBox | IntBox | FloatBox | BooleanBox
+
+type StringBox {
+  stringValue: String!
+}
+
+type IntBox {
+  intValue: Int!
+}
+
+type FloatBox {
+  floatValue: Float!
+}
+
+type BooleanBox {
+  booleanValue: Boolean!
+}
+
+type VersionTag {
+  versionTag: String
+}
+
+enum MLFeatureDataType {
+  USELESS NOMINAL ORDINAL BINARY COUNT TIME INTERVAL IMAGE VIDEO AUDIO TEXT MAP SEQUENCE SET CONTINUOUS BYTE UNKNOWN
+}
+
+type IntendedUse {
+  primaryUses: [String!]
+  primaryUsers: [IntendedUserType!]
+  outOfScopeUses: [String!]
+}
+
+enum IntendedUserType { ENTERPRISE HOBBY ENTERTAINMENT }
+
+type MLModelFactorPrompts {
+  relevantFactors: [MLModelFactors!]
+  evaluationFactors: [MLModelFactors!]
+}
+
+type MLModelFactors {
+  groups: [String!]
+  instrumentation: [String!]
+  environment: [String!]
+}
+
+type Metrics {
+  performanceMeasures: [String!]
+  decisionThreshold: [String!]
+}
+
+type BaseData {
+  dataset: String!
+  motivation: String
+  preProcessing: [String!]
+}
+
+type QuantitativeAnalyses {
+  unitaryResults: ResultsType
+  intersectionalResults: ResultsType
+}
+
+union ResultsType = StringBox
+
+type EthicalConsiderations {
+  data: [String!]
+  humanLife: [String!]
+  mitigations: [String!]
+  risksAndHarms: [String!]
+  useCases: [String!]
+}
+
+type CaveatsAndRecommendations {
+  caveats: CaveatDetails
+  recommendations: String
+  idealDatasetCharacteristics: [String!]
+}
+
+type CaveatDetails {
+  needsFurtherTesting: Boolean
+  caveatDescription: String
+  groupsNotRepresented: [String!]
+}
+
+type SourceCode {
+  sourceCode: [SourceCodeUrl!]
+}
+
+type SourceCodeUrl {
+  type: SourceCodeUrlType!
+  sourceCodeUrl: String!
+}
+
+enum SourceCodeUrlType { ML_MODEL_SOURCE_CODE TRAINING_PIPELINE_SOURCE_CODE EVALUATION_PIPELINE_SOURCE_CODE }
+
+type Cost {
+  costType: CostType!
+  costValue: CostValue!
+}
+
+type CostValue {
+  costId: Float
+  costCode: String
+}
+
+enum CostType { ORG_COST_TYPE }
+`;
+
 /** Trained ML models. */
 export const mlModel = defineEntity({
   name: 'mlModel',
@@ -77,7 +347,80 @@ export const mlModel = defineEntity({
   // Accepted before the registry followed DataHub 0.12.1 exactly; kept so existing pipelines keep working.
   almanacAspects: [shared.container, shared.subTypes, shared.testResults],
   snapshotClass: 'com.linkedin.metadata.snapshot.MLModelSnapshot',
-  graphql: { entityType: 'MLMODEL' },
+  graphql: {
+    entityType: 'MLMODEL',
+    objectType: 'MLModel',
+    rootField: 'mlModel',
+    sdl: SDL,
+    fields: {
+      ...ML_COMMON_FIELDS,
+      name: (f) => keyPart(f, 'name'),
+      platform: (f) => ref(f.key.platform!),
+      origin: (f) => f.key.origin,
+      description: async (f) => (await f.aspect(mlModelProperties))?.description ?? null,
+      properties: async (f) => {
+        const [p, e] = await Promise.all([f.aspect(mlModelProperties), f.aspect(editableMlModelProperties)]);
+        if (!p && !e) return null;
+        return {
+          description: visibleDescription(e?.description, p?.description),
+          date: p?.date ?? null,
+          version: p?.version?.versionTag ?? null,
+          type: p?.type ?? null,
+          hyperParameters: p?.hyperParameters
+            ? Object.entries(p.hyperParameters).map(([key, value]) => ({ key, value: hyperParameterValue(value) })) : null,
+          hyperParams: p?.hyperParams?.map(metricOut) ?? null,
+          trainingMetrics: p?.trainingMetrics?.map(metricOut) ?? null,
+          mlFeatures: p?.mlFeatures ?? null,
+          tags: p?.tags ?? null,
+          groups: p?.groups?.map(ref) ?? null,
+          customProperties: customProperties(p?.customProperties ?? {}, f.urn),
+          externalUrl: p?.externalUrl ?? null,
+        };
+      },
+      editableProperties: async (f) => {
+        const e = await f.aspect(editableMlModelProperties);
+        return e ? { description: e.description ?? null } : null;
+      },
+      intendedUse: async (f) => {
+        const u = await f.aspect(intendedUse);
+        return u ? { primaryUses: u.primaryUses ?? null, primaryUsers: u.primaryUsers ?? null, outOfScopeUses: u.outOfScopeUses ?? null } : null;
+      },
+      factorPrompts: async (f) => {
+        const p = await f.aspect(mlModelFactorPrompts);
+        return p ? { relevantFactors: p.relevantFactors?.map(factorsOut) ?? null, evaluationFactors: p.evaluationFactors?.map(factorsOut) ?? null } : null;
+      },
+      metrics: async (f) => {
+        const m = await f.aspect(mlModelMetrics);
+        return m ? { performanceMeasures: m.performanceMeasures ?? null, decisionThreshold: m.decisionThreshold ?? null } : null;
+      },
+      evaluationData: async (f) => (await f.aspect(mlModelEvaluationData))?.evaluationData.map(baseDataOut) ?? null,
+      trainingData: async (f) => (await f.aspect(mlModelTrainingData))?.trainingData.map(baseDataOut) ?? null,
+      quantitativeAnalyses: async (f) => {
+        const q = await f.aspect(mlModelQuantitativeAnalyses);
+        return q ? { unitaryResults: resultsType(q.unitaryResults), intersectionalResults: resultsType(q.intersectionalResults) } : null;
+      },
+      ethicalConsiderations: async (f) => {
+        const e = await f.aspect(mlModelEthicalConsiderations);
+        return e ? { data: e.data ?? null, humanLife: e.humanLife ?? null, mitigations: e.mitigations ?? null,
+          risksAndHarms: e.risksAndHarms ?? null, useCases: e.useCases ?? null } : null;
+      },
+      caveatsAndRecommendations: async (f) => {
+        const c = await f.aspect(mlModelCaveatsAndRecommendations);
+        if (!c) return null;
+        return {
+          caveats: c.caveats ? { needsFurtherTesting: c.caveats.needsFurtherTesting ?? null, caveatDescription: c.caveats.caveatDescription ?? null,
+            groupsNotRepresented: c.caveats.groupsNotRepresented ?? null } : null,
+          recommendations: c.recommendations ?? null,
+          idealDatasetCharacteristics: c.idealDatasetCharacteristics ?? null,
+        };
+      },
+      sourceCode: async (f) => {
+        const s = await f.aspect(sourceCode);
+        return s ? { sourceCode: s.sourceCode.map((u) => ({ type: u.type, sourceCodeUrl: u.sourceCodeUrl })) } : null;
+      },
+      cost: async (f) => costOut(await f.aspect(shared.cost)),
+    },
+  },
   search: {},
   platform: (k) => k.platform,
   edits: { description: { aspect: editableMlModelProperties, field: 'description' } },
