@@ -28,7 +28,10 @@ type Container implements Entity {
   glossaryTerms: GlossaryTerms
   institutionalMemory: InstitutionalMemory
   domain: DomainAssociation
+  deprecation: Deprecation
+  dataPlatformInstance: DataPlatformInstance
   status: Status
+  lastIngested: Long
   exists: Boolean
   entities(input: ContainerEntitiesInput): SearchResults
   relationships(input: RelationshipsInput!): EntityRelationshipsResult

@@ -22,6 +22,7 @@ type DataPlatform implements Entity {
   displayName: String
   properties: DataPlatformProperties
   info: DataPlatformProperties
+  lastIngested: Long
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
 }
 
@@ -52,6 +53,7 @@ export const dataPlatform = defineEntity({
       displayName: async (f) => (await f.aspect(dataPlatformInfo))?.displayName ?? null,
       properties: async (f) => platformProps(await f.aspect(dataPlatformInfo)),
       info: async (f) => platformProps(await f.aspect(dataPlatformInfo)),
+      lastIngested: (f) => f.lastObserved(),
     },
   },
   search: {},

@@ -192,6 +192,8 @@ type Dataset implements Entity {
   domain: DomainAssociation
   dataPlatformInstance: DataPlatformInstance
   browsePaths: [BrowsePath!]
+  browsePathV2: BrowsePathV2
+  embed: Embed
   "When metadata of this dataset was last ingested (from system metadata)."
   lastIngested: Long
   exists: Boolean

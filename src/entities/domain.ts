@@ -1,4 +1,4 @@
-import { aspect, defineEntity, gql, keyAspect } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect, ref } from './descriptor.js';
 import { COMMON_FIELDS } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { rec, str, urn } from './schema.js';
@@ -16,8 +16,16 @@ type Domain implements Entity {
   id: String!
   properties: DomainProperties
   ownership: Ownership
+  institutionalMemory: InstitutionalMemory
+  parentDomains: ParentDomainsResult
   exists: Boolean
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
+}
+
+"The domains above a domain, nearest first."
+type ParentDomainsResult {
+  count: Int!
+  domains: [Entity!]!
 }
 
 type DomainProperties {
@@ -40,6 +48,17 @@ export const domain = defineEntity({
     fields: {
       ...COMMON_FIELDS,
       id: (f) => f.key.id,
+      parentDomains: async (f) => {
+        const domains = [];
+        const seen = new Set<string>([f.urn]);
+        let parent = (await f.aspect(domainProperties))?.parentDomain;
+        while (parent && !seen.has(parent) && domains.length < 50) {
+          seen.add(parent);
+          domains.push(ref(parent));
+          parent = (await f.aspect(domainProperties, parent))?.parentDomain;
+        }
+        return { count: domains.length, domains };
+      },
       properties: async (f) => {
         const p = await f.aspect(domainProperties);
         return p ? { name: p.name ?? f.key.id, description: p.description ?? null } : null;

@@ -1,4 +1,4 @@
-import { aspect, defineEntity, gql, keyAspect } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
 import { COMMON_FIELDS } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { rec, str, urn } from './schema.js';
@@ -15,8 +15,16 @@ type GlossaryNode implements Entity {
   type: EntityType!
   properties: GlossaryNodeProperties
   ownership: Ownership
+  parentNodes: ParentNodesResult
+  privileges: EntityPrivileges
   exists: Boolean
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
+}
+
+"The glossary nodes above a term or node, nearest first."
+type ParentNodesResult {
+  count: Int!
+  nodes: [GlossaryNode!]!
 }
 
 type GlossaryNodeProperties {
@@ -39,6 +47,7 @@ export const glossaryNode = defineEntity({
     sdl: SDL,
     fields: {
       ...COMMON_FIELDS,
+      parentNodes: async (f) => parentNodes(f, (await f.aspect(glossaryNodeInfo))?.parentNode),
       properties: async (f) => {
         const i = await f.aspect(glossaryNodeInfo);
         return i ? { name: i.name ?? f.key.name, description: i.definition ?? null } : null;
@@ -48,3 +57,15 @@ export const glossaryNode = defineEntity({
   search: {},
   edits: { description: { aspect: glossaryNodeInfo, field: 'definition', requiresExisting: 'Glossary Node' } },
 });
+
+/** The glossary nodes above a term or node, from its parent up (at most 50, never round a cycle). */
+export async function parentNodes(f: FieldContext, parent: string | undefined) {
+  const nodes = [];
+  const seen = new Set<string>([f.urn]);
+  while (parent && !seen.has(parent) && nodes.length < 50) {
+    seen.add(parent);
+    nodes.push(ref(parent));
+    parent = (await f.aspect(glossaryNodeInfo, parent))?.parentNode;
+  }
+  return { count: nodes.length, nodes };
+}

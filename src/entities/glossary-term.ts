@@ -1,4 +1,5 @@
 import { aspect, defineEntity, gql, keyAspect } from './descriptor.js';
+import { parentNodes } from './glossary-node.js';
 import { COMMON_FIELDS, customProperties } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, rec, str, urn } from './schema.js';
@@ -30,6 +31,11 @@ type GlossaryTerm implements Entity {
   properties: GlossaryTermProperties
   glossaryTermInfo: GlossaryTermInfo
   ownership: Ownership
+  domain: DomainAssociation
+  institutionalMemory: InstitutionalMemory
+  deprecation: Deprecation
+  parentNodes: ParentNodesResult
+  privileges: EntityPrivileges
   exists: Boolean
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
 }
@@ -71,6 +77,7 @@ export const glossaryTerm = defineEntity({
       ...COMMON_FIELDS,
       name: async (f) => (await f.aspect(glossaryTermInfo))?.name ?? f.key.name,
       hierarchicalName: (f) => f.key.name,
+      parentNodes: async (f) => parentNodes(f, (await f.aspect(glossaryTermInfo))?.parentNode),
       properties: async (f) => {
         const i = await f.aspect(glossaryTermInfo);
         return i ? { name: i.name ?? f.key.name, description: i.definition ?? null, definition: i.definition ?? '',

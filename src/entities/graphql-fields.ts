@@ -1,4 +1,5 @@
 import { ref, type EntityRef, type FieldContext, type FieldResolver } from './descriptor.js';
+import { dataPlatformInfo } from './data-platform.js';
 import { ownershipTypeOf } from './ownership-types.js';
 import * as shared from './shared-aspects.js';
 
@@ -106,6 +107,24 @@ export function browsePathV2(aspect: { path?: { id: string; urn?: string }[] } |
   return aspect ? { path: (aspect.path ?? []).map((p) => ({ name: p.id, entity: p.urn ? ref(p.urn) : null })) } : null;
 }
 
+/**
+ * The browsePathsV2 DataHub 0.12.1 generates for an entity ingested without one (it stores it on first write;
+ * Almanac computes it on read): a dataset's lowercased name split on its platform's delimiter (`.` unless the
+ * platform's info names another), its last part left out; a data job's flow; anything else, or a dataset whose
+ * name has one part, in a "Default" folder.
+ */
+export async function defaultBrowsePathV2(f: FieldContext): Promise<{ path: { id: string; urn?: string }[] }> {
+  const entityType = f.urn.slice('urn:li:'.length).split(':', 1)[0];
+  if (entityType === 'dataJob' && typeof f.key.flow === 'string') return { path: [{ id: f.key.flow, urn: f.key.flow }] };
+  if (entityType === 'dataset' && typeof f.key.name === 'string') {
+    const platform = typeof f.key.platform === 'string' ? f.key.platform : undefined;
+    const delimiter = (platform && (await f.aspect(dataPlatformInfo, platform))?.datasetNameDelimiter?.[0]) || '.';
+    const parts = f.key.name.includes(delimiter) ? f.key.name.toLowerCase().split(delimiter).filter(Boolean).slice(0, -1) : [];
+    if (parts.length) return { path: parts.map((id) => ({ id })) };
+  }
+  return { path: [{ id: 'Default' }] };
+}
+
 /** Mappings of the shared aspects to the fields DataHub gives every entity type that has them. */
 export const COMMON_FIELDS: Readonly<Record<string, FieldResolver>> = {
   ownership: async (f) => ownership(await f.aspect(shared.ownership), f.urn),
@@ -124,7 +143,7 @@ export const COMMON_FIELDS: Readonly<Record<string, FieldResolver>> = {
   parentContainers,
   dataPlatformInstance: async (f) => dataPlatformInstance(await f.aspect(shared.dataPlatformInstance)),
   lastIngested: (f) => f.lastObserved(),
-  browsePathV2: async (f) => browsePathV2(await f.aspect(shared.browsePathsV2)),
+  browsePathV2: async (f) => browsePathV2((await f.aspect(shared.browsePathsV2)) ?? (await defaultBrowsePathV2(f))),
   embed: async (f) => {
     const e = await f.aspect(shared.embed);
     return e ? { renderUrl: e.renderUrl ?? null } : null;
