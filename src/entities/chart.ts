@@ -1,6 +1,7 @@
-import { aspect, defineEntity, keyAspect } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
+import { auditStamp, COMMON_FIELDS, customProperties, globalTags, glossaryTerms, visibleDescription } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
-import { arr, enumOf, int, rec, str, urn } from './schema.js';
+import { arr, enumOf, int, rec, str, urn, type Infer, type UnionValue } from './schema.js';
 
 export const chartKey = keyAspect('chartKey', 'com.linkedin.metadata.key.ChartKey', [['dashboardTool', 'string'], ['chartId', 'string']]);
 
@@ -27,6 +28,178 @@ export const chartUsageStatistics = aspect('chartUsageStatistics', 'com.linkedin
   ...shared.timeseriesFields, 'viewsCount?': int, 'uniqueUserCount?': int, 'userCounts?': arr(rec({ user: urn, 'viewsCount?': int })),
 }), { timeseries: true });
 
+// ---------------------------------------------------------------------------------------------------------------
+// GraphQL: what charts and dashboards share
+
+const FIELD_TYPES: Readonly<Record<string, string>> = Object.freeze(Object.assign(Object.create(null), {
+  BooleanType: 'BOOLEAN', FixedType: 'FIXED', StringType: 'STRING', BytesType: 'BYTES', NumberType: 'NUMBER', DateType: 'DATE',
+  TimeType: 'TIME', EnumType: 'ENUM', NullType: 'NULL', MapType: 'MAP', ArrayType: 'ARRAY', UnionType: 'UNION', RecordType: 'STRUCT',
+}));
+
+type InputFieldsValue = Infer<typeof shared.inputFields.schema>;
+type SchemaFieldValue = NonNullable<InputFieldsValue['fields'][number]['schemaField']>;
+
+function schemaFieldType(t: { type?: UnionValue } | undefined): string {
+  const cls = t?.type && typeof t.type === 'object' ? Object.keys(t.type)[0] : undefined;
+  return FIELD_TYPES[cls?.split('.').pop() ?? ''] ?? 'NULL';
+}
+
+/** A column as DataHub's SchemaField, its schemaFieldEntity named under `parent` (the chart or dashboard, as DataHub names it). */
+function schemaFieldOut(f: SchemaFieldValue, parent: string) {
+  const tags = globalTags(f.globalTags, parent);
+  return {
+    fieldPath: f.fieldPath, jsonPath: f.jsonPath ?? null, label: f.label ?? null, nullable: !!f.nullable, description: f.description ?? null,
+    type: schemaFieldType(f.type), nativeDataType: f.nativeDataType ?? null, recursive: !!f.recursive, globalTags: tags, tags,
+    glossaryTerms: glossaryTerms(f.glossaryTerms, parent), isPartOfKey: f.isPartOfKey ?? null, isPartitioningKey: f.isPartitioningKey ?? null,
+    jsonProps: f.jsonProps ?? null, schemaFieldEntity: ref(`urn:li:schemaField:(${parent},${f.fieldPath})`),
+  };
+}
+
+/** The inputFields aspect of a chart or dashboard: each column's urn, and its schema where the source sent one. */
+export async function inputFieldsOut(f: FieldContext) {
+  const v = await f.aspect(shared.inputFields);
+  if (!v) return null;
+  return { fields: (v.fields ?? []).map((i) => ({ schemaFieldUrn: i.schemaFieldUrn ?? null,
+    schemaField: i.schemaField ? schemaFieldOut(i.schemaField, f.urn) : null })) };
+}
+
+type BiInfo = { title: string; description: string; customProperties?: Record<string, string>; externalUrl?: string;
+  lastModified: { created?: { time?: number; actor?: string }; lastModified?: { time?: number; actor?: string }; deleted?: { time?: number; actor?: string } };
+  access?: string; lastRefreshed?: number };
+
+/**
+ * The read-only properties of a chart or dashboard from its info aspect: the tool's own url (chartUrl, dashboardUrl)
+ * stands in for externalUrl when that is missing, as in DataHub. `description` is the edited one when there is one,
+ * else the ingested one (as datasets' properties, an Almanac difference); `info` keeps the ingested text.
+ */
+export function biProperties(info: BiInfo, toolUrl: string | undefined, edited: string | undefined, urnText: string) {
+  return {
+    name: info.title,
+    description: visibleDescription(edited, info.description),
+    externalUrl: info.externalUrl ?? toolUrl ?? null,
+    access: info.access ?? null,
+    customProperties: customProperties(info.customProperties, urnText),
+    lastRefreshed: info.lastRefreshed ?? null,
+    created: auditStamp(info.lastModified.created),
+    lastModified: auditStamp(info.lastModified.lastModified),
+    deleted: info.lastModified.deleted ? auditStamp(info.lastModified.deleted) : null,
+  };
+}
+
+/** Shared SDL of charts and dashboards. */
+export const BI_SDL = gql`
+enum AccessLevel { PUBLIC PRIVATE }
+`;
+
+const SDL = gql`
+type Chart implements Entity {
+  urn: String!
+  type: EntityType!
+  lastIngested: Long
+  container: Container
+  parentContainers: ParentContainersResult
+  "The BI tool, from the urn (platform is the same as a DataPlatform)."
+  tool: String!
+  "The chart's id within its tool, from the urn."
+  chartId: String!
+  properties: ChartProperties
+  editableProperties: ChartEditableProperties
+  query: ChartQuery
+  ownership: Ownership
+  status: Status
+  deprecation: Deprecation
+  embed: Embed
+  tags: GlobalTags
+  institutionalMemory: InstitutionalMemory
+  glossaryTerms: GlossaryTerms
+  domain: DomainAssociation
+  dataPlatformInstance: DataPlatformInstance
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+  "Upstream: the datasets the chart reads (chartInfo inputs and inputEdges); downstream: dashboards containing it."
+  lineage(input: LineageInput!): EntityLineageResult
+  browsePaths: [BrowsePath!]
+  browsePathV2: BrowsePathV2
+  "Deprecated: use properties."
+  info: ChartInfo @deprecated(reason: "Use properties")
+  "Deprecated: use editableProperties."
+  editableInfo: ChartEditableProperties @deprecated(reason: "Use editableProperties")
+  "Deprecated: use tags."
+  globalTags: GlobalTags @deprecated(reason: "Use tags")
+  platform: DataPlatform!
+  inputFields: InputFields
+  privileges: EntityPrivileges
+  exists: Boolean
+  subTypes: SubTypes
+}
+
+type ChartProperties {
+  name: String!
+  "The description users see: the edited text where one exists, else the ingested one (an Almanac difference)."
+  description: String
+  "externalUrl, else the tool's chartUrl."
+  externalUrl: String
+  type: ChartType
+  access: AccessLevel
+  customProperties: [CustomPropertiesEntry!]
+  lastRefreshed: Long
+  created: AuditStamp!
+  lastModified: AuditStamp!
+  deleted: AuditStamp
+}
+
+"Deprecated form of ChartProperties, with the chart's input datasets."
+type ChartInfo {
+  name: String!
+  "The ingested description."
+  description: String
+  inputs: [Dataset!] @deprecated(reason: "Use relationships of type Consumes")
+  externalUrl: String
+  type: ChartType
+  access: AccessLevel
+  customProperties: [CustomPropertiesEntry!]
+  lastRefreshed: Long
+  created: AuditStamp!
+  lastModified: AuditStamp!
+  deleted: AuditStamp
+}
+
+type ChartEditableProperties {
+  description: String
+}
+
+enum ChartType { BAR PIE SCATTER TABLE TEXT LINE AREA HISTOGRAM BOX_PLOT WORD_CLOUD COHORT }
+
+type ChartQuery {
+  rawQuery: String!
+  type: ChartQueryType!
+}
+
+enum ChartQueryType { SQL LOOKML }
+`;
+
+type Related = { urn: string; type: string; degree: number };
+
+/** One hop of lineage: OUTGOING edges of `upTypes` upstream, INCOMING edges of `downTypes` downstream (de-duplicated). */
+export function biLineage(upTypes: readonly string[], downTypes: readonly string[]) {
+  return async (f: FieldContext) => {
+    const input = f.args.input as { direction: string; start?: number | null; count?: number | null };
+    const start = Math.max(0, Number(input.start ?? 0));
+    const count = Math.min(1000, Math.max(0, Number(input.count ?? 100)));
+    const up = input.direction === 'UPSTREAM';
+    const types = up ? upTypes : downTypes;
+    const found = types.length === 0 ? { edges: [] } : await f.related({ direction: up ? 'OUTGOING' : 'INCOMING', types, start: 0, count: 10_000 });
+    const seen = new Set<string>();
+    const rels: Related[] = [];
+    for (const e of found.edges) {
+      const other = up ? e.destination : e.source;
+      if (!seen.has(other)) { seen.add(other); rels.push({ urn: other, type: e.type, degree: 1 }); }
+    }
+    return { start, count: Math.min(count, Math.max(0, rels.length - start)), total: rels.length, filtered: 0,
+      relationships: rels.slice(start, start + count).map((r) => ({ type: r.type, entity: ref(r.urn), degree: 1, createdOn: null,
+        createdActor: null, updatedOn: null, isManual: false })) };
+  };
+}
+
 /** Charts of BI tools (Looker looks, Tableau sheets, Superset charts…). */
 export const chart = defineEntity({
   name: 'chart',
@@ -38,7 +211,42 @@ export const chart = defineEntity({
   // Metadata tests push their results to charts too.
   almanacAspects: [shared.testResults],
   snapshotClass: 'com.linkedin.metadata.snapshot.ChartSnapshot',
-  graphql: { entityType: 'CHART' },
+  graphql: {
+    entityType: 'CHART',
+    objectType: 'Chart',
+    rootField: 'chart',
+    sdl: BI_SDL + SDL,
+    fields: {
+      ...COMMON_FIELDS,
+      tool: (f) => f.key.dashboardTool,
+      chartId: (f) => f.key.chartId,
+      platform: (f) => ref(`urn:li:dataPlatform:${f.key.dashboardTool}`),
+      properties: async (f) => {
+        const [info, e] = await Promise.all([f.aspect(chartInfo), f.aspect(editableChartProperties)]);
+        return info ? { ...biProperties(info, info.chartUrl, e?.description, f.urn), type: info.type ?? null } : null;
+      },
+      info: async (f) => {
+        const info = await f.aspect(chartInfo);
+        if (!info) return null;
+        const inputs = [...new Set([...(info.inputs ?? []), ...(info.inputEdges ?? []).map((e) => e.destinationUrn)])];
+        return { ...biProperties(info, info.chartUrl, undefined, f.urn), type: info.type ?? null, inputs: inputs.map(ref) };
+      },
+      editableProperties: async (f) => {
+        const e = await f.aspect(editableChartProperties);
+        return e ? { description: e.description ?? null } : null;
+      },
+      editableInfo: async (f) => {
+        const e = await f.aspect(editableChartProperties);
+        return e ? { description: e.description ?? null } : null;
+      },
+      query: async (f) => {
+        const q = await f.aspect(chartQuery);
+        return q ? { rawQuery: q.rawQuery, type: q.type } : null;
+      },
+      inputFields: inputFieldsOut,
+      lineage: biLineage(['Consumes'], ['Contains']),
+    },
+  },
   search: {},
   browsePath: (k) => `/${k.dashboardTool}`,
   platform: (k) => (k.dashboardTool ? `urn:li:dataPlatform:${k.dashboardTool}` : undefined),
