@@ -1,11 +1,13 @@
-import { aspect, defineEntity, keyAspect } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect, ref } from './descriptor.js';
+import { dataPlatformInstance as platformInstanceOut } from './graphql-fields.js';
+import { tryParseUrn } from '../model/urn.js';
 import * as shared from './shared-aspects.js';
 import { any, arr, enumOf, int, map, num, rec, str, urn } from './schema.js';
 
 export const assertionKey = keyAspect('assertionKey', 'com.linkedin.metadata.key.AssertionKey', [['assertionId', 'string']]);
 
 const stdOperator = enumOf(['BETWEEN', 'LESS_THAN', 'LESS_THAN_OR_EQUAL_TO', 'GREATER_THAN', 'GREATER_THAN_OR_EQUAL_TO', 'EQUAL_TO',
-  'NOT_NULL', 'CONTAIN', 'END_WITH', 'START_WITH', 'REGEX_MATCH', 'IN', 'NOT_IN']);
+  'NOT_NULL', 'CONTAIN', 'END_WITH', 'START_WITH', 'REGEX_MATCH', 'IN', 'NOT_IN', '_NATIVE_']);
 const stdParameter = rec({ value: str, type: enumOf(['STRING', 'NUMBER', 'LIST', 'SET', 'UNKNOWN']) });
 const stdParameters = rec({ 'value?': stdParameter, 'maxValue?': stdParameter, 'minValue?': stdParameter });
 
@@ -14,7 +16,7 @@ const datasetAssertion = rec({
   dataset: urn, scope: enumOf(['DATASET_COLUMN', 'DATASET_ROWS', 'DATASET_STORAGE_SIZE', 'DATASET_SCHEMA', 'UNKNOWN']),
   'fields?': arr(urn),
   'aggregation?': enumOf(['ROW_COUNT', 'COLUMNS', 'COLUMN_COUNT', 'IDENTITY', 'MEAN', 'MEDIAN', 'UNIQUE_COUNT', 'UNIQUE_PROPORTION',
-    'UNIQUE_PROPOTION', 'NULL_COUNT', 'NULL_PROPORTION', 'STDDEV', 'MIN', 'MAX', 'SUM']),
+    'UNIQUE_PROPOTION', 'NULL_COUNT', 'NULL_PROPORTION', 'STDDEV', 'MIN', 'MAX', 'SUM', '_NATIVE_']),
   operator: stdOperator, 'parameters?': stdParameters, 'nativeType?': str, 'nativeParameters?': map(str), 'logic?': str,
 });
 const entityAssertion = rec({ entity: urn });
@@ -44,11 +46,107 @@ const assertionAction = rec({ type: enumOf(['RAISE_INCIDENT', 'RESOLVE_INCIDENT'
 export const assertionActions = aspect('assertionActions', 'com.linkedin.assertion.AssertionActions',
   rec({ 'onSuccess?': arr(assertionAction), 'onFailure?': arr(assertionAction) }));
 
+// ---------------------------------------------------------------------------------------------------------------
+// GraphQL
+
+/** A schema field urn as DataHub's SchemaFieldRef: the dataset's urn and the field's path. */
+function schemaFieldRef(fieldUrn: string) {
+  const u = tryParseUrn(fieldUrn);
+  const parts = typeof u !== 'string' && u.entityType === 'schemaField' ? u.parts : undefined;
+  return parts && parts.length >= 2 ? { urn: parts[0]!, path: parts.slice(1).join(',') } : { urn: fieldUrn, path: '' };
+}
+
+const stdParam = (p: { value: string; type: string } | undefined) => (p ? { value: p.value, type: p.type } : null);
+
+const SDL = gql`
+type Assertion implements Entity {
+  urn: String!
+  type: EntityType!
+  "The platform of the dataPlatformInstance aspect, else urn:li:dataPlatform:unknown."
+  platform: DataPlatform!
+  info: AssertionInfo
+  dataPlatformInstance: DataPlatformInstance
+  exists: Boolean
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+}
+
+type AssertionInfo {
+  type: AssertionType!
+  datasetAssertion: DatasetAssertionInfo
+}
+
+"DATASET is DataHub 0.12.1's value; the later kinds are accepted on ingest and answered as stored."
+enum AssertionType { DATASET FRESHNESS VOLUME SQL DATA_SCHEMA }
+
+type DatasetAssertionInfo {
+  datasetUrn: String!
+  scope: DatasetAssertionScope!
+  fields: [SchemaFieldRef!]
+  aggregation: AssertionStdAggregation
+  operator: AssertionStdOperator!
+  parameters: AssertionStdParameters
+  nativeType: String
+  nativeParameters: [StringMapEntry!]
+  logic: String
+}
+
+enum DatasetAssertionScope { DATASET_COLUMN DATASET_ROWS DATASET_STORAGE_SIZE DATASET_SCHEMA UNKNOWN }
+
+enum AssertionStdAggregation {
+  IDENTITY MEAN MEDIAN UNIQUE_COUNT UNIQUE_PROPOTION UNIQUE_PROPORTION NULL_COUNT NULL_PROPORTION STDDEV MIN MAX SUM COLUMNS COLUMN_COUNT
+  ROW_COUNT _NATIVE_
+}
+
+enum AssertionStdOperator {
+  BETWEEN LESS_THAN LESS_THAN_OR_EQUAL_TO GREATER_THAN GREATER_THAN_OR_EQUAL_TO EQUAL_TO NOT_NULL CONTAIN END_WITH START_WITH REGEX_MATCH
+  IN NOT_IN _NATIVE_
+}
+
+type AssertionStdParameters {
+  value: AssertionStdParameter
+  maxValue: AssertionStdParameter
+  minValue: AssertionStdParameter
+}
+
+type AssertionStdParameter {
+  value: String!
+  type: AssertionStdParameterType!
+}
+
+enum AssertionStdParameterType { STRING NUMBER LIST SET UNKNOWN }
+`;
+
 /** Data quality rules on datasets, and their results. */
 export const assertion = defineEntity({
   name: 'assertion',
   category: 'core',
   key: assertionKey,
   aspects: [assertionInfo, shared.dataPlatformInstance, assertionRunEvent, assertionActions, shared.status],
-  graphql: { entityType: 'ASSERTION' },
+  graphql: {
+    entityType: 'ASSERTION',
+    objectType: 'Assertion',
+    sdl: SDL,
+    rootField: 'assertion',
+    fields: {
+      platform: async (f) => ref((await f.aspect(shared.dataPlatformInstance))?.platform ?? 'urn:li:dataPlatform:unknown'),
+      dataPlatformInstance: async (f) => platformInstanceOut(await f.aspect(shared.dataPlatformInstance)),
+      info: async (f) => {
+        const i = await f.aspect(assertionInfo);
+        if (!i) return null;
+        const d = i.datasetAssertion;
+        return {
+          type: i.type,
+          datasetAssertion: d ? {
+            datasetUrn: d.dataset, scope: d.scope, fields: (d.fields ?? []).map(schemaFieldRef), aggregation: d.aggregation ?? null,
+            operator: d.operator,
+            parameters: d.parameters ? { value: stdParam(d.parameters.value), maxValue: stdParam(d.parameters.maxValue),
+              minValue: stdParam(d.parameters.minValue) } : null,
+            nativeType: d.nativeType ?? null,
+            nativeParameters: d.nativeParameters ? Object.entries(d.nativeParameters).map(([key, value]) => ({ key, value })) : null,
+            logic: d.logic ?? null,
+          } : null,
+        };
+      },
+    },
+  },
 });

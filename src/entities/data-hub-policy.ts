@@ -1,4 +1,4 @@
-import { aspect, defineEntity, keyAspect } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect, type FieldContext } from './descriptor.js';
 import { arr, bool, enumOf, int, rec, str, urn } from './schema.js';
 
 export const dataHubPolicyKey = keyAspect('dataHubPolicyKey', 'com.linkedin.metadata.key.DataHubPolicyKey', [['id', 'string']]);
@@ -19,6 +19,32 @@ export const dataHubPolicyInfo = aspect('dataHubPolicyInfo', 'com.linkedin.polic
   edges: (v, add) => { for (const r of v.actors.roles ?? []) add('IsAssociatedWithRole', r); },
 });
 
+const SDL = gql`
+type DataHubPolicy implements Entity {
+  urn: String!
+  type: EntityType!
+  policyType: PolicyType!
+  name: String!
+  state: PolicyState!
+  description: String
+  resources: ResourceFilter
+  privileges: [String!]!
+  actors: ActorFilter!
+  editable: Boolean!
+  exists: Boolean
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+}
+`;
+
+type PolicyInfo = NonNullable<Awaited<ReturnType<typeof infoOf>>>;
+const infoOf = (f: FieldContext) => f.aspect(dataHubPolicyInfo);
+
+/** Reads one part of the policy's info (every field of DataHubPolicy is a part of that aspect). */
+const part = (map: (i: PolicyInfo) => unknown) => async (f: FieldContext) => {
+  const i = await infoOf(f);
+  return i ? map(i) : null;
+};
+
 /** Access policies: who may do what on which resources. */
 export const dataHubPolicy = defineEntity({
   name: 'dataHubPolicy',
@@ -26,6 +52,27 @@ export const dataHubPolicy = defineEntity({
   key: dataHubPolicyKey,
   aspects: [dataHubPolicyInfo],
   snapshotClass: 'com.linkedin.metadata.snapshot.DataHubPolicySnapshot',
-  graphql: { entityType: 'DATAHUB_POLICY' },
+  graphql: {
+    entityType: 'DATAHUB_POLICY',
+    objectType: 'DataHubPolicy',
+    sdl: SDL,
+    fields: {
+      policyType: part((i) => i.type),
+      name: part((i) => i.displayName),
+      state: part((i) => i.state),
+      description: part((i) => i.description ?? null),
+      privileges: part((i) => i.privileges),
+      editable: part((i) => i.editable !== false),
+      resources: part(({ resources: r }) => (r ? {
+        type: r.type ?? null, resources: r.resources ?? null, allResources: r.allResources ?? false,
+        filter: r.filter ? { criteria: r.filter.criteria.map((c) => ({ field: c.field, condition: c.condition ?? 'EQUALS',
+          values: c.values.map((value) => ({ value })) })) } : null,
+      } : null)),
+      actors: part(({ actors: a }) => ({
+        users: a.users ?? [], groups: a.groups ?? [], roles: a.roles ?? [], allUsers: !!a.allUsers, allGroups: !!a.allGroups,
+        resourceOwners: !!a.resourceOwners, resourceOwnersTypes: a.resourceOwnersTypes ?? null,
+      })),
+    },
+  },
   privileges: { read: 'read.dataHubPolicy' },
 });

@@ -1,4 +1,5 @@
-import { aspect, defineEntity, keyAspect } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect, ref } from './descriptor.js';
+import { COMMON_FIELDS, customProperties } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { rec, str } from './schema.js';
 
@@ -10,6 +11,30 @@ export const dataPlatformInstanceProperties = aspect('dataPlatformInstanceProper
   rec({ ...shared.customPropertiesField, ...shared.externalReferenceField, 'name?': str, 'description?': str }),
   { searchText: shared.propertiesText });
 
+const SDL = gql`
+type DataPlatformInstance implements Entity {
+  urn: String!
+  type: EntityType!
+  platform: DataPlatform!
+  instanceId: String!
+  properties: DataPlatformInstanceProperties
+  ownership: Ownership
+  institutionalMemory: InstitutionalMemory
+  tags: GlobalTags
+  deprecation: Deprecation
+  status: Status
+  exists: Boolean
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+}
+
+type DataPlatformInstanceProperties {
+  name: String
+  description: String
+  customProperties: [CustomPropertiesEntry!]
+  externalUrl: String
+}
+`;
+
 /** One deployment of a platform (a second Snowflake account, a staging Kafka). */
 export const dataPlatformInstance = defineEntity({
   name: 'dataPlatformInstance',
@@ -17,6 +42,22 @@ export const dataPlatformInstance = defineEntity({
   key: dataPlatformInstanceKey,
   aspects: [dataPlatformInstanceProperties, shared.ownership, shared.globalTags, shared.institutionalMemory, shared.deprecation,
     shared.status],
-  graphql: { entityType: 'DATA_PLATFORM_INSTANCE' },
+  graphql: {
+    entityType: 'DATA_PLATFORM_INSTANCE',
+    objectType: 'DataPlatformInstance',
+    sdl: SDL,
+    rootField: 'dataPlatformInstance',
+    fields: {
+      ...COMMON_FIELDS,
+      // Also reached as another entity's dataPlatformInstance, which names the instance without it being stored.
+      platform: (f) => ref(f.key.platform ?? 'urn:li:dataPlatform:unknown'),
+      instanceId: (f) => f.key.instance ?? '',
+      properties: async (f) => {
+        const p = await f.aspect(dataPlatformInstanceProperties);
+        return p ? { name: p.name ?? null, description: p.description ?? null, externalUrl: p.externalUrl ?? null,
+          customProperties: customProperties(p.customProperties, f.urn) } : null;
+      },
+    },
+  },
   platform: (k) => k.platform,
 });

@@ -1,4 +1,5 @@
-import { aspect, defineEntity, keyAspect } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect } from './descriptor.js';
+import { COMMON_FIELDS, customProperties } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, rec, str } from './schema.js';
 
@@ -11,6 +12,33 @@ export const dataProductProperties = aspect('dataProductProperties', 'com.linked
   searchText: shared.propertiesText,
 });
 
+const SDL = gql`
+type DataProduct implements Entity {
+  urn: String!
+  type: EntityType!
+  properties: DataProductProperties
+  ownership: Ownership
+  institutionalMemory: InstitutionalMemory
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+  glossaryTerms: GlossaryTerms
+  domain: DomainAssociation
+  tags: GlobalTags
+  status: Status
+  exists: Boolean
+  privileges: EntityPrivileges
+}
+
+type DataProductProperties {
+  "The name given, else the urn's id."
+  name: String!
+  description: String
+  externalUrl: String
+  "How many assets the product lists (0 when it lists none)."
+  numAssets: Int
+  customProperties: [CustomPropertiesEntry!]
+}
+`;
+
 /** A set of assets published together for a purpose, within a domain. */
 export const dataProduct = defineEntity({
   name: 'dataProduct',
@@ -18,7 +46,20 @@ export const dataProduct = defineEntity({
   key: dataProductKey,
   aspects: [shared.ownership, shared.glossaryTerms, shared.globalTags, shared.domains, dataProductProperties, shared.institutionalMemory,
     shared.status],
-  graphql: { entityType: 'DATA_PRODUCT' },
+  graphql: {
+    entityType: 'DATA_PRODUCT',
+    objectType: 'DataProduct',
+    sdl: SDL,
+    rootField: 'dataProduct',
+    fields: {
+      ...COMMON_FIELDS,
+      properties: async (f) => {
+        const p = await f.aspect(dataProductProperties);
+        return p ? { name: p.name ?? f.key.id, description: p.description ?? null, externalUrl: p.externalUrl ?? null,
+          numAssets: p.assets?.length ?? 0, customProperties: customProperties(p.customProperties, f.urn) } : null;
+      },
+    },
+  },
   search: {},
   edits: { description: { aspect: dataProductProperties, field: 'description' } },
 });

@@ -1,4 +1,5 @@
-import { aspect, defineEntity, keyAspect } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect, ref } from './descriptor.js';
+import { auditStamp, COMMON_FIELDS, customProperties } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, enumOf, rec, str } from './schema.js';
 
@@ -24,6 +25,95 @@ export const notebookContent = aspect('notebookContent', 'com.linkedin.notebook.
 export const editableNotebookProperties = aspect('editableNotebookProperties', 'com.linkedin.notebook.EditableNotebookProperties',
   rec({ ...shared.changeAuditStampFields, 'description?': str }), { searchText: shared.editableText });
 
+// ---------------------------------------------------------------------------------------------------------------
+// GraphQL
+
+type Stamps = { created?: { time?: number; actor?: string }; lastModified?: { time?: number; actor?: string };
+  deleted?: { time?: number; actor?: string } } | undefined;
+
+function changeStamps(s: Stamps) {
+  return s ? { created: auditStamp(s.created), lastModified: auditStamp(s.lastModified), deleted: s.deleted ? auditStamp(s.deleted) : null } : null;
+}
+
+type Cell = { cellTitle?: string; cellId: string; changeAuditStamps: Stamps };
+const cellOut = (c: Cell | undefined, extra: (c: any) => Record<string, unknown> = () => ({})) =>
+  c ? { cellTitle: c.cellTitle ?? '', cellId: c.cellId, changeAuditStamps: changeStamps(c.changeAuditStamps), ...extra(c) } : null;
+
+const SDL = gql`
+type Notebook implements Entity {
+  urn: String!
+  type: EntityType!
+  "The notebook tool: the first part of the urn (hex, mode, querybook)."
+  tool: String!
+  notebookId: String!
+  info: NotebookInfo
+  editableProperties: NotebookEditableProperties
+  ownership: Ownership
+  status: Status
+  content: NotebookContent!
+  tags: GlobalTags
+  institutionalMemory: InstitutionalMemory
+  domain: DomainAssociation
+  dataPlatformInstance: DataPlatformInstance
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+  subTypes: SubTypes
+  glossaryTerms: GlossaryTerms
+  platform: DataPlatform!
+  browsePaths: [BrowsePath!]
+  exists: Boolean
+  privileges: EntityPrivileges
+  "When metadata of this notebook was last ingested (from system metadata)."
+  lastIngested: Long
+}
+
+type NotebookInfo {
+  title: String
+  description: String
+  externalUrl: String
+  customProperties: [CustomPropertiesEntry!]
+  changeAuditStamps: ChangeAuditStamps
+}
+
+type NotebookEditableProperties {
+  description: String
+}
+
+type NotebookContent {
+  cells: [NotebookCell!]!
+}
+
+type NotebookCell {
+  chartCell: ChartCell
+  textCell: TextCell
+  "DataHub's spelling."
+  queryChell: QueryCell
+  type: NotebookCellType!
+}
+
+type TextCell {
+  cellTitle: String!
+  cellId: String!
+  changeAuditStamps: ChangeAuditStamps
+  text: String!
+}
+
+type QueryCell {
+  cellTitle: String!
+  cellId: String!
+  changeAuditStamps: ChangeAuditStamps
+  rawQuery: String!
+  lastExecuted: AuditStamp
+}
+
+type ChartCell {
+  cellTitle: String!
+  cellId: String!
+  changeAuditStamps: ChangeAuditStamps
+}
+
+enum NotebookCellType { TEXT_CELL QUERY_CELL CHART_CELL }
+`;
+
 /** Notebooks (Hex, Mode…): text, queries and charts together. */
 export const notebook = defineEntity({
   name: 'notebook',
@@ -34,7 +124,36 @@ export const notebook = defineEntity({
     shared.browsePathsV2],
   // Accepted before the registry followed DataHub 0.12.1 exactly; kept so existing pipelines keep working.
   almanacAspects: [shared.container, shared.deprecation, shared.testResults],
-  graphql: { entityType: 'NOTEBOOK' },
+  graphql: {
+    entityType: 'NOTEBOOK',
+    objectType: 'Notebook',
+    sdl: SDL,
+    rootField: 'notebook',
+    fields: {
+      ...COMMON_FIELDS,
+      tool: (f) => f.key.notebookTool,
+      notebookId: (f) => f.key.notebookId,
+      platform: (f) => ref(`urn:li:dataPlatform:${f.key.notebookTool}`),
+      info: async (f) => {
+        const i = await f.aspect(notebookInfo);
+        return i ? { title: i.title, description: i.description ?? null, externalUrl: i.externalUrl ?? null,
+          customProperties: customProperties(i.customProperties, f.urn), changeAuditStamps: changeStamps(i.changeAuditStamps) } : null;
+      },
+      editableProperties: async (f) => {
+        const e = await f.aspect(editableNotebookProperties);
+        return e ? { description: e.description ?? null } : null;
+      },
+      // DataHub answers an empty notebook (no content aspect) with no cells.
+      content: async (f) => ({
+        cells: ((await f.aspect(notebookContent))?.cells ?? []).map((c) => ({
+          type: c.type,
+          textCell: cellOut(c.textCell, (t) => ({ text: t.text })),
+          queryChell: cellOut(c.queryCell, (q) => ({ rawQuery: q.rawQuery, lastExecuted: q.lastExecuted ? auditStamp(q.lastExecuted) : null })),
+          chartCell: cellOut(c.chartCell),
+        })),
+      }),
+    },
+  },
   search: {},
   platform: (k) => (k.notebookTool ? `urn:li:dataPlatform:${k.notebookTool}` : undefined),
   edits: { description: { aspect: editableNotebookProperties, field: 'description' } },

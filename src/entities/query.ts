@@ -1,4 +1,5 @@
-import { aspect, defineEntity, keyAspect } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect, ref } from './descriptor.js';
+import { auditStamp } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, enumOf, rec, str, urn } from './schema.js';
 
@@ -18,11 +19,62 @@ export const querySubjects = aspect('querySubjects', 'com.linkedin.query.QuerySu
     edges: (v, add) => { for (const s of v.subjects) add('IsAssociatedWith', s.entity); },
   });
 
+const SDL = gql`
+type QueryEntity implements Entity {
+  urn: String!
+  type: EntityType!
+  properties: QueryProperties
+  subjects: [QuerySubject!]
+  exists: Boolean
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+}
+
+type QueryProperties {
+  statement: QueryStatement!
+  source: QuerySource!
+  name: String
+  description: String
+  created: AuditStamp!
+  lastModified: AuditStamp!
+}
+
+type QueryStatement {
+  value: String!
+  language: QueryLanguage!
+}
+
+"SQL is DataHub 0.12.1's only value; UNKNOWN is kept as sent (later connectors write it)."
+enum QueryLanguage { SQL UNKNOWN }
+
+"MANUAL is DataHub 0.12.1's only value; SYSTEM is kept as sent (later connectors write it)."
+enum QuerySource { MANUAL SYSTEM }
+
+type QuerySubject {
+  dataset: Dataset!
+}
+`;
+
 /** Queries run against datasets, found in logs or written by users. */
 export const query = defineEntity({
   name: 'query',
   category: 'core',
   key: queryKey,
   aspects: [queryProperties, querySubjects, shared.status],
-  graphql: { entityType: 'QUERY' },
+  graphql: {
+    entityType: 'QUERY',
+    objectType: 'QueryEntity',
+    sdl: SDL,
+    fields: {
+      properties: async (f) => {
+        const p = await f.aspect(queryProperties);
+        return p ? { statement: { value: p.statement.value, language: p.statement.language ?? 'SQL' }, source: p.source,
+          name: p.name ?? null, description: p.description ?? null, created: auditStamp(p.created), lastModified: auditStamp(p.lastModified) } : null;
+      },
+      // DataHub's QuerySubject is a dataset; subjects of other types (later versions' schema fields) are left out.
+      subjects: async (f) => {
+        const s = await f.aspect(querySubjects);
+        return s ? s.subjects.filter((x) => x.entity.startsWith('urn:li:dataset:')).map((x) => ({ dataset: ref(x.entity) })) : null;
+      },
+    },
+  },
 });
