@@ -53,7 +53,7 @@ forEachEngine('ML entities: models, groups, features, feature tables, primary ke
       aspect: { value: JSON.stringify(json), contentType: 'application/json' } });
     const res = await t.app.inject({ method: 'POST', url: '/aspects?action=ingestProposalBatch', headers: t.auth, payload: { proposals: [
       mcp('mlModelProperties', { description: 'Predicts churn', type: 'gradient boosting', version: { versionTag: '3' },
-        hyperParameters: { depth: { int: 6 }, rate: { double: 0.1 }, loss: { string: 'logloss' }, early: { boolean: true } },
+        hyperParameters: { depth: { int: 6 }, rate: { double: 0.1 }, loss: { string: 'logloss' }, early: { boolean: true }, batch: 32, stage: 'v2', momentum: 0.9 },
         mlFeatures: [FEATURE], customProperties: {} }),
       mcp('intendedUse', { primaryUses: ['retention offers'], primaryUsers: ['ENTERPRISE'], outOfScopeUses: ['credit decisions'] }),
       mcp('mlModelFactorPrompts', { relevantFactors: [{ groups: ['region'], instrumentation: ['app'], environment: ['mobile'] }],
@@ -174,14 +174,17 @@ forEachEngine('ML entities: models, groups, features, feature tables, primary ke
     });
   });
 
-  test('mlModel card: hyper-parameter map, intended use, factors, metrics, data, analyses, ethics, caveats, source code, cost', async () => {
+  test('mlModel card: hyper-parameter map (Pegasus union members and plain values), intended use, factors, metrics, data, analyses, ethics, caveats, source code, cost', async () => {
     assert.deepEqual((await ok(q.card)).mlModel, {
       properties: {
         description: 'Predicts churn', version: '3', type: 'gradient boosting', mlFeatures: [FEATURE], customProperties: [],
         hyperParameters: [{ key: 'depth', value: { __typename: 'IntBox', intValue: 6 } },
           { key: 'rate', value: { __typename: 'FloatBox', floatValue: 0.1 } },
           { key: 'loss', value: { __typename: 'StringBox', stringValue: 'logloss' } },
-          { key: 'early', value: { __typename: 'BooleanBox', booleanValue: true } }],
+          { key: 'early', value: { __typename: 'BooleanBox', booleanValue: true } },
+          { key: 'batch', value: { __typename: 'IntBox', intValue: 32 } },
+          { key: 'stage', value: { __typename: 'StringBox', stringValue: 'v2' } },
+          { key: 'momentum', value: { __typename: 'FloatBox', floatValue: 0.9 } }],
       },
       intendedUse: { primaryUses: ['retention offers'], primaryUsers: ['ENTERPRISE'], outOfScopeUses: ['credit decisions'] },
       factorPrompts: { relevantFactors: [{ groups: ['region'], instrumentation: ['app'], environment: ['mobile'] }],
