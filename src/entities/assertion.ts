@@ -1,5 +1,6 @@
-import { aspect, defineEntity, gql, keyAspect, ref } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect, ref, type AspectValue, type FieldContext } from './descriptor.js';
 import { dataPlatformInstance as platformInstanceOut } from './graphql-fields.js';
+import { badRequest } from '../errors.js';
 import { tryParseUrn } from '../model/urn.js';
 import * as shared from './shared-aspects.js';
 import { any, arr, enumOf, int, map, num, rec, str, urn } from './schema.js';
@@ -58,6 +59,49 @@ function schemaFieldRef(fieldUrn: string) {
 
 const stdParam = (p: { value: string; type: string } | undefined) => (p ? { value: p.value, type: p.type } : null);
 
+type RunEvent = AspectValue<typeof assertionRunEvent>;
+type FacetFilterIn = { field: string; value?: string | null; values?: string[] | null; negated?: boolean | null };
+
+/** A facet filter on a run event's own top-level fields (runId, asserteeUrn, status…), by equality. */
+function matches(e: RunEvent, f: FacetFilterIn): boolean {
+  const wanted = f.values ?? (f.value != null ? [f.value] : []);
+  const actual = (e as Record<string, unknown>)[f.field];
+  const hit = wanted.some((w) => String(actual) === w);
+  return f.negated ? !hit : hit;
+}
+
+const stringMap = (m: Readonly<Record<string, unknown>> | undefined) =>
+  m ? Object.entries(m).map(([key, value]) => ({ key, value: value == null ? null : String(value) })) : null;
+
+function runEventOut(e: RunEvent) {
+  const b = e.batchSpec as { nativeBatchId?: string; query?: string; limit?: number; customProperties?: Record<string, string> } | undefined;
+  const r = e.result;
+  return {
+    timestampMillis: e.timestampMillis, assertionUrn: e.assertionUrn, asserteeUrn: e.asserteeUrn, runId: e.runId, status: e.status,
+    batchSpec: b ? { nativeBatchId: b.nativeBatchId ?? null, query: b.query ?? null, limit: b.limit ?? null,
+      customProperties: stringMap(b.customProperties) } : null,
+    partitionSpec: e.partitionSpec ? { type: e.partitionSpec.type ?? 'FULL_TABLE', partition: e.partitionSpec.partition ?? '' } : null,
+    runtimeContext: stringMap(e.runtimeContext),
+    result: r ? { type: r.type, rowCount: r.rowCount ?? null, missingCount: r.missingCount ?? null, unexpectedCount: r.unexpectedCount ?? null,
+      actualAggValue: r.actualAggValue ?? null, externalUrl: r.externalUrl ?? null, nativeResults: stringMap(r.nativeResults) } : null,
+  };
+}
+
+/** The assertion's runs, newest first; total, failed and succeeded count the runs answered, as DataHub counts them. */
+async function runEvents(f: FieldContext) {
+  const { status, startTimeMillis, endTimeMillis, filter, limit } = f.args as { status?: string | null; startTimeMillis?: number | null;
+    endTimeMillis?: number | null; filter?: { and?: FacetFilterIn[] | null } | null; limit?: number | null };
+  const max = limit ?? 10_000;
+  if (!Number.isInteger(max) || max < 1 || max > 10_000) throw badRequest(`limit must be between 1 and 10000, got ${max}`);
+  const filters: FacetFilterIn[] = [...(status ? [{ field: 'status', values: [status] }] : []), ...(filter?.and ?? [])];
+  const range = { startTimeMillis: startTimeMillis ?? undefined, endTimeMillis: endTimeMillis ?? undefined };
+  const events = filters.length
+    ? (await f.timeseries(assertionRunEvent, { ...range, limit: 10_000 })).filter((e) => filters.every((x) => matches(e, x))).slice(0, max)
+    : await f.timeseries(assertionRunEvent, { ...range, limit: max });
+  const completed = (type: string) => events.filter((e) => e.status === 'COMPLETE' && e.result?.type === type).length;
+  return { total: events.length, failed: completed('FAILURE'), succeeded: completed('SUCCESS'), runEvents: events.map(runEventOut) };
+}
+
 const SDL = gql`
 type Assertion implements Entity {
   urn: String!
@@ -66,9 +110,53 @@ type Assertion implements Entity {
   platform: DataPlatform!
   info: AssertionInfo
   dataPlatformInstance: DataPlatformInstance
+  "Runs from the assertionRunEvent time series, newest first (limit: at most 10000, the default)."
+  runEvents(status: AssertionRunStatus, startTimeMillis: Long, endTimeMillis: Long, filter: FilterInput, limit: Int): AssertionRunEventsResult
   exists: Boolean
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
 }
+
+type AssertionRunEventsResult {
+  total: Int!
+  failed: Int!
+  succeeded: Int!
+  runEvents: [AssertionRunEvent!]!
+}
+
+type AssertionRunEvent {
+  timestampMillis: Long!
+  assertionUrn: String!
+  asserteeUrn: String!
+  runId: String!
+  status: AssertionRunStatus!
+  batchSpec: BatchSpec
+  partitionSpec: PartitionSpec
+  runtimeContext: [StringMapEntry!]
+  result: AssertionResult
+}
+
+"COMPLETE is DataHub 0.12.1's value; RUNNING is accepted on ingest and answered as stored."
+enum AssertionRunStatus { COMPLETE RUNNING }
+
+type BatchSpec {
+  nativeBatchId: String
+  query: String
+  limit: Int
+  customProperties: [StringMapEntry!]
+}
+
+type AssertionResult {
+  type: AssertionResultType!
+  rowCount: Long
+  missingCount: Long
+  unexpectedCount: Long
+  actualAggValue: Float
+  externalUrl: String
+  nativeResults: [StringMapEntry!]
+}
+
+"SUCCESS and FAILURE are DataHub 0.12.1's GraphQL values; ERROR and INIT are accepted on ingest and answered as stored."
+enum AssertionResultType { SUCCESS FAILURE ERROR INIT }
 
 type AssertionInfo {
   type: AssertionType!
@@ -130,6 +218,7 @@ export const assertion = defineEntity({
     fields: {
       platform: async (f) => ref((await f.aspect(shared.dataPlatformInstance))?.platform ?? 'urn:li:dataPlatform:unknown'),
       dataPlatformInstance: async (f) => platformInstanceOut(await f.aspect(shared.dataPlatformInstance)),
+      runEvents,
       info: async (f) => {
         const i = await f.aspect(assertionInfo);
         if (!i) return null;

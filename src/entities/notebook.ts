@@ -60,6 +60,7 @@ type Notebook implements Entity {
   glossaryTerms: GlossaryTerms
   platform: DataPlatform!
   browsePaths: [BrowsePath!]
+  browsePathV2: BrowsePathV2
   exists: Boolean
   privileges: EntityPrivileges
   "When metadata of this notebook was last ingested (from system metadata)."
