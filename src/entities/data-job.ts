@@ -1,7 +1,10 @@
-import { tryParseUrn } from '../model/urn.js';
-import { aspect, defineEntity, keyAspect, type KeyValues } from './descriptor.js';
+import { badRequest } from '../errors.js';
+import { decodeUrnPart, tryParseUrn } from '../model/urn.js';
+import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext, type KeyValues } from './descriptor.js';
+import { COMMON_FIELDS, customProperties } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, enumOf, oneOf, rec, str, union, urn } from './schema.js';
+import { dataProcessInstanceProperties } from './data-process-instance.js';
 
 export const dataJobKey = keyAspect('dataJobKey', 'com.linkedin.metadata.key.DataJobKey', [['flow', 'urn'], ['jobId', 'string']], {
   edges: (v, add) => add('IsPartOf', v.flow),
@@ -53,6 +56,150 @@ function flowKey(k: KeyValues): readonly string[] {
   return typeof flow === 'string' ? [] : flow.parts;
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// GraphQL
+
+/** dataJobInfo as DataHub's DataJobProperties (and the deprecated DataJobInfo, which has the same fields). */
+async function jobProperties(f: FieldContext) {
+  const info = await f.aspect(dataJobInfo);
+  if (!info) return null;
+  return {
+    name: info.name,
+    description: info.description ?? null,
+    externalUrl: info.externalUrl ?? null,
+    customProperties: customProperties(info.customProperties, f.urn),
+  };
+}
+
+type InputOutput = NonNullable<Awaited<ReturnType<typeof readInputOutput>>>;
+const readInputOutput = (f: FieldContext) => f.aspect(dataJobInputOutput);
+
+/** The urns of a plain list and its edge form together, each once, in the order given. */
+function urnsOf(plain: readonly string[] | undefined, edges: readonly { destinationUrn: string }[] | undefined): string[] {
+  return [...new Set([...(plain ?? []), ...(edges ?? []).map((e) => e.destinationUrn)])];
+}
+
+/** A schema field urn as DataHub's SchemaFieldRef: the dataset's urn and the field's path. */
+function schemaFieldRef(u: string) {
+  const parsed = tryParseUrn(u);
+  if (typeof parsed === 'string' || parsed.entityType !== 'schemaField' || parsed.parts.length < 2) return undefined;
+  return { urn: parsed.parts[0]!, path: decodeUrnPart(parsed.parts.slice(1).join(',')) };
+}
+
+/** Column-level lineage: only the schema-field members of each side, as DataHub 0.12.1 maps them. */
+function fineGrainedLineages(io: InputOutput) {
+  if (!io.fineGrainedLineages) return null;
+  const refs = (list: readonly string[] | undefined) =>
+    list ? list.flatMap((u) => { const r = schemaFieldRef(u); return r ? [r] : []; }) : null;
+  return io.fineGrainedLineages.map((l) => ({ upstreams: refs(l.upstreams), downstreams: refs(l.downstreams) }));
+}
+
+/**
+ * Lineage of a job: upstream the datasets it reads and the jobs it follows (dataJobInputOutput), downstream the
+ * datasets it writes and the jobs that name it as an input job.
+ */
+async function jobLineage(f: FieldContext) {
+  const input = f.args.input as { direction: string; start?: number | null; count?: number | null };
+  const start = Math.max(0, Number(input.start ?? 0));
+  const count = Math.min(1000, Math.max(0, Number(input.count ?? 100)));
+  const io = await f.aspect(dataJobInputOutput);
+  const rel = (type: string, u: string) => ({ type, entity: ref(u), degree: 1, createdOn: null, createdActor: null, updatedOn: null,
+    isManual: false });
+  let rels: ReturnType<typeof rel>[];
+  if (input.direction === 'UPSTREAM') {
+    rels = [...urnsOf(io?.inputDatasets, io?.inputDatasetEdges).map((u) => rel('Consumes', u)),
+      ...urnsOf(io?.inputDatajobs, io?.inputDatajobEdges).map((u) => rel('DownstreamOf', u))];
+  } else {
+    const after = await f.related({ direction: 'INCOMING', types: ['DownstreamOf'], start: 0, count: 10_000 });
+    rels = [...urnsOf(io?.outputDatasets, io?.outputDatasetEdges).map((u) => rel('Produces', u)),
+      ...[...new Set(after.edges.map((e) => e.source))].map((u) => rel('DownstreamOf', u))];
+  }
+  return { start, count: Math.min(count, Math.max(0, rels.length - start)), total: rels.length, filtered: 0,
+    relationships: rels.slice(start, start + count) };
+}
+
+/** The instances (runs) of this job, newest first by their creation time, as DataHub's runs field pages them. */
+async function jobRuns(f: FieldContext) {
+  const start = f.args.start ?? 0;
+  const count = f.args.count ?? 20;
+  if (!Number.isInteger(start) || start < 0) throw badRequest(`start must be a whole number ≥ 0, got ${start}`);
+  if (!Number.isInteger(count) || count < 0 || count > 1000) throw badRequest(`count must be between 0 and 1000, got ${count}`);
+  const instances = await f.related({ direction: 'INCOMING', types: ['InstanceOf'], start: 0, count: 10_000 });
+  const urns = [...new Set(instances.edges.map((e) => e.source))];
+  const created = await Promise.all(urns.map(async (u) => (await f.aspect(dataProcessInstanceProperties, u))?.created?.time ?? 0));
+  const order = urns.map((u, i) => ({ u, t: created[i]! })).sort((a, b) => b.t - a.t || (a.u < b.u ? -1 : a.u > b.u ? 1 : 0));
+  return { start, count, total: order.length, runs: order.slice(start, start + count).map((r) => ref(r.u)) };
+}
+
+const SDL = gql`
+"A task of a pipeline: an Airflow task, a Fivetran sync, a NiFi processor."
+type DataJob implements Entity {
+  urn: String!
+  type: EntityType!
+  subTypes: SubTypes
+  "When metadata of this job was last ingested (from system metadata)."
+  lastIngested: Long
+  "The flow the urn names."
+  dataFlow: DataFlow
+  jobId: String!
+  properties: DataJobProperties
+  dataPlatformInstance: DataPlatformInstance
+  editableProperties: DataJobEditableProperties
+  tags: GlobalTags
+  ownership: Ownership
+  status: Status
+  deprecation: Deprecation
+  institutionalMemory: InstitutionalMemory
+  glossaryTerms: GlossaryTerms
+  domain: DomainAssociation
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+  "Upstream: datasets read and jobs followed; downstream: datasets written and jobs that follow this one."
+  lineage(input: LineageInput!): EntityLineageResult
+  browsePaths: [BrowsePath!]
+  browsePathV2: BrowsePathV2
+  info: DataJobInfo @deprecated(reason: "Use properties")
+  inputOutput: DataJobInputOutput
+  globalTags: GlobalTags @deprecated(reason: "Use tags")
+  "The job's runs (instances naming it as parentTemplate), newest first; 20 unless count says."
+  runs(start: Int, count: Int): DataProcessInstanceResult
+  privileges: EntityPrivileges
+  exists: Boolean
+}
+
+type DataJobProperties {
+  name: String!
+  "The ingested description (an edited one is in editableProperties)."
+  description: String
+  externalUrl: String
+  customProperties: [CustomPropertiesEntry!]
+}
+
+type DataJobInfo {
+  name: String!
+  description: String
+  externalUrl: String
+  customProperties: [CustomPropertiesEntry!]
+}
+
+type DataJobEditableProperties {
+  description: String
+}
+
+"What a job reads and writes (dataJobInputOutput): the plain lists and their edge forms together."
+type DataJobInputOutput {
+  inputDatasets: [Dataset!] @deprecated(reason: "Use relationships with the Consumes type")
+  outputDatasets: [Dataset!] @deprecated(reason: "Use relationships with the Produces type")
+  inputDatajobs: [DataJob!] @deprecated(reason: "Use relationships with the DownstreamOf type")
+  fineGrainedLineages: [FineGrainedLineage!]
+}
+
+"Column-level lineage: fields read and fields written."
+type FineGrainedLineage {
+  upstreams: [SchemaFieldRef!]
+  downstreams: [SchemaFieldRef!]
+}
+`;
+
 /** Tasks of a pipeline (an Airflow task, a dbt model's run step…). */
 export const dataJob = defineEntity({
   name: 'dataJob',
@@ -64,9 +211,38 @@ export const dataJob = defineEntity({
   // Accepted before the registry followed DataHub 0.12.1 exactly; kept so existing pipelines keep working.
   almanacAspects: [shared.container, shared.testResults],
   snapshotClass: 'com.linkedin.metadata.snapshot.DataJobSnapshot',
-  graphql: { entityType: 'DATA_JOB' },
+  graphql: {
+    entityType: 'DATA_JOB',
+    objectType: 'DataJob',
+    rootField: 'dataJob',
+    sdl: SDL,
+    fields: {
+      ...COMMON_FIELDS,
+      dataFlow: (f) => (f.key.flow ? ref(f.key.flow) : null),
+      jobId: (f) => decodeUrnPart(f.key.jobId ?? ''),
+      properties: jobProperties,
+      info: jobProperties,
+      editableProperties: async (f) => {
+        const e = await f.aspect(editableDataJobProperties);
+        return e ? { description: e.description ?? null } : null;
+      },
+      inputOutput: async (f) => {
+        const io = await f.aspect(dataJobInputOutput);
+        if (!io) return null;
+        return {
+          inputDatasets: urnsOf(io.inputDatasets, io.inputDatasetEdges).map(ref),
+          outputDatasets: urnsOf(io.outputDatasets, io.outputDatasetEdges).map(ref),
+          inputDatajobs: urnsOf(io.inputDatajobs, io.inputDatajobEdges).map(ref),
+          fineGrainedLineages: fineGrainedLineages(io),
+        };
+      },
+      lineage: jobLineage,
+      runs: jobRuns,
+    },
+  },
   search: {},
   // DataHub's default: the flow's orchestrator and cluster.
   browsePath: (k) => { const [orchestrator, , cluster] = flowKey(k); return `/${orchestrator}/${cluster}`.toLowerCase(); },
   platform: (k) => { const o = flowKey(k)[0]; return o ? `urn:li:dataPlatform:${o}` : undefined; },
+  edits: { description: { aspect: editableDataJobProperties, field: 'description', stamped: true } },
 });

@@ -1,4 +1,6 @@
-import { aspect, defineEntity, keyAspect } from './descriptor.js';
+import { badRequest } from '../errors.js';
+import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
+import { auditStamp } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, enumOf, int, rec, str, urn } from './schema.js';
 
@@ -35,6 +37,80 @@ export const dataProcessInstanceRunEvent = aspect('dataProcessInstanceRunEvent',
     'durationMillis?': int,
   }), { timeseries: true });
 
+// ---------------------------------------------------------------------------------------------------------------
+// GraphQL
+
+/** The run's state changes (dataProcessInstanceRunEvent), newest first, within the range asked. */
+async function runState(f: FieldContext) {
+  const { startTimeMillis, endTimeMillis } = f.args as { startTimeMillis?: number | null; endTimeMillis?: number | null };
+  const limit = f.args.limit ?? 10_000;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw badRequest(`limit must be between 1 and 10000, got ${limit}`);
+  const events = await f.timeseries(dataProcessInstanceRunEvent, { startTimeMillis: startTimeMillis ?? undefined,
+    endTimeMillis: endTimeMillis ?? undefined, limit });
+  return events.map((e) => ({
+    timestampMillis: e.timestampMillis,
+    status: e.status ?? null,
+    attempt: e.attempt ?? null,
+    result: e.result ? { resultType: e.result.type ?? null, nativeResultType: e.result.nativeResultType ?? null } : null,
+  }));
+}
+
+/** Not in DataHub 0.12.1's lineage graph; Almanac answers with the run's inputs (upstream) and outputs (downstream). */
+async function runLineage(f: FieldContext) {
+  const input = f.args.input as { direction: string; start?: number | null; count?: number | null };
+  const start = Math.max(0, Number(input.start ?? 0));
+  const count = Math.min(1000, Math.max(0, Number(input.count ?? 100)));
+  const upstream = input.direction === 'UPSTREAM';
+  const urns = upstream ? (await f.aspect(dataProcessInstanceInput))?.inputs : (await f.aspect(dataProcessInstanceOutput))?.outputs;
+  const rels = [...new Set(urns ?? [])].map((u) => ({ type: upstream ? 'Consumes' : 'Produces', entity: ref(u), degree: 1, createdOn: null,
+    createdActor: null, updatedOn: null, isManual: false }));
+  return { start, count: Math.min(count, Math.max(0, rels.length - start)), total: rels.length, filtered: 0,
+    relationships: rels.slice(start, start + count) };
+}
+
+const SDL = gql`
+"One run of a job or flow (an Airflow task instance, a Fivetran sync)."
+type DataProcessInstance implements Entity {
+  urn: String!
+  type: EntityType!
+  "The run's state changes, newest first (dataProcessInstanceRunEvent)."
+  state(startTimeMillis: Long, endTimeMillis: Long, limit: Int): [DataProcessRunEvent]
+  "When the run started, and by whom."
+  created: AuditStamp
+  name: String
+  "Inputs (Consumes), outputs (Produces) and the job or flow run (InstanceOf)."
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+  lineage(input: LineageInput!): EntityLineageResult
+  externalUrl: String
+}
+
+"A state change of a run."
+type DataProcessRunEvent {
+  status: DataProcessRunStatus
+  attempt: Int
+  result: DataProcessInstanceRunResult
+  timestampMillis: Long!
+}
+
+enum DataProcessRunStatus { STARTED COMPLETE }
+
+type DataProcessInstanceRunResult {
+  resultType: DataProcessInstanceRunResultType
+  "The outcome in the orchestrator's own words."
+  nativeResultType: String
+}
+
+enum DataProcessInstanceRunResultType { SUCCESS FAILURE SKIPPED UP_FOR_RETRY }
+
+"A page of runs."
+type DataProcessInstanceResult {
+  count: Int
+  start: Int
+  total: Int
+  runs: [DataProcessInstance]
+}
+`;
+
 /** One run of a job or flow. */
 export const dataProcessInstance = defineEntity({
   name: 'dataProcessInstance',
@@ -44,5 +120,19 @@ export const dataProcessInstance = defineEntity({
     dataProcessInstanceRunEvent],
   // Accepted before the registry followed DataHub 0.12.1 exactly (later DataHub versions have it too).
   almanacAspects: [shared.status],
-  graphql: { entityType: 'DATA_PROCESS_INSTANCE' },
+  graphql: {
+    entityType: 'DATA_PROCESS_INSTANCE',
+    objectType: 'DataProcessInstance',
+    sdl: SDL,
+    fields: {
+      name: async (f) => (await f.aspect(dataProcessInstanceProperties))?.name ?? null,
+      created: async (f) => {
+        const p = await f.aspect(dataProcessInstanceProperties);
+        return p?.created ? auditStamp(p.created) : null;
+      },
+      externalUrl: async (f) => (await f.aspect(dataProcessInstanceProperties))?.externalUrl ?? null,
+      state: runState,
+      lineage: runLineage,
+    },
+  },
 });
