@@ -347,6 +347,8 @@ const OPERATIONS: Record<keyof typeof REQUIRES, Call> = {
   'graphql.manageTests': { graphql: 'mutation { createTest(input: { id: "inactive", name: "m", category: "c", definition: { json: "{\\"on\\": {\\"types\\": [\\"dataset\\"]}, \\"rules\\": []}" } }) }' },
   'graphql.manageUsersAndGroups': { graphql: 'mutation { createGroup(input: { id: "inactive-group", name: "g" }) }' },
   'graphql.groupMembers': { graphql: 'mutation { addGroupMembers(input: { groupUrn: "urn:li:corpGroup:bfoo", userUrns: ["urn:li:corpuser:jdoe"] }) }' },
+  'graphql.userProfile': { graphql: 'mutation { updateCorpUserProperties(urn: "urn:li:corpuser:jdoe", input: { title: "t" }) { urn } }' },
+  'graphql.userContactInfo': { graphql: 'mutation { updateCorpUserProperties(urn: "urn:li:corpuser:jdoe", input: { slack: "s" }) { urn } }' },
   'graphql.groupProperties': { graphql: 'mutation { updateCorpGroupProperties(urn: "urn:li:corpGroup:bfoo", input: { description: "d" }) { urn } }' },
   'graphql.manageOwnershipTypes': { graphql: 'mutation { createOwnershipType(input: { name: "Reviewer", description: "Reviews it" }) { urn } }' },
   'read.dataHubPolicy': { graphql: '{ entity(urn: "urn:li:dataHubPolicy:7") { urn } }' },

@@ -6,7 +6,7 @@ import { authResolvers } from './resolvers/auth.js';
 import { entityResolvers } from './resolvers/common.js';
 import { entityReaders } from './resolvers/entities.js';
 import { metadataTestResolvers } from './resolvers/metadata-tests.js';
-import { mutationResolvers } from './resolvers/mutations.js';
+import { entityUpdateSdl, mutationResolvers } from './resolvers/mutations.js';
 import { ownershipTypeResolvers } from './resolvers/ownership-types.js';
 import { searchResolvers } from './resolvers/search.js';
 import { timeseriesResolvers } from './resolvers/timeseries.js';
@@ -25,7 +25,7 @@ export const schemaFiles = () => FILES.map((f) => path.join(dir, `${f}.graphql`)
 
 /** The whole schema text: the areas' files, then the descriptors' SDL. */
 export function schemaSdl(): string {
-  return [...schemaFiles().map((f) => readFileSync(f, 'utf8')), descriptorSdl()].join('\n');
+  return [...schemaFiles().map((f) => readFileSync(f, 'utf8')), descriptorSdl(), entityUpdateSdl()].join('\n');
 }
 
 const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, entityReaders, mutationResolvers, authResolvers, searchResolvers, timeseriesResolvers, metadataTestResolvers, userResolvers, ownershipTypeResolvers];

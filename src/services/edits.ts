@@ -37,6 +37,14 @@ export interface DatasetUpdate {
     globalTags?: { tags?: { tag: { urn: string } }[] | null } | null }[] } | null;
 }
 
+/** The input of DataHub's per-type updates (ChartUpdateInput, DashboardUpdateInput, …), which share this shape. */
+export interface EntityUpdate {
+  ownership?: DatasetUpdate['ownership'];
+  globalTags?: DatasetUpdate['globalTags'];
+  tags?: DatasetUpdate['tags'];
+  editableProperties?: { description: string } | null;
+}
+
 function checkUrn(urn: string, entityType: string | string[], what: string): string {
   const u = tryParseUrn(urn);
   const types = Array.isArray(entityType) ? entityType : [entityType];
@@ -145,6 +153,58 @@ export class EditService {
       }
       return next;
     }, actor);
+  }
+
+  /**
+   * DataHub's per-type update (updateChart, updateDashboard, updateDataFlow, updateDataJob, updateNotebook): owners
+   * and tags replaced as given, the description written to the type's editable aspect, in one locked edit.
+   */
+  async updateEntity(urn: string, entityType: string, editableAspect: string, input: EntityUpdate, actor: Actor): Promise<void> {
+    const u = parseUrn(urn);
+    if (u.entityType !== entityType) throw badRequest(`Invalid urn: '${urn}' is not a ${entityType} urn`);
+    await this.entities.requireExists(u.raw);
+    const now = Date.now();
+    const writes: Record<string, unknown> = {};
+    const referenced: string[] = [];
+    if (input.ownership) {
+      writes.ownership = {
+        owners: input.ownership.owners.map((o) => {
+          const owner = checkUrn(o.owner, ['corpuser', 'corpGroup'], 'owner');
+          referenced.push(owner);
+          return ownerEntry(owner, o.type, o.ownershipTypeUrn);
+        }),
+        lastModified: stamp(actor, now),
+      };
+    }
+    const tagInput = input.globalTags ?? input.tags;
+    if (tagInput) {
+      const tags = (tagInput.tags ?? []).map((t) => checkUrn(t.tag.urn, 'tag', 'tag'));
+      referenced.push(...tags);
+      writes.globalTags = { tags: [...new Set(tags)].map((tag) => ({ tag })) };
+    }
+    if (referenced.length) await this.requireAll(referenced, 'Entity');
+    // The editable aspect of the type (editableChartProperties, …), with DataHub's created and last-modified stamps.
+    const aspects = [...Object.keys(writes), ...(input.editableProperties ? [editableAspect] : [])];
+    if (aspects.length === 0) return;
+    await this.entities.editExisting(u.raw, aspects, (current) => {
+      const next: Record<string, unknown> = { ...writes };
+      if (input.editableProperties) {
+        const prev = current.get(editableAspect);
+        next[editableAspect] = { ...prev, description: input.editableProperties.description,
+          created: prev?.created ?? stamp(actor, now), lastModified: stamp(actor, now) };
+      }
+      return next;
+    }, actor);
+  }
+
+  /** A user's editable profile (corpUserEditableInfo): the fields given replace what is stored, the others stay. */
+  async updateCorpUserProperties(urn: string, input: Record<string, unknown>, actor: Actor): Promise<void> {
+    const u = parseUrn(urn);
+    if (u.entityType !== 'corpuser') throw badRequest(`Invalid urn: '${urn}' is not a corpuser urn`);
+    const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v != null));
+    if (typeof given.pictureLink === 'string') checkUrl(given.pictureLink);
+    await this.entities.editExisting(u.raw, ['corpUserEditableInfo'],
+      (current) => ({ corpUserEditableInfo: { ...current.get('corpUserEditableInfo'), ...given } }), actor);
   }
 
   async updateDescription(input: { description: string; resourceUrn: string; subResourceType?: string | null; subResource?: string | null }, actor: Actor) {

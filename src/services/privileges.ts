@@ -62,6 +62,8 @@ export const REQUIRES = {
   'graphql.manageTests': [['MANAGE_TESTS']],
   'graphql.manageUsersAndGroups': [['MANAGE_USERS_AND_GROUPS']],
   'graphql.groupMembers': [['MANAGE_USERS_AND_GROUPS'], ['EDIT_GROUP_MEMBERS']],
+  'graphql.userProfile': [['EDIT_ENTITY'], ['EDIT_USER_PROFILE']],
+  'graphql.userContactInfo': [['EDIT_ENTITY'], ['EDIT_CONTACT_INFO']],
   'graphql.groupProperties': [['MANAGE_USERS_AND_GROUPS'], ['EDIT_ENTITY_DOCS'], ['EDIT_ENTITY']],
   'graphql.manageOwnershipTypes': [['MANAGE_GLOBAL_OWNERSHIP_TYPES']],
 

@@ -1,6 +1,7 @@
 import { badRequest } from '../../errors.js';
 import { parseUrn } from '../../model/urn.js';
-import type { DatasetUpdate, OwnerInput, ResourceRef } from '../../services/edits.js';
+import { ENTITY_DESCRIPTORS } from '../../entities/index.js';
+import type { DatasetUpdate, EntityUpdate, OwnerInput, ResourceRef } from '../../services/edits.js';
 import type { Operation } from '../../services/privileges.js';
 import type { GraphQLContext } from '../context.js';
 import { ref } from './common.js';
@@ -76,6 +77,69 @@ async function editResources(ctx: Ctx, op: Operation, resources: (ResourceRef | 
   return true;
 }
 
+/**
+ * DataHub's per-type update mutations the web app uses, each for an entity type whose descriptor serves the object
+ * type named (declared only then, so a type not yet first class declares no mutation returning it).
+ */
+const ENTITY_UPDATES = [
+  { entity: 'chart', mutation: 'updateChart', type: 'Chart', tags: true, aspect: 'editableChartProperties' },
+  { entity: 'dashboard', mutation: 'updateDashboard', type: 'Dashboard', tags: true, aspect: 'editableDashboardProperties' },
+  { entity: 'dataFlow', mutation: 'updateDataFlow', type: 'DataFlow', tags: true, aspect: 'editableDataFlowProperties' },
+  { entity: 'dataJob', mutation: 'updateDataJob', type: 'DataJob', tags: true, aspect: 'editableDataJobProperties' },
+  { entity: 'notebook', mutation: 'updateNotebook', type: 'Notebook', tags: false, aspect: 'editableNotebookProperties' },
+] as const;
+
+const servedUpdates = () => ENTITY_UPDATES.filter((e) =>
+  ENTITY_DESCRIPTORS.some((d) => d.name === e.entity && d.graphql.objectType === e.type));
+
+/** The SDL of the per-type updates whose object types exist. */
+export function entityUpdateSdl(): string {
+  return servedUpdates().map((e) => `
+input ${e.type}EditablePropertiesUpdate {
+  description: String!
+}
+
+input ${e.type}UpdateInput {
+  ownership: OwnershipUpdate${e.tags ? '\n  globalTags: GlobalTagsUpdate' : ''}
+  tags: GlobalTagsUpdate
+  editableProperties: ${e.type}EditablePropertiesUpdate
+}
+
+extend type Mutation {
+  ${e.mutation}(urn: String!, input: ${e.type}UpdateInput!): ${e.type}
+}
+`).join('');
+}
+
+/** Each section needs its own privilege, as DataHub checks them; an input with no section still needs EDIT_ENTITY. */
+async function updateEntity(ctx: Ctx, e: (typeof ENTITY_UPDATES)[number], urn: string, input: EntityUpdate) {
+  const u = parseUrn(urn).raw;
+  const ops: Operation[] = [
+    ...(input.ownership ? ['graphql.owners' as const] : []),
+    ...(input.tags || input.globalTags ? ['graphql.tags' as const] : []),
+    ...(input.editableProperties ? ['graphql.updateDescription' as const] : []),
+  ];
+  for (const op of ops.length ? ops : ['graphql.manageEntity' as const]) await authorize(ctx, op, u);
+  await ctx.catalog.edits.updateEntity(u, e.entity, e.aspect, input, ctx.actor);
+  ctx.loader.clear(u);
+  return ref(u);
+}
+
+/** A user edits their own profile; anyone else needs EDIT_ENTITY or the privilege for what they change. */
+async function updateCorpUserProperties(ctx: Ctx, urn: string, input: Obj) {
+  const u = parseUrn(urn).raw;
+  if (ctx.actor.urn !== u) {
+    const contact = ['slack', 'email', 'phone'].some((k) => input[k] != null);
+    const profile = ['aboutMe', 'displayName', 'pictureLink', 'teams', 'skills', 'title'].some((k) => input[k] != null);
+    if (contact) await authorize(ctx, 'graphql.userContactInfo', u);
+    if (profile) await authorize(ctx, 'graphql.userProfile', u);
+    if (!contact && !profile) await authorize(ctx, 'graphql.manageEntity', u);
+  }
+  await ctx.catalog.edits.updateCorpUserProperties(u, input, ctx.actor);
+  ctx.loader.clear(u);
+  return ref(u);
+}
+
 function ownersOf(list: Obj[]): OwnerInput[] {
   return list.map((o) => {
     if (o.ownerEntityType === 'CORP_GROUP' && !String(o.ownerUrn).startsWith('urn:li:corpGroup:')) {
@@ -87,6 +151,9 @@ function ownersOf(list: Obj[]): OwnerInput[] {
 
 export const mutationResolvers = {
   Mutation: {
+    ...Object.fromEntries(servedUpdates().map((e) => [e.mutation,
+      (_: unknown, { urn, input }: { urn: string; input: EntityUpdate }, ctx: Ctx) => updateEntity(ctx, e, urn, input)])),
+    updateCorpUserProperties: (_: unknown, { urn, input }: { urn: string; input: Obj }, ctx: Ctx) => updateCorpUserProperties(ctx, urn, input),
     updateDataset: (_: unknown, { urn, input }: { urn: string; input: DatasetUpdate }, ctx: Ctx) => updateDataset(urn, input, ctx),
     updateDatasets: async (_: unknown, { input }: { input: { urn: string; update: DatasetUpdate }[] }, ctx: Ctx) => {
       const out = [];
