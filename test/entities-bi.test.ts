@@ -7,7 +7,9 @@ import { forEachEngine } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';
 
 /** Charts and dashboards as first-class GraphQL types, read from DataHub 0.12.1's BI connector golden files. */
-const FIXTURES = ['looker_mces', 'mode_mces', 'metabase_mces', 'powerbi_report', 'superset_ingest']
+const FIXTURES = [
+  // Usage history first: both Looker files write dashboard_elements.2, and the tests read the main golden file's.
+  'looker_usage_history', 'looker_mces', 'mode_mces', 'metabase_mces', 'powerbi_report', 'superset_ingest']
   .map((f) => path.resolve(import.meta.dirname, 'fixtures/connectors', `${f}.json`));
 
 const MODE_CHART = 'urn:li:chart:(mode,f622b9ee725b)';
@@ -424,6 +426,42 @@ forEachEngine('BI entity types: charts and dashboards', (ctx) => {
         ...edited(chart) },
       d: { properties: { name: 'test_dashboard_title_1', description: '',
         externalUrl: 'mock://mock-domain.superset.com/dashboard/test_dashboard_url_1' }, ...edited(dashboard) },
+    });
+  });
+
+  test('statsSummary from the usage time series: the latest absolute views, and the last 30 days of daily buckets', async () => {
+    const fields = 'statsSummary { viewCount viewCountLast30Days uniqueUserCountLast30Days topUsersLast30Days { urn } }';
+    const query = `{ d: dashboard(urn: "urn:li:dashboard:(looker,dashboards.1)") { ${fields} }
+      c: chart(urn: "urn:li:chart:(looker,dashboard_elements.3)") { ${fields} } none: chart(urn: "${MODE_CHART}") { ${fields} } }`;
+    // Looker's golden usage is of 2020 and 2022: the absolute views count, the buckets are older than 30 days.
+    assert.deepEqual(await ok(query), {
+      d: { statsSummary: { viewCount: 25, viewCountLast30Days: null, uniqueUserCountLast30Days: 0, topUsersLast30Days: [] } },
+      c: { statsSummary: { viewCount: 30, viewCountLast30Days: null, uniqueUserCountLast30Days: 0, topUsersLast30Days: [] } },
+      none: { statsSummary: null },
+    });
+    const day = 24 * 3600 * 1000;
+    const today = Math.floor(Date.now() / day) * day;
+    const bucket = (entityType: string, urn: string, aspect: string, timestampMillis: number, value: Record<string, unknown>) =>
+      ({ urn, entityType, aspect, changeType: 'UPSERT' as const, systemMetadata: null,
+        value: { timestampMillis, eventGranularity: { unit: 'DAY', multiple: 1 }, ...value } });
+    const users = ['a', 'b', 'c', 'd', 'e', 'f'].map((u) => `urn:li:corpuser:bi_usage_${u}`);
+    await t.catalog.entities.ingest([
+      bucket('dashboard', 'urn:li:dashboard:(looker,dashboards.1)', 'dashboardUsageStatistics', today - day, { viewsCount: 7,
+        userCounts: users.map((user, i) => ({ user, usageCount: 10 - i })) }),
+      bucket('dashboard', 'urn:li:dashboard:(looker,dashboards.1)', 'dashboardUsageStatistics', today - 2 * day, { viewsCount: 3,
+        userCounts: [{ user: users[5], usageCount: 20 }] }),
+      // 40 days ago: outside the window.
+      bucket('dashboard', 'urn:li:dashboard:(looker,dashboards.1)', 'dashboardUsageStatistics', today - 40 * day, { viewsCount: 100,
+        userCounts: [{ user: 'urn:li:corpuser:bi_usage_old', usageCount: 100 }] }),
+      bucket('chart', 'urn:li:chart:(looker,dashboard_elements.3)', 'chartUsageStatistics', today - day, { viewsCount: 4,
+        userCounts: [{ user: users[0], viewsCount: 1 }, { user: users[1], viewsCount: 3 }] }),
+    ], systemActor());
+    assert.deepEqual(await ok(query), {
+      d: { statsSummary: { viewCount: 25, viewCountLast30Days: 10, uniqueUserCountLast30Days: 6,
+        topUsersLast30Days: [users[5], users[0], users[1], users[2], users[3]].map((urn) => ({ urn })) } },
+      c: { statsSummary: { viewCount: 30, viewCountLast30Days: 4, uniqueUserCountLast30Days: 2,
+        topUsersLast30Days: [users[1], users[0]].map((urn) => ({ urn })) } },
+      none: { statsSummary: null },
     });
   });
 

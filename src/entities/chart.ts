@@ -1,4 +1,4 @@
-import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect, ref, type AspectDef, type FieldContext } from './descriptor.js';
 import { auditStamp, COMMON_FIELDS, customProperties, globalTags, glossaryTerms, visibleDescription } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, enumOf, int, rec, str, urn, type Infer, type UnionValue } from './schema.js';
@@ -86,6 +86,37 @@ export function biProperties(info: BiInfo, toolUrl: string | undefined, edited: 
   };
 }
 
+type UsageRow = { readonly timestampMillis: number; readonly eventGranularity?: unknown; readonly viewsCount?: number;
+  readonly userCounts?: readonly { readonly user: string; readonly viewsCount?: number; readonly executionsCount?: number; readonly usageCount?: number }[] };
+
+const THIRTY_DAYS = 30 * 24 * 3600 * 1000;
+const TOP_USERS = 5;
+
+/**
+ * A chart's or dashboard's statsSummary from its usage time series, as DataHub 0.12.1 sums a dashboard's: viewCount is
+ * the latest absolute report's (a row without eventGranularity), the last 30 days come from the daily buckets (rows with
+ * one): their views, their distinct users and the top five of them by usage (usageCount, else views and executions;
+ * ties by urn). DataHub leaves viewCountLast30Days unset and a chart's summary unimplemented; Almanac fills both from
+ * the same rows. Null when `nullWithoutRows` and the entity has no usage rows at all.
+ */
+export async function usageSummary<T extends UsageRow>(f: FieldContext, def: AspectDef<string, T>, nullWithoutRows: boolean) {
+  const [latest] = (await f.timeseries(def, { limit: 10_000 })).filter((r) => r.eventGranularity === undefined);
+  const since = Date.now() - THIRTY_DAYS;
+  const buckets = (await f.timeseries(def, { startTimeMillis: since, limit: 10_000 })).filter((r) => r.eventGranularity !== undefined);
+  if (nullWithoutRows && !latest && buckets.length === 0 && (await f.timeseries(def, { limit: 1 })).length === 0) return null;
+  let views: number | null = null;
+  const users = new Map<string, number>();
+  for (const b of buckets) {
+    if (b.viewsCount != null) views = (views ?? 0) + b.viewsCount;
+    for (const u of b.userCounts ?? []) {
+      users.set(u.user, (users.get(u.user) ?? 0) + (u.usageCount ?? (u.viewsCount ?? 0) + (u.executionsCount ?? 0)));
+    }
+  }
+  const top = [...users].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, TOP_USERS);
+  return { viewCount: latest?.viewsCount ?? null, viewCountLast30Days: views, uniqueUserCountLast30Days: users.size,
+    topUsersLast30Days: top.map(([u]) => ref(u)) };
+}
+
 /** Shared SDL of charts and dashboards. */
 export const BI_SDL = gql`
 enum AccessLevel { PUBLIC PRIVATE }
@@ -130,6 +161,16 @@ type Chart implements Entity {
   privileges: EntityPrivileges
   exists: Boolean
   subTypes: SubTypes
+  "From chartUsageStatistics (DataHub 0.12.1 leaves it unimplemented); null when the chart has no usage rows."
+  statsSummary: ChartStatsSummary
+}
+
+"Usage of a chart: the latest reported total views, and the last 30 days of daily buckets."
+type ChartStatsSummary {
+  viewCount: Int
+  viewCountLast30Days: Int
+  uniqueUserCountLast30Days: Int
+  topUsersLast30Days: [CorpUser!]
 }
 
 type ChartProperties {
@@ -245,6 +286,7 @@ export const chart = defineEntity({
       },
       inputFields: inputFieldsOut,
       lineage: biLineage(['Consumes'], ['Contains']),
+      statsSummary: (f) => usageSummary(f, chartUsageStatistics, true),
     },
   },
   search: {},

@@ -1,4 +1,4 @@
-import { biLineage, biProperties, inputFieldsOut } from './chart.js';
+import { biLineage, biProperties, inputFieldsOut, usageSummary } from './chart.js';
 import { aspect, defineEntity, gql, keyAspect, ref } from './descriptor.js';
 import { COMMON_FIELDS } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
@@ -69,6 +69,16 @@ type Dashboard implements Entity {
   subTypes: SubTypes
   privileges: EntityPrivileges
   exists: Boolean
+  "From dashboardUsageStatistics."
+  statsSummary: DashboardStatsSummary
+}
+
+"Usage of a dashboard: the latest reported total views, and the last 30 days of daily buckets."
+type DashboardStatsSummary {
+  viewCount: Int
+  viewCountLast30Days: Int
+  uniqueUserCountLast30Days: Int
+  topUsersLast30Days: [CorpUser!]
 }
 
 type DashboardProperties {
@@ -146,6 +156,7 @@ export const dashboard = defineEntity({
       },
       inputFields: inputFieldsOut,
       lineage: biLineage(['Contains', 'Consumes'], []),
+      statsSummary: (f) => usageSummary(f, dashboardUsageStatistics, false),
     },
   },
   search: {},
