@@ -58,6 +58,10 @@ const OWN_RECORDS = [
       { field: 'platform.keyword', value: '', values: ['urn:li:dataPlatform:postgres'], condition: 'EQUAL' },
       { field: 'tags', value: 'urn:li:tag:awesome', negated: true, condition: 'EQUAL' },
     ] }] } } }),
+  // Two of the data product's assets: one stored, one soft-deleted (its third, a feature table, is not stored).
+  mcp('urn:li:container:DATABASE', 'containerProperties', { name: 'DATABASE' }),
+  mcp('urn:li:container:SCHEMA', 'containerProperties', { name: 'SCHEMA' }),
+  mcp('urn:li:container:SCHEMA', 'status', { removed: true }),
   // What the notebook edit names: a tag and a user that exist.
   mcp('urn:li:tag:Weekly', 'tagProperties', { name: 'Weekly' }),
   mcp('urn:li:corpuser:alice', 'corpUserInfo', { active: true, displayName: 'Alice' }),
@@ -184,6 +188,20 @@ forEachEngine('Other entity types: notebooks, data products, assertions, queries
   test('a data product: properties with numAssets, its assets as relationships, and the shared fields (DataHub\'s data product YAML output)', async () => {
     assert.deepEqual(await read(`{ dataProduct(urn: "${PRODUCT}") { ${PRODUCT_FIELDS} } }`),
       { dataProduct: productExpected('This campaign includes Pet of the Week data.') });
+  });
+
+  test('a data product\'s entities: its assets that are stored and not removed, by type and query, paged', async () => {
+    const entities = async (input: string) => (await read(`{ dataProduct(urn: "${PRODUCT}") { entities(input: ${input}) {
+      start count total searchResults { entity { urn type } } } } }`)).dataProduct.entities;
+    const database = { entity: { urn: 'urn:li:container:DATABASE', type: 'CONTAINER' } };
+    // What DataHub's web app asks of every data product.
+    assert.deepEqual(await entities('{ start: 0, count: 0, query: "*" }'), { start: 0, count: 0, total: 1, searchResults: [] });
+    assert.deepEqual(await entities('{ query: "*" }'), { start: 0, count: 1, total: 1, searchResults: [database] });
+    assert.deepEqual(await entities('{ query: "database", types: [CONTAINER] }'), { start: 0, count: 1, total: 1, searchResults: [database] });
+    assert.deepEqual(await entities('{ query: "*", types: [DATASET] }'), { start: 0, count: 0, total: 0, searchResults: [] });
+    assert.deepEqual(await entities('{ query: "schema" }'), { start: 0, count: 0, total: 0, searchResults: [] });
+    const res = await t.graphql(`{ dataProduct(urn: "${PRODUCT}") { entities(input: { query: "*", filters: [{ field: "platform", values: ["x"] }] }) { total } } }`);
+    assert.match(JSON.stringify(res.body.errors), /Filters on a data product's entities are not supported/);
   });
 
   test('a data product edited: updateDescription writes its properties\' description, which reads back', async () => {
