@@ -394,7 +394,7 @@ forEachEngine('BI entity types: charts and dashboards', (ctx) => {
     });
   });
 
-  test('edits: a tag, an owner and a link on a chart and a dashboard are read back; updateDescription is refused for both, as in DataHub 0.12.1', async () => {
+  test('edits: a tag, an owner, a link and (through updateChart/updateDashboard) a description on a chart and a dashboard are read back; updateDescription is refused for both, as in DataHub 0.12.1', async () => {
     const chart = 'urn:li:chart:(superset,10)';
     const dashboard = 'urn:li:dashboard:(superset,1)';
     const owner = 'urn:li:corpuser:users.User1@foo.com';
@@ -408,24 +408,33 @@ forEachEngine('BI entity types: charts and dashboards', (ctx) => {
       assert.deepEqual([refused.body.data, refused.body.errors.map((e: { message: string }) => e.message)],
         [{ updateDescription: null }, [`Failed to update description. Unsupported resource type ${u.includes(':chart:') ? 'chart' : 'dashboard'}`]]);
     }
-    const edited = (u: string) => ({
+    // Their descriptions are edited through updateChart and updateDashboard, into editableChartProperties / editableDashboardProperties.
+    assert.deepEqual(await ok(`mutation { updateChart(urn: "${chart}", input: { editableProperties: { description: "Edited chart" } }) { urn } }`),
+      { updateChart: { urn: chart } });
+    assert.deepEqual(await ok(`mutation { updateDashboard(urn: "${dashboard}", input: { editableProperties: { description: "Edited dashboard" } }) {
+      urn } }`), { updateDashboard: { urn: dashboard } });
+    const edited = (u: string, description: string) => ({
       tags: { tags: [{ tag: { urn: 'urn:li:tag:Dimension' }, associatedUrn: u }] },
       globalTags: { tags: [{ tag: { urn: 'urn:li:tag:Dimension' } }] },
       ownership: { owners: [{ owner: { urn: owner }, type: 'CUSTOM', ownershipType: { urn: 'urn:li:ownershipType:__system__technical_owner' },
         associatedUrn: u }] },
       institutionalMemory: { elements: [{ url: 'https://wiki.example.com/bi', description: 'Runbook' }] },
-      editableProperties: null,
+      editableProperties: { description },
+      editableInfo: { description },
     });
-    const fields = `properties { name description externalUrl } editableProperties { description }
+    const fields = `properties { name description externalUrl } editableProperties { description } editableInfo { description }
+      info { description }
       tags { tags { tag { urn } associatedUrn } } globalTags { tags { tag { urn } } }
       ownership { owners { owner { ... on Entity { urn } } type ownershipType { urn } associatedUrn } }
       institutionalMemory { elements { url description } }`;
     const data = await ok(`{ c: chart(urn: "${chart}") { ${fields} } d: dashboard(urn: "${dashboard}") { ${fields} } }`);
     assert.deepEqual(data, {
-      c: { properties: { name: 'test_chart_title_1', description: '', externalUrl: 'mock://mock-domain.superset.com/explore/test_chart_url_10' },
-        ...edited(chart) },
-      d: { properties: { name: 'test_dashboard_title_1', description: '',
-        externalUrl: 'mock://mock-domain.superset.com/dashboard/test_dashboard_url_1' }, ...edited(dashboard) },
+      // properties.description is the edited text (as datasets'), info.description the ingested one.
+      c: { properties: { name: 'test_chart_title_1', description: 'Edited chart',
+        externalUrl: 'mock://mock-domain.superset.com/explore/test_chart_url_10' }, info: { description: '' }, ...edited(chart, 'Edited chart') },
+      d: { properties: { name: 'test_dashboard_title_1', description: 'Edited dashboard',
+        externalUrl: 'mock://mock-domain.superset.com/dashboard/test_dashboard_url_1' }, info: { description: '' },
+        ...edited(dashboard, 'Edited dashboard') },
     });
   });
 
