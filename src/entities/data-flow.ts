@@ -142,5 +142,4 @@ export const dataFlow = defineEntity({
   search: {},
   browsePath: (k) => `/${k.orchestrator}/${k.cluster}`.toLowerCase(),
   platform: (k) => (k.orchestrator ? `urn:li:dataPlatform:${k.orchestrator}` : undefined),
-  edits: { description: { aspect: editableDataFlowProperties, field: 'description', stamped: true } },
 });

@@ -244,5 +244,4 @@ export const dataJob = defineEntity({
   // DataHub's default: the flow's orchestrator and cluster.
   browsePath: (k) => { const [orchestrator, , cluster] = flowKey(k); return `/${orchestrator}/${cluster}`.toLowerCase(); },
   platform: (k) => { const o = flowKey(k)[0]; return o ? `urn:li:dataPlatform:${o}` : undefined; },
-  edits: { description: { aspect: editableDataJobProperties, field: 'description', stamped: true } },
 });
