@@ -311,18 +311,24 @@ forEachEngine('Other entity types: notebooks, data products, assertions, queries
 
   test('a policy, a role, a view and a post through entity(urn), with DataHub\'s fields', async () => {
     assert.deepEqual(await read(`{ entity(urn: "${POLICY}") { urn type ... on DataHubPolicy { policyType name state description privileges editable
-      resources { type resources allResources filter { criteria { field condition values { value } } } }
-      actors { users groups roles allUsers allGroups resourceOwners resourceOwnersTypes }
+      resources { type resources allResources filter { criteria { field condition values { value entity { urn type } } } } }
+      actors { users groups roles allUsers allGroups resourceOwners resourceOwnersTypes
+        resolvedUsers { urn username } resolvedGroups { urn } resolvedRoles { urn name } resolvedOwnershipTypes { urn } }
       relationships(input: { types: ["IsAssociatedWithRole"], direction: OUTGOING }) { relationships { entity { urn ... on DataHubRole { name } } } } } } }`),
     { entity: {
       urn: POLICY, type: 'DATAHUB_POLICY', policyType: 'METADATA', name: 'Pet editors', state: 'ACTIVE', description: 'Edit pets',
       privileges: ['EDIT_ENTITY_DOCS'], editable: true,
       resources: { type: 'dataset', resources: null, allResources: false,
-        filter: { criteria: [{ field: 'DOMAIN', condition: 'EQUALS', values: [{ value: 'urn:li:domain:12345' }] }] } },
+        filter: { criteria: [{ field: 'DOMAIN', condition: 'EQUALS',
+          values: [{ value: 'urn:li:domain:12345', entity: { urn: 'urn:li:domain:12345', type: 'DOMAIN' } }] }] } },
       actors: { users: ['urn:li:corpuser:jdoe'], groups: [], roles: [ROLE], allUsers: false, allGroups: false, resourceOwners: false,
-        resourceOwnersTypes: null },
+        resourceOwnersTypes: null, resolvedUsers: [{ urn: 'urn:li:corpuser:jdoe', username: 'jdoe' }], resolvedGroups: [],
+        resolvedRoles: [{ urn: ROLE, name: 'PetEditor' }], resolvedOwnershipTypes: [] },
       relationships: { relationships: [{ entity: { urn: ROLE, name: 'PetEditor' } }] },
     } });
+    // getPolicy answers the same resolved actors.
+    assert.deepEqual(await read(`{ getPolicy(urn: "${POLICY}") { actors { resolvedUsers { urn } resolvedRoles { urn name } } } }`),
+      { getPolicy: { actors: { resolvedUsers: [{ urn: 'urn:li:corpuser:jdoe' }], resolvedRoles: [{ urn: ROLE, name: 'PetEditor' }] } } });
     assert.deepEqual(await read(`{ entity(urn: "${ROLE}") { urn type ... on DataHubRole { name description } } }`),
       { entity: { urn: ROLE, type: 'DATAHUB_ROLE', name: 'PetEditor', description: 'Edits pets' } });
     assert.deepEqual(await read(`{ entity(urn: "${VIEW}") { urn type ... on DataHubView { viewType name description

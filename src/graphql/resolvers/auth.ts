@@ -1,5 +1,5 @@
 import { badRequest, forbidden, notFound } from '../../errors.js';
-import { parseUrn } from '../../model/urn.js';
+import { parseUrn, tryParseUrn } from '../../model/urn.js';
 import type { PolicyInfo } from '../../services/policies.js';
 import { DURATIONS, TokenService, type TokenMetadata } from '../../services/tokens.js';
 import type { GraphQLContext } from '../context.js';
@@ -45,8 +45,20 @@ function policyIn(input: Obj): PolicyInfo {
   };
 }
 
+const refs = (urns: string[] | null | undefined) => (urns ?? []).map((urn) => ({ urn }));
+
 export const authResolvers = {
   AccessTokenMetadata: { type: () => 'ACCESS_TOKEN' },
+  // A policy's actors and criterion values as entities (listPolicies, getPolicy and DataHubPolicy alike).
+  ActorFilter: {
+    resolvedUsers: (a: Obj) => refs(a.users),
+    resolvedGroups: (a: Obj) => refs(a.groups),
+    resolvedRoles: (a: Obj) => refs(a.roles),
+    resolvedOwnershipTypes: (a: Obj) => refs(a.resourceOwnersTypes),
+  },
+  PolicyMatchCriterionValue: {
+    entity: (v: Obj) => (typeof tryParseUrn(v.value) === 'string' ? null : { urn: v.value }),
+  },
   Query: {
     listAccessTokens: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const ownerFilter = (input.filters ?? []).find((f: Obj) => f.field === 'ownerUrn' || f.field === 'actorUrn');
