@@ -465,12 +465,39 @@ forEachEngine('BI entity types: charts and dashboards', (ctx) => {
       bucket('chart', 'urn:li:chart:(looker,dashboard_elements.3)', 'chartUsageStatistics', today - day, { viewsCount: 4,
         userCounts: [{ user: users[0], viewsCount: 1 }, { user: users[1], viewsCount: 3 }] }),
     ], systemActor());
+    // Users named in more buckets first (f), then by urn, as DataHub groups them.
     assert.deepEqual(await ok(query), {
       d: { statsSummary: { viewCount: 25, viewCountLast30Days: 10, uniqueUserCountLast30Days: 6,
         topUsersLast30Days: [users[5], users[0], users[1], users[2], users[3]].map((urn) => ({ urn })) } },
       c: { statsSummary: { viewCount: 30, viewCountLast30Days: 4, uniqueUserCountLast30Days: 2,
-        topUsersLast30Days: [users[1], users[0]].map((urn) => ({ urn })) } },
+        topUsersLast30Days: [users[0], users[1]].map((urn) => ({ urn })) } },
       none: { statsSummary: null },
+    });
+  });
+
+  test('dashboard usageStats: daily buckets oldest first, per-user totals, absolute reports newest first, in the range asked', async () => {
+    const urn = 'urn:li:dashboard:(looker,dashboards.1)';
+    const fields = `buckets { bucket duration resource metrics { uniqueUserCount viewsCount executionsCount } }
+      aggregations { uniqueUserCount viewsCount executionsCount users { user { urn } viewsCount executionsCount usageCount } }
+      metrics { timestampMillis favoritesCount viewsCount executionsCount lastViewed }`;
+    const data = await ok(`{ dashboard(urn: "${urn}") {
+      all: usageStats(endTimeMillis: 1657152000000) { ${fields} }
+      later: usageStats(startTimeMillis: 1657000000000, endTimeMillis: 1657152000000, limit: 0) { ${fields} } } }`);
+    const bucket = (time: number, executionsCount: number) =>
+      ({ bucket: time, duration: 'DAY', resource: urn, metrics: { uniqueUserCount: 1, viewsCount: null, executionsCount } });
+    const user = (name: string, count: number) =>
+      ({ user: { urn: `urn:li:corpuser:${name}@looker.com` }, viewsCount: null, executionsCount: count, usageCount: count });
+    assert.deepEqual(data.dashboard, {
+      all: {
+        buckets: [bucket(1656979200000, 14), bucket(1657065600000, 14), bucket(1657152000000, 5)],
+        aggregations: { uniqueUserCount: 2, viewsCount: null, executionsCount: 33, users: [user('test-1', 21), user('test-2', 14)] },
+        metrics: [{ timestampMillis: 1586847600000, favoritesCount: 5, viewsCount: 25, executionsCount: null, lastViewed: 1586847600000 }],
+      },
+      later: {
+        buckets: [bucket(1657065600000, 14), bucket(1657152000000, 5)],
+        aggregations: { uniqueUserCount: 1, viewsCount: null, executionsCount: 19, users: [user('test-1', 5)] },
+        metrics: [],
+      },
     });
   });
 

@@ -89,32 +89,46 @@ export function biProperties(info: BiInfo, toolUrl: string | undefined, edited: 
 type UsageRow = { readonly timestampMillis: number; readonly eventGranularity?: unknown; readonly viewsCount?: number;
   readonly userCounts?: readonly { readonly user: string; readonly viewsCount?: number; readonly executionsCount?: number; readonly usageCount?: number }[] };
 
-const THIRTY_DAYS = 30 * 24 * 3600 * 1000;
+/** DataHub's "last month": 31 days and a millisecond. */
+export const ONE_MONTH = 31 * 24 * 3600 * 1000 + 1;
 const TOP_USERS = 5;
+
+const add = (a: number | null, b: number | undefined) => (b == null ? a : (a ?? 0) + b);
+
+/**
+ * Per-user usage over daily buckets (rows with eventGranularity), as DataHub groups it: users named in more buckets
+ * first, then by urn; each count summed over the rows that have it, else null.
+ */
+export function usageByUser(buckets: readonly UsageRow[]) {
+  const users = new Map<string, { rows: number; viewsCount: number | null; executionsCount: number | null; usageCount: number | null }>();
+  for (const b of buckets) {
+    for (const u of b.userCounts ?? []) {
+      const cur = users.get(u.user) ?? { rows: 0, viewsCount: null, executionsCount: null, usageCount: null };
+      users.set(u.user, { rows: cur.rows + 1, viewsCount: add(cur.viewsCount, u.viewsCount),
+        executionsCount: add(cur.executionsCount, u.executionsCount), usageCount: add(cur.usageCount, u.usageCount) });
+    }
+  }
+  return [...users].sort((a, b) => b[1].rows - a[1].rows || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map(([user, c]) => ({ user, viewsCount: c.viewsCount, executionsCount: c.executionsCount, usageCount: c.usageCount }));
+}
 
 /**
  * A chart's or dashboard's statsSummary from its usage time series, as DataHub 0.12.1 sums a dashboard's: viewCount is
- * the latest absolute report's (a row without eventGranularity), the last 30 days come from the daily buckets (rows with
- * one): their views, their distinct users and the top five of them by usage (usageCount, else views and executions;
- * ties by urn). DataHub leaves viewCountLast30Days unset and a chart's summary unimplemented; Almanac fills both from
- * the same rows. Null when `nullWithoutRows` and the entity has no usage rows at all.
+ * the latest absolute report's (a row without eventGranularity), the last month comes from the daily buckets (rows with
+ * one): their views, their distinct users and the top five of them. DataHub leaves viewCountLast30Days unset and a
+ * chart's summary unimplemented; Almanac fills both from the same rows. Null when `nullWithoutRows` and the entity has
+ * no usage rows at all.
  */
 export async function usageSummary<T extends UsageRow>(f: FieldContext, def: AspectDef<string, T>, nullWithoutRows: boolean) {
   const [latest] = (await f.timeseries(def, { limit: 10_000 })).filter((r) => r.eventGranularity === undefined);
-  const since = Date.now() - THIRTY_DAYS;
+  const since = Date.now() - ONE_MONTH;
   const buckets = (await f.timeseries(def, { startTimeMillis: since, limit: 10_000 })).filter((r) => r.eventGranularity !== undefined);
   if (nullWithoutRows && !latest && buckets.length === 0 && (await f.timeseries(def, { limit: 1 })).length === 0) return null;
   let views: number | null = null;
-  const users = new Map<string, number>();
-  for (const b of buckets) {
-    if (b.viewsCount != null) views = (views ?? 0) + b.viewsCount;
-    for (const u of b.userCounts ?? []) {
-      users.set(u.user, (users.get(u.user) ?? 0) + (u.usageCount ?? (u.viewsCount ?? 0) + (u.executionsCount ?? 0)));
-    }
-  }
-  const top = [...users].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, TOP_USERS);
-  return { viewCount: latest?.viewsCount ?? null, viewCountLast30Days: views, uniqueUserCountLast30Days: users.size,
-    topUsersLast30Days: top.map(([u]) => ref(u)) };
+  for (const b of buckets) views = add(views, b.viewsCount);
+  const users = usageByUser(buckets);
+  return { viewCount: latest?.viewsCount ?? null, viewCountLast30Days: views, uniqueUserCountLast30Days: users.length,
+    topUsersLast30Days: users.slice(0, TOP_USERS).map((u) => ref(u.user)) };
 }
 
 /** Shared SDL of charts and dashboards. */

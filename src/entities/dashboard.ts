@@ -1,5 +1,5 @@
-import { biLineage, biProperties, inputFieldsOut, usageSummary } from './chart.js';
-import { aspect, defineEntity, gql, keyAspect, ref } from './descriptor.js';
+import { biLineage, biProperties, inputFieldsOut, usageByUser, usageSummary } from './chart.js';
+import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
 import { COMMON_FIELDS } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, enumOf, int, rec, str, urn } from './schema.js';
@@ -71,6 +71,51 @@ type Dashboard implements Entity {
   exists: Boolean
   "From dashboardUsageStatistics."
   statsSummary: DashboardStatsSummary
+  "Daily buckets, per-user totals and absolute reports from dashboardUsageStatistics, in the range given (limit: absolute reports)."
+  usageStats(startTimeMillis: Long, endTimeMillis: Long, limit: Int): DashboardUsageQueryResult
+}
+
+type DashboardUsageQueryResult {
+  buckets: [DashboardUsageAggregation]
+  aggregations: DashboardUsageQueryResultAggregations
+  metrics: [DashboardUsageMetrics!]
+}
+
+type DashboardUsageAggregation {
+  "Start of the day (UTC)."
+  bucket: Long
+  duration: WindowDuration
+  resource: String
+  metrics: DashboardUsageAggregationMetrics
+}
+
+type DashboardUsageAggregationMetrics {
+  uniqueUserCount: Int
+  viewsCount: Int
+  executionsCount: Int
+}
+
+type DashboardUsageQueryResultAggregations {
+  uniqueUserCount: Int
+  users: [DashboardUserUsageCounts]
+  viewsCount: Int
+  executionsCount: Int
+}
+
+type DashboardUserUsageCounts {
+  user: CorpUser
+  viewsCount: Int
+  executionsCount: Int
+  usageCount: Int
+}
+
+"An absolute usage report of a dashboard (a dashboardUsageStatistics row without eventGranularity)."
+type DashboardUsageMetrics {
+  timestampMillis: Long!
+  favoritesCount: Int
+  viewsCount: Int
+  executionsCount: Int
+  lastViewed: Long
 }
 
 "Usage of a dashboard: the latest reported total views, and the last 30 days of daily buckets."
@@ -115,6 +160,41 @@ type DashboardEditableProperties {
 }
 `;
 
+const DAY = 24 * 3600 * 1000;
+const add = (a: number | null, b: number | undefined) => (b == null ? a : (a ?? 0) + b);
+
+/** Dashboard usageStats as DataHub 0.12.1 answers it: daily buckets oldest first, their totals and users, absolute reports newest first. */
+async function usageStats(f: FieldContext) {
+  const args = f.args as { startTimeMillis?: number | null; endTimeMillis?: number | null; limit?: number | null };
+  const range = { ...(args.startTimeMillis != null ? { startTimeMillis: args.startTimeMillis } : {}),
+    ...(args.endTimeMillis != null ? { endTimeMillis: args.endTimeMillis } : {}) };
+  const rows = await f.timeseries(dashboardUsageStatistics, { ...range, limit: 10_000 });
+  const daily = rows.filter((r) => r.eventGranularity !== undefined);
+  const days = new Map<number, { uniqueUserCount: number | null; viewsCount: number | null; executionsCount: number | null }>();
+  for (const r of daily) {
+    const day = Math.floor(r.timestampMillis / DAY) * DAY;
+    const cur = days.get(day) ?? { uniqueUserCount: null, viewsCount: null, executionsCount: null };
+    days.set(day, { uniqueUserCount: add(cur.uniqueUserCount, r.uniqueUserCount), viewsCount: add(cur.viewsCount, r.viewsCount),
+      executionsCount: add(cur.executionsCount, r.executionsCount) });
+  }
+  const buckets = [...days].sort((a, b) => a[0] - b[0])
+    .map(([bucket, metrics]) => ({ bucket, duration: 'DAY', resource: f.urn, metrics }));
+  const users = usageByUser(daily);
+  const limit = args.limit != null && args.limit >= 0 ? args.limit : Infinity;
+  return {
+    buckets,
+    aggregations: {
+      uniqueUserCount: users.length,
+      users: users.map((u) => ({ ...u, user: ref(u.user) })),
+      viewsCount: buckets.reduce<number | null>((s, b) => add(s, b.metrics.viewsCount ?? undefined), null),
+      executionsCount: buckets.reduce<number | null>((s, b) => add(s, b.metrics.executionsCount ?? undefined), null),
+    },
+    metrics: rows.filter((r) => r.eventGranularity === undefined).slice(0, limit).map((r) => ({
+      timestampMillis: r.timestampMillis, favoritesCount: r.favoritesCount ?? null, viewsCount: r.viewsCount ?? null,
+      executionsCount: r.executionsCount ?? null, lastViewed: r.lastViewedAt ?? null })),
+  };
+}
+
 /** Dashboards of BI tools: collections of charts. */
 export const dashboard = defineEntity({
   name: 'dashboard',
@@ -157,6 +237,7 @@ export const dashboard = defineEntity({
       inputFields: inputFieldsOut,
       lineage: biLineage(['Contains', 'Consumes'], []),
       statsSummary: (f) => usageSummary(f, dashboardUsageStatistics, false),
+      usageStats,
     },
   },
   search: {},
