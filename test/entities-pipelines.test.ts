@@ -374,6 +374,21 @@ forEachEngine('pipeline entities', (ctx) => {
     });
   }
 
+  test('search finds flows by their orchestrator filter and jobs by name, answered as DataFlow and DataJob', async () => {
+    const data = await read(`{
+      flows: search(input: { type: DATA_FLOW, query: "*", filters: [{ field: "platform", value: "urn:li:dataPlatform:nifi" }] }) {
+        total searchResults { entity { __typename urn ... on DataFlow { orchestrator properties { name } } } } }
+      jobs: search(input: { type: DATA_JOB, query: "postgres" }) {
+        total searchResults { entity { __typename urn ... on DataJob { jobId dataFlow { urn } properties { name } } } } }
+    }`);
+    assert.deepEqual(data, {
+      flows: { total: 1, searchResults: [{ entity: { __typename: 'DataFlow', urn: NIFI_FLOW, orchestrator: 'nifi',
+        properties: { name: 'Standalone Flow' } } }] },
+      jobs: { total: 1, searchResults: [{ entity: { __typename: 'DataJob', urn: FIVETRAN_JOB, jobId: 'calendar_elected',
+        dataFlow: { urn: FIVETRAN_FLOW }, properties: { name: 'postgres' } } }] },
+    });
+  });
+
   test('dataFlow and dataJob refuse an urn of another type and answer not found for one never ingested', async () => {
     const bad = await t.graphql(`{ dataJob(urn: "${AIRFLOW_FLOW}") { urn } }`);
     const missing = await t.graphql('{ dataFlow(urn: "urn:li:dataFlow:(airflow,nope,prod)") { urn } }');
