@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { rootActor, systemActor } from '../src/services/actor.js';
 import { ingestFiles } from '../src/services/ingest-files.js';
 import { forEachEngine } from './support/engines.js';
-import { ingestSamples, startApp, type TestApp } from './support/app.js';
+import { ingestSamples, type TestApp } from './support/app.js';
+import { freshAppPerTest } from './support/fresh.js';
 
 /**
  * Edits on every entity type DataHub 0.12.1 allows them on (descriptions, tags, terms, owners, links, domain,
@@ -85,47 +86,50 @@ forEachEngine('edits on every entity type', (ctx) => {
     }
   };
 
-  before(async () => {
-    t = await startApp(ctx);
-    await ingestSamples(t.catalog, 'bootstrap_mce.json', 'test_domains.json');
-    const summary = await ingestFiles(t.catalog.entities, FILES.map((f) => path.join(FIXTURES, f)), systemActor());
+  // Every test starts from the ingested fixtures alone, on a copy of one prepared database, so any one runs alone.
+  const fresh = freshAppPerTest(ctx, async (app) => {
+    await ingestSamples(app.catalog, 'bootstrap_mce.json', 'test_domains.json');
+    const summary = await ingestFiles(app.catalog.entities, FILES.map((f) => path.join(FIXTURES, f)), systemActor());
     assert.deepEqual(summary.failures, []);
-    await t.catalog.entities.ingest([{ urn: NOTEBOOK, entityType: 'notebook', aspect: 'notebookInfo', changeType: 'UPSERT',
+    await app.catalog.entities.ingest([{ urn: NOTEBOOK, entityType: 'notebook', aspect: 'notebookInfo', changeType: 'UPSERT',
       systemMetadata: null, value: { title: 'Churn analysis', changeAuditStamps: { created: { time: 1, actor: JDOE },
         lastModified: { time: 1, actor: JDOE } } } }], rootActor());
   });
-  after(async () => t?.close());
+
+  /** Adds a tag, a term, an owner and a link, sets the domain and deprecates, where the target's type has them. */
+  const editShared = async (target: (typeof TARGETS)[number]) => {
+    const r = target.urn;
+    if (target.tags) assert.deepEqual(await ok(`mutation { addTag(input: { tagUrn: "${TAG}", resourceUrn: "${r}" }) }`), { addTag: true });
+    if (target.terms) assert.deepEqual(await ok(`mutation { addTerm(input: { termUrn: "${TERM}", resourceUrn: "${r}" }) }`), { addTerm: true });
+    assert.deepEqual(await ok(`mutation { addOwners(input: { resourceUrn: "${r}", owners: [{ ownerUrn: "${JDOE}",
+      ownerEntityType: CORP_USER, ownershipTypeUrn: "urn:li:ownershipType:__system__business_owner" }] }) }`), { addOwners: true });
+    if (target.links) {
+      assert.deepEqual(await ok(`mutation { addLink(input: { resourceUrn: "${r}", linkUrl: "https://wiki.example.com/x", label: "Wiki" }) }`),
+        { addLink: true });
+    }
+    if (target.domain) assert.deepEqual(await ok(`mutation { setDomain(entityUrn: "${r}", domainUrn: "${DOMAIN}") }`), { setDomain: true });
+    if (target.deprecation) {
+      assert.deepEqual(await ok(`mutation { updateDeprecation(input: { urn: "${r}", deprecated: true, note: "Use v2", decommissionTime: 1700000000000 }) }`),
+        { updateDeprecation: true });
+    }
+  };
+  const targets = (...urns: string[]) => TARGETS.filter((x) => urns.includes(x.urn));
 
   test('tags, terms, owners, links, domain and deprecation, one resource at a time, on every type that has them', async () => {
     const since = Date.now();
+    t = await fresh();
     for (const target of TARGETS) {
       const r = target.urn;
+      await editShared(target);
       const expected: Record<string, unknown> = {};
-      if (target.tags) {
-        assert.deepEqual(await ok(`mutation { addTag(input: { tagUrn: "${TAG}", resourceUrn: "${r}" }) }`), { addTag: true });
-        expected.globalTags = { tags: [{ tag: TAG }] };
-      }
-      if (target.terms) {
-        assert.deepEqual(await ok(`mutation { addTerm(input: { termUrn: "${TERM}", resourceUrn: "${r}" }) }`), { addTerm: true });
-        expected.glossaryTerms = { terms: [{ urn: TERM }], auditStamp: { time: 'T', actor: 'urn:li:corpuser:datahub' } };
-      }
-      assert.deepEqual(await ok(`mutation { addOwners(input: { resourceUrn: "${r}", owners: [{ ownerUrn: "${JDOE}",
-        ownerEntityType: CORP_USER, ownershipTypeUrn: "urn:li:ownershipType:__system__business_owner" }] }) }`), { addOwners: true });
+      if (target.tags) expected.globalTags = { tags: [{ tag: TAG }] };
+      if (target.terms) expected.glossaryTerms = { terms: [{ urn: TERM }], auditStamp: { time: 'T', actor: 'urn:li:corpuser:datahub' } };
       if (target.links) {
-        assert.deepEqual(await ok(`mutation { addLink(input: { resourceUrn: "${r}", linkUrl: "https://wiki.example.com/x", label: "Wiki" }) }`),
-          { addLink: true });
         expected.institutionalMemory = { elements: [{ url: 'https://wiki.example.com/x', description: 'Wiki',
           createStamp: { time: 'T', actor: 'urn:li:corpuser:datahub' } }] };
       }
-      if (target.domain) {
-        assert.deepEqual(await ok(`mutation { setDomain(entityUrn: "${r}", domainUrn: "${DOMAIN}") }`), { setDomain: true });
-        expected.domains = { domains: [DOMAIN] };
-      }
-      if (target.deprecation) {
-        assert.deepEqual(await ok(`mutation { updateDeprecation(input: { urn: "${r}", deprecated: true, note: "Use v2", decommissionTime: 1700000000000 }) }`),
-          { updateDeprecation: true });
-        expected.deprecation = { deprecated: true, note: 'Use v2', actor: 'urn:li:corpuser:datahub', decommissionTime: 1700000000000 };
-      }
+      if (target.domain) expected.domains = { domains: [DOMAIN] };
+      if (target.deprecation) expected.deprecation = { deprecated: true, note: 'Use v2', actor: 'urn:li:corpuser:datahub', decommissionTime: 1700000000000 };
       const actual: Record<string, unknown> = {};
       for (const aspect of Object.keys(expected)) actual[aspect] = unstamp(await stored(r, aspect), since);
       // Ingested tags, terms and links of the fixture stay: what the edit added is the last entry.
@@ -140,6 +144,8 @@ forEachEngine('edits on every entity type', (ctx) => {
   });
 
   test('edits a type does not have are refused and change nothing', async () => {
+    t = await fresh();
+    await editShared(targets(CHART)[0]!);
     const before = await stored(TERM, 'glossaryTermInfo');
     const tag = await t.graphql(`mutation { addTag(input: { tagUrn: "${TAG}", resourceUrn: "${TERM}" }) }`);
     assert.equal(tag.body.data.addTag, null);
@@ -155,6 +161,8 @@ forEachEngine('edits on every entity type', (ctx) => {
   });
 
   test('batch edits change every resource in one go, and unsetDomain empties the domain', async () => {
+    t = await fresh();
+    for (const target of targets(CHART, DASHBOARD, FLOW, JOB, MODEL, NOTEBOOK, DATASET)) await editShared(target);
     const resources = [CHART, DASHBOARD, FLOW, JOB, MODEL, NOTEBOOK].map((u) => `{ resourceUrn: "${u}" }`).join(', ');
     const since = Date.now();
     assert.deepEqual(await ok(`mutation { batchRemoveTags(input: { tagUrns: ["${TAG}"], resources: [${resources}] }) }`), { batchRemoveTags: true });
@@ -193,7 +201,8 @@ forEachEngine('edits on every entity type', (ctx) => {
     assert.deepEqual(await stored(CHART, 'globalTags'), tagsBefore);
   });
 
-  test('descriptions: updateDescription where DataHub has it, and the per-type updates of charts and notebooks', async () => {
+  test('descriptions: updateDescription where DataHub has it, and the per-type updates of charts and dashboards', async () => {
+    t = await fresh();
     for (const [urn, aspect, field] of [[MODEL, 'editableMlModelProperties', 'description'], [FEATURE, 'editableMlFeatureProperties', 'description'],
       [FEATURE_TABLE, 'editableMlFeatureTableProperties', 'description'], [PRIMARY_KEY, 'editableMlPrimaryKeyProperties', 'description'],
       [MODEL_GROUP, 'editableMlModelGroupProperties', 'description'], [CONTAINER, 'editableContainerProperties', 'description'],
@@ -219,6 +228,7 @@ forEachEngine('edits on every entity type', (ctx) => {
   });
 
   test('updateCorpUserProperties: the fields given replace, the rest stays; read back through GraphQL', async () => {
+    t = await fresh();
     assert.deepEqual(await ok(`mutation { updateCorpUserProperties(urn: "${BSIMPSON}", input: { title: "Student", slack: "bart" }) { urn } }`),
       { updateCorpUserProperties: { urn: BSIMPSON } });
     assert.deepEqual(await ok(`mutation { updateCorpUserProperties(urn: "${BSIMPSON}", input: { aboutMe: "Eat my shorts" }) { urn } }`),
@@ -237,6 +247,8 @@ forEachEngine('edits on every entity type', (ctx) => {
   });
 
   test('shared fields read back through GraphQL on the first-class types; browsePathV2 stored or DataHub\'s default', async () => {
+    t = await fresh();
+    for (const target of targets(TERM, CONTAINER, DATASET, DOMAIN, CHART, MODEL)) await editShared(target);
     const defaulted = 'urn:li:dataset:(urn:li:dataPlatform:hive,Sales.Public.Orders,PROD)';
     await t.catalog.entities.ingest([{ urn: defaulted, entityType: 'dataset', aspect: 'status', changeType: 'UPSERT', systemMetadata: null,
       value: { removed: false } }], rootActor());
@@ -248,7 +260,8 @@ forEachEngine('edits on every entity type', (ctx) => {
       dataset(urn: "${DATASET}") { browsePathV2 { path { name entity { urn } } } deprecation { deprecated note } }
       defaulted: dataset(urn: "${defaulted}") { browsePathV2 { path { name entity { urn } } } }
       hive: dataset(urn: "urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)") { browsePathV2 { path { name entity { urn } } } }
-      domain(urn: "${DOMAIN}") { institutionalMemory { elements { url label } } parentDomains { count domains { urn } } }
+      domain(urn: "${DOMAIN}") { institutionalMemory { elements { url label } } parentDomains { count domains { urn } }
+        entities(input: { start: 0, count: 10 }) { total searchResults { entity { urn } } } }
     }`);
     assert.equal(typeof read.container.lastIngested, 'number');
     assert.deepEqual(read, {
@@ -261,7 +274,11 @@ forEachEngine('edits on every entity type', (ctx) => {
         { name: CONTAINER, entity: { urn: CONTAINER } }] }, deprecation: { deprecated: true, note: 'Use v2' } },
       defaulted: { browsePathV2: { path: [{ name: 'sales', entity: null }, { name: 'public', entity: null }] } },
       hive: { browsePathV2: { path: [{ name: 'Default', entity: null }] } },
-      domain: { institutionalMemory: { elements: [{ url: 'https://wiki.example.com/x', label: 'Wiki' }] }, parentDomains: { count: 0, domains: [] } },
+      domain: { institutionalMemory: { elements: [{ url: 'https://wiki.example.com/x', label: 'Wiki' }] }, parentDomains: { count: 0, domains: [] },
+        entities: { total: 6, searchResults: read.domain.entities.searchResults } },
     });
+    // The sample's dataset was in the domain already; the edits put five more there.
+    assert.deepEqual(read.domain.entities.searchResults.map((r: { entity: { urn: string } }) => r.entity.urn).sort(),
+      [CHART, CONTAINER, DATASET, MODEL, TERM, 'urn:li:dataset:(urn:li:dataPlatform:mysql,information_schema.VIEWS,PROD)'].sort());
   });
 });

@@ -18,8 +18,17 @@ type Domain implements Entity {
   ownership: Ownership
   institutionalMemory: InstitutionalMemory
   parentDomains: ParentDomainsResult
+  "The entities in the domain, paged (query and filters are not applied yet); child domains are not among them."
+  entities(input: DomainEntitiesInput): SearchResults
   exists: Boolean
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
+}
+
+input DomainEntitiesInput {
+  query: String
+  start: Int
+  count: Int
+  filters: [FacetFilterInput!]
 }
 
 "The domains above a domain, nearest first."
@@ -48,6 +57,14 @@ export const domain = defineEntity({
     fields: {
       ...COMMON_FIELDS,
       id: (f) => f.key.id,
+      entities: async (f) => {
+        const input = f.args.input as { start?: number | null; count?: number | null } | undefined;
+        const start = Math.max(0, Number(input?.start ?? 0));
+        const count = Math.min(1000, Math.max(0, Number(input?.count ?? 20)));
+        const members = await f.related({ direction: 'INCOMING', types: ['AssociatedWith'], start, count });
+        return { start, count: members.edges.length, total: members.total,
+          searchResults: members.edges.map((e) => ({ entity: ref(e.source), matchedFields: [] })) };
+      },
       parentDomains: async (f) => {
         const domains = [];
         const seen = new Set<string>([f.urn]);
