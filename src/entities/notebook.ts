@@ -134,7 +134,8 @@ export const notebook = defineEntity({
       ...COMMON_FIELDS,
       tool: (f) => f.key.notebookTool,
       notebookId: (f) => f.key.notebookId,
-      platform: (f) => ref(`urn:li:dataPlatform:${f.key.notebookTool}`),
+      // The platform of the dataPlatformInstance aspect, as DataHub maps it; else the tool's platform.
+      platform: async (f) => ref((await f.aspect(shared.dataPlatformInstance))?.platform ?? `urn:li:dataPlatform:${f.key.notebookTool}`),
       info: async (f) => {
         const i = await f.aspect(notebookInfo);
         return i ? { title: i.title, description: i.description ?? null, externalUrl: i.externalUrl ?? null,
@@ -148,9 +149,11 @@ export const notebook = defineEntity({
       content: async (f) => ({
         cells: ((await f.aspect(notebookContent))?.cells ?? []).map((c) => ({
           type: c.type,
-          textCell: cellOut(c.textCell, (t) => ({ text: t.text })),
-          queryChell: cellOut(c.queryCell, (q) => ({ rawQuery: q.rawQuery, lastExecuted: q.lastExecuted ? auditStamp(q.lastExecuted) : null })),
-          chartCell: cellOut(c.chartCell),
+          // Only the cell its type names, as DataHub answers.
+          textCell: c.type === 'TEXT_CELL' ? cellOut(c.textCell, (t) => ({ text: t.text })) : null,
+          queryChell: c.type === 'QUERY_CELL'
+            ? cellOut(c.queryCell, (q) => ({ rawQuery: q.rawQuery, lastExecuted: q.lastExecuted ? auditStamp(q.lastExecuted) : null })) : null,
+          chartCell: c.type === 'CHART_CELL' ? cellOut(c.chartCell) : null,
         })),
       }),
     },
