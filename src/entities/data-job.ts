@@ -1,6 +1,6 @@
 import { badRequest } from '../errors.js';
 import { decodeUrnPart, tryParseUrn } from '../model/urn.js';
-import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext, type KeyValues } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect, ref, type AspectValue, type FieldContext, type KeyValues } from './descriptor.js';
 import { COMMON_FIELDS, customProperties } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, enumOf, oneOf, rec, str, union, urn } from './schema.js';
@@ -71,8 +71,7 @@ async function jobProperties(f: FieldContext) {
   };
 }
 
-type InputOutput = NonNullable<Awaited<ReturnType<typeof readInputOutput>>>;
-const readInputOutput = (f: FieldContext) => f.aspect(dataJobInputOutput);
+type InputOutput = AspectValue<typeof dataJobInputOutput>;
 
 /** The urns of a plain list and its edge form together, each once, in the order given. */
 function urnsOf(plain: readonly string[] | undefined, edges: readonly { destinationUrn: string }[] | undefined): string[] {
