@@ -353,9 +353,10 @@ forEachEngine('Other entity types: notebooks, data products, assertions, queries
     const { tokens } = await t.catalog.tokens.list({ ownerUrn: 'urn:li:corpuser:datahub', start: 0, count: 10 });
     const mine = tokens.find((x) => x.name === 'test datahub')!;
     const tokenUrn = `urn:li:dataHubAccessToken:${mine.id}`;
-    assert.deepEqual(await read(`{ entity(urn: "${tokenUrn}") { urn type ... on AccessTokenMetadata { id name description actorUrn ownerUrn createdAt expiresAt } } }`),
+    assert.deepEqual(await read(`{ entity(urn: "${tokenUrn}") { urn type ... on AccessTokenMetadata { id name description actorUrn ownerUrn createdAt expiresAt
+      relationships(input: { types: ["OwnedBy"], direction: OUTGOING }) { total } } } }`),
       { entity: { urn: tokenUrn, type: 'ACCESS_TOKEN', id: mine.id, name: 'test datahub', description: null, actorUrn: 'urn:li:corpuser:datahub',
-        ownerUrn: 'urn:li:corpuser:datahub', createdAt: mine.createdAt, expiresAt: mine.expiresAt } });
+        ownerUrn: 'urn:li:corpuser:datahub', createdAt: mine.createdAt, expiresAt: mine.expiresAt, relationships: { total: 0 } } });
     const reader = { authorization: `Bearer ${await t.tokenFor('misc_reader')}` };
     for (const urn of [tokenUrn, POLICY]) {
       const res = await t.graphql(`{ entity(urn: "${urn}") { urn } }`, undefined, reader);
