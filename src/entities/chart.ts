@@ -1,3 +1,4 @@
+import { lookupTable } from '../model/safe-keys.js';
 import { aspect, defineEntity, gql, keyAspect, ref, type AspectDef, type FieldContext } from './descriptor.js';
 import { auditStamp, COMMON_FIELDS, customProperties, globalTags, glossaryTerms, visibleDescription } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
@@ -31,10 +32,10 @@ export const chartUsageStatistics = aspect('chartUsageStatistics', 'com.linkedin
 // ---------------------------------------------------------------------------------------------------------------
 // GraphQL: what charts and dashboards share
 
-const FIELD_TYPES: Readonly<Record<string, string>> = Object.freeze(Object.assign(Object.create(null), {
+const FIELD_TYPES: Readonly<Record<string, string>> = lookupTable<string>({
   BooleanType: 'BOOLEAN', FixedType: 'FIXED', StringType: 'STRING', BytesType: 'BYTES', NumberType: 'NUMBER', DateType: 'DATE',
   TimeType: 'TIME', EnumType: 'ENUM', NullType: 'NULL', MapType: 'MAP', ArrayType: 'ARRAY', UnionType: 'UNION', RecordType: 'STRUCT',
-}));
+});
 
 type InputFieldsValue = Infer<typeof shared.inputFields.schema>;
 type SchemaFieldValue = NonNullable<InputFieldsValue['fields'][number]['schemaField']>;
