@@ -65,6 +65,11 @@ const OWN_RECORDS = [
   // What the notebook edit names: a tag and a user that exist.
   mcp('urn:li:tag:Weekly', 'tagProperties', { name: 'Weekly' }),
   mcp('urn:li:corpuser:alice', 'corpUserInfo', { active: true, displayName: 'Alice' }),
+  mcp('urn:li:dataHubView:either', 'dataHubViewInfo', { name: 'Either', type: 'PERSONAL', created: STAMP, lastModified: STAMP,
+    definition: { entityTypes: ['DATASET'], filter: { or: [
+      { and: [{ field: 'domains', value: 'urn:li:domain:12345', condition: 'EQUAL' }] },
+      { and: [{ field: 'owners', value: '', values: ['urn:li:corpuser:jdoe'], condition: 'IS_NULL' }] },
+    ] } } }),
   mcp(POST, 'postInfo', { type: 'HOME_PAGE_ANNOUNCEMENT', content: { title: 'Welcome', type: 'LINK', description: 'Read this',
     link: 'https://example.com/welcome', media: { type: 'IMAGE', location: 'https://example.com/w.png' } }, created: 1700000000000,
     lastModified: 1700000300000 }),
@@ -338,6 +343,15 @@ forEachEngine('Other entity types: notebooks, data products, assertions, queries
         // `.keyword` is DataHub's index suffix, which it strips.
         { field: 'platform', condition: 'EQUAL', values: ['urn:li:dataPlatform:postgres'], negated: null },
         { field: 'tags', condition: 'EQUAL', values: ['urn:li:tag:awesome'], negated: true },
+      ] } },
+    } });
+    // Several one-criterion conjunctions are OR; entity types may be stored as EntityType values; IS_NULL has no FilterOperator.
+    assert.deepEqual(await read(`{ entity(urn: "urn:li:dataHubView:either") { ... on DataHubView { viewType name description
+      definition { entityTypes filter { operator filters { field condition values negated } } } } } }`), { entity: {
+      viewType: 'PERSONAL', name: 'Either', description: null,
+      definition: { entityTypes: ['DATASET'], filter: { operator: 'OR', filters: [
+        { field: 'domains', condition: 'EQUAL', values: ['urn:li:domain:12345'], negated: null },
+        { field: 'owners', condition: null, values: ['urn:li:corpuser:jdoe'], negated: null },
       ] } },
     } });
     assert.deepEqual(await read(`{ entity(urn: "${POST}") { urn type ... on Post { postType

@@ -23,7 +23,7 @@ type Criterion = { field: string; value: string; values?: string[]; condition?: 
 const FILTER_OPERATORS = new Set(['CONTAIN', 'EQUAL', 'IEQUAL', 'IN', 'EXISTS', 'GREATER_THAN', 'GREATER_THAN_OR_EQUAL_TO', 'LESS_THAN',
   'LESS_THAN_OR_EQUAL_TO', 'START_WITH']);
 
-async function facetFilter(c: Criterion) {
+function facetFilter(c: Criterion) {
   return { field: c.field.replace(/\.keyword$/, ''), values: c.values ?? (c.value ? [c.value] : []),
     condition: c.condition && FILTER_OPERATORS.has(c.condition) ? c.condition : null,
     negated: c.negated ?? null };
@@ -33,11 +33,11 @@ async function facetFilter(c: Criterion) {
  * A view's filter as DataHub's UI edits it: one conjunction is AND over its criteria; several conjunctions of one
  * criterion each are OR over them. Any other shape has no faithful answer and, as in DataHub, answers no filters.
  */
-async function viewFilter(filter: { or?: { and: Criterion[] }[]; criteria?: Criterion[] }) {
+function viewFilter(filter: { or?: { and: Criterion[] }[]; criteria?: Criterion[] }) {
   const or = filter.or ?? (filter.criteria ? [{ and: filter.criteria }] : []);
-  if (or.length === 1) return { operator: 'AND', filters: await Promise.all(or[0]!.and.map(facetFilter)) };
+  if (or.length === 1) return { operator: 'AND', filters: or[0]!.and.map(facetFilter) };
   if (or.some((c) => c.and.length > 1)) return { operator: 'OR', filters: [] };
-  return { operator: 'OR', filters: await Promise.all(or.filter((c) => c.and.length === 1).map((c) => facetFilter(c.and[0]!))) };
+  return { operator: 'OR', filters: or.filter((c) => c.and.length === 1).map((c) => facetFilter(c.and[0]!)) };
 }
 
 /** Stored entity types are entity names (`dataset`) or, as some clients write them, EntityType values. */
@@ -100,7 +100,7 @@ export const dataHubView = defineEntity({
       description: async (f) => (await f.aspect(dataHubViewInfo))?.description ?? null,
       definition: async (f) => {
         const d = (await f.aspect(dataHubViewInfo))?.definition;
-        return d ? { entityTypes: await entityTypeValues(d.entityTypes), filter: await viewFilter(d.filter) } : null;
+        return d ? { entityTypes: await entityTypeValues(d.entityTypes), filter: viewFilter(d.filter) } : null;
       },
     },
   },
