@@ -14,7 +14,7 @@ import { freshAppPerTest } from './support/fresh.js';
  */
 const FIXTURES = path.resolve(import.meta.dirname, 'fixtures/connectors');
 const FILES = ['looker_mces.json', 'airflow_v2_simple_dag.json', 'mlflow_mcps.json', 'feast_repository_mces.json',
-  'postgres_mces_with_db.json', 'ldap_mces.json', 'dataproduct_yaml_golden.json'];
+  'postgres_mces_with_db.json', 'ldap_mces.json', 'okta_mces.json', 'dataproduct_yaml_golden.json'];
 
 const CHART = 'urn:li:chart:(looker,dashboard_elements.2)';
 const DASHBOARD = 'urn:li:dashboard:(looker,dashboards.11)';
@@ -280,5 +280,23 @@ forEachEngine('edits on every entity type', (ctx) => {
     // The sample's dataset was in the domain already; the edits put five more there.
     assert.deepEqual(read.domain.entities.searchResults.map((r: { entity: { urn: string } }) => r.entity.urn).sort(),
       [CHART, CONTAINER, DATASET, MODEL, TERM, 'urn:li:dataset:(urn:li:dataPlatform:mysql,information_schema.VIEWS,PROD)'].sort());
+  });
+
+  test('a group\'s origin and a view\'s definition, as their connectors sent them', async () => {
+    t = await fresh();
+    const view = 'urn:li:dataset:(urn:li:dataPlatform:postgres,postgrestest.public.metadata_aspect_view,PROD)';
+    const read = await ok(`{
+      okta: corpGroup(urn: "urn:li:corpGroup:Engineering") { origin { type externalType } }
+      ldap: corpGroup(urn: "urn:li:corpGroup:HR Department") { origin { type externalType } }
+      view: dataset(urn: "${view}") { viewProperties { materialized logic language } siblings { isPrimary } }
+      table: dataset(urn: "${DATASET}") { viewProperties { language } }
+    }`);
+    assert.deepEqual(read, {
+      okta: { origin: { type: 'EXTERNAL', externalType: 'OKTA' } },
+      ldap: { origin: { type: 'UNKNOWN', externalType: null } },
+      view: { viewProperties: { materialized: false, logic: ' SELECT metadata_aspect_v2.urn,\n    metadata_aspect_v2.aspect\n   FROM metadata_aspect_v2\n  WHERE (metadata_aspect_v2.version = 0);',
+        language: 'SQL' }, siblings: null },
+      table: { viewProperties: null },
+    });
   });
 });

@@ -29,8 +29,17 @@ type CorpGroup implements Entity {
   editableProperties: CorpGroupEditableProperties
   info: CorpGroupInfo
   ownership: Ownership
+  "Where the group comes from (UNKNOWN when no origin was ingested)."
+  origin: Origin
   exists: Boolean
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
+}
+
+enum OriginType { NATIVE EXTERNAL UNKNOWN }
+
+type Origin {
+  type: OriginType!
+  externalType: String
 }
 
 type CorpGroupProperties {
@@ -72,6 +81,10 @@ export const corpGroup = defineEntity({
     fields: {
       ...COMMON_FIELDS,
       name: (f) => f.key.name,
+      origin: async (f) => {
+        const o = await f.aspect(shared.origin);
+        return { type: o?.type ?? 'UNKNOWN', externalType: o?.externalType ?? null };
+      },
       properties: async (f) => {
         const i = await f.aspect(corpGroupInfo);
         return i ? { displayName: i.displayName ?? null, description: i.description ?? null, email: i.email ?? null } : null;

@@ -168,6 +168,17 @@ async function lineage(f: FieldContext) {
 const keyOf = (f: FieldContext) => datasetKeyOf(parseUrn(f.urn));
 
 const SDL = gql`
+type ViewProperties {
+  materialized: Boolean!
+  logic: String!
+  language: String!
+}
+
+type SiblingProperties {
+  isPrimary: Boolean
+  siblings: [Entity]
+}
+
 type Dataset implements Entity {
   urn: String!
   type: EntityType!
@@ -198,6 +209,9 @@ type Dataset implements Entity {
   lastIngested: Long
   exists: Boolean
   privileges: EntityPrivileges
+  "A view's definition, when the dataset is one."
+  viewProperties: ViewProperties
+  siblings: SiblingProperties
   "Upstream (from upstreamLineage) or downstream (datasets naming this one as upstream) neighbours."
   lineage(input: LineageInput!): EntityLineageResult
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
@@ -315,6 +329,14 @@ export const dataset = defineEntity({
     fields: {
       ...COMMON_FIELDS,
       platform: (f) => ref(keyOf(f).platform),
+      viewProperties: async (f) => {
+        const v = await f.aspect(viewProperties);
+        return v ? { materialized: v.materialized, logic: v.viewLogic, language: v.viewLanguage } : null;
+      },
+      siblings: async (f) => {
+        const s = await f.aspect(shared.siblings);
+        return s ? { isPrimary: s.primary, siblings: s.siblings.map(ref) } : null;
+      },
       name: (f) => keyOf(f).name,
       origin: (f) => keyOf(f).origin,
       properties: async (f) => {
