@@ -299,4 +299,33 @@ forEachEngine('edits on every entity type', (ctx) => {
       table: { viewProperties: null },
     });
   });
+
+  test('removeTag, removeTerm, removeOwner and removeLink undo the edits on any type', async () => {
+    t = await fresh();
+    const cases = targets(CHART, FLOW, JOB, MODEL, FEATURE_TABLE, NOTEBOOK, DATA_PRODUCT, CONTAINER, TERM, NODE, DOMAIN);
+    // The data product's connector made jdoe a business owner: the test covers an owner ingested before the edits.
+    assert.ok(((await stored(DATA_PRODUCT, 'ownership')) as { owners: { owner: string }[] }).owners.some((o) => o.owner === JDOE));
+    const before = new Map<string, unknown>();
+    const aspects = ['globalTags', 'glossaryTerms', 'ownership', 'institutionalMemory'];
+    for (const target of cases) for (const a of aspects) before.set(`${target.urn} ${a}`, await stored(target.urn, a));
+    for (const target of cases) {
+      const r = target.urn;
+      await editShared(target);
+      if (target.tags) assert.deepEqual(await ok(`mutation { removeTag(input: { tagUrn: "${TAG}", resourceUrn: "${r}" }) }`), { removeTag: true });
+      if (target.terms) assert.deepEqual(await ok(`mutation { removeTerm(input: { termUrn: "${TERM}", resourceUrn: "${r}" }) }`), { removeTerm: true });
+      assert.deepEqual(await ok(`mutation { removeOwner(input: { ownerUrn: "${JDOE}", resourceUrn: "${r}" }) }`), { removeOwner: true });
+      if (target.links) {
+        assert.deepEqual(await ok(`mutation { removeLink(input: { linkUrl: "https://wiki.example.com/x", resourceUrn: "${r}" }) }`), { removeLink: true });
+      }
+      for (const a of aspects) {
+        const prev = before.get(`${r} ${a}`) as Record<string, unknown> | undefined;
+        const now = (await stored(r, a)) as Record<string, unknown> | undefined;
+        const list = { globalTags: 'tags', glossaryTerms: 'terms', ownership: 'owners', institutionalMemory: 'elements' }[a]!;
+        // What was ingested is there again, nothing more (an aspect the edit created is left empty); removeOwner
+        // without a type removes the owner under every type, so an owner the connector had named goes too.
+        const expected = ((prev?.[list] ?? []) as { owner?: string }[]).filter((x) => a !== 'ownership' || x.owner !== JDOE);
+        assert.deepEqual(now?.[list] ?? [], expected, `${r} ${a}`);
+      }
+    }
+  });
 });
