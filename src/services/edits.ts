@@ -56,6 +56,31 @@ function checkUrn(urn: string, entityType: string | string[], what: string): str
 
 const stamp = (actor: Actor, time = Date.now()) => ({ time, actor: actor.urn });
 
+/**
+ * The owners and tags of an update input (updateDataset and the per-type updates), replacing the stored lists as
+ * DataHub does; the urns they name are collected in `referenced` for one existence check.
+ */
+function ownershipAndTags(input: Pick<DatasetUpdate, 'ownership' | 'globalTags' | 'tags'>, actor: Actor, now: number,
+  writes: Record<string, unknown>, referenced: string[]): void {
+  if (input.ownership) {
+    writes.ownership = {
+      owners: input.ownership.owners.map((o) => {
+        const owner = checkUrn(o.owner, ['corpuser', 'corpGroup'], 'owner');
+        referenced.push(owner);
+        return ownerEntry(owner, o.type, o.ownershipTypeUrn);
+      }),
+      lastModified: stamp(actor, now),
+    };
+  }
+  // DataHub takes the deprecated `globalTags` when both are given; so do we.
+  const tagInput = input.globalTags ?? input.tags;
+  if (tagInput) {
+    const tags = (tagInput.tags ?? []).map((t) => checkUrn(t.tag.urn, 'tag', 'tag'));
+    referenced.push(...tags);
+    writes.globalTags = { tags: [...new Set(tags)].map((tag) => ({ tag })) };
+  }
+}
+
 export class EditService {
   constructor(private readonly entities: EntityService) {}
 
@@ -92,23 +117,7 @@ export class EditService {
         })),
       };
     }
-    if (input.ownership) {
-      writes.ownership = {
-        owners: input.ownership.owners.map((o) => {
-          const owner = checkUrn(o.owner, ['corpuser', 'corpGroup'], 'owner');
-          referenced.push(owner);
-          return ownerEntry(owner, o.type, o.ownershipTypeUrn);
-        }),
-        lastModified: stamp(actor, now),
-      };
-    }
-    // DataHub takes the deprecated `globalTags` when both are given; so do we.
-    const tagInput = input.globalTags ?? input.tags;
-    if (tagInput) {
-      const tags = (tagInput.tags ?? []).map((t) => checkUrn(t.tag.urn, 'tag', 'tag'));
-      referenced.push(...tags);
-      writes.globalTags = { tags: [...new Set(tags)].map((tag) => ({ tag })) };
-    }
+    ownershipAndTags(input, actor, now, writes, referenced);
     if (input.deprecation) {
       writes.deprecation = {
         deprecated: input.deprecation.deprecated,
@@ -166,22 +175,7 @@ export class EditService {
     const now = Date.now();
     const writes: Record<string, unknown> = {};
     const referenced: string[] = [];
-    if (input.ownership) {
-      writes.ownership = {
-        owners: input.ownership.owners.map((o) => {
-          const owner = checkUrn(o.owner, ['corpuser', 'corpGroup'], 'owner');
-          referenced.push(owner);
-          return ownerEntry(owner, o.type, o.ownershipTypeUrn);
-        }),
-        lastModified: stamp(actor, now),
-      };
-    }
-    const tagInput = input.globalTags ?? input.tags;
-    if (tagInput) {
-      const tags = (tagInput.tags ?? []).map((t) => checkUrn(t.tag.urn, 'tag', 'tag'));
-      referenced.push(...tags);
-      writes.globalTags = { tags: [...new Set(tags)].map((tag) => ({ tag })) };
-    }
+    ownershipAndTags(input, actor, now, writes, referenced);
     if (referenced.length) await this.requireAll(referenced, 'Entity');
     // The editable aspect of the type (editableChartProperties, …), with DataHub's created and last-modified stamps.
     const aspects = [...Object.keys(writes), ...(input.editableProperties ? [editableAspect] : [])];
