@@ -224,6 +224,27 @@ forEachEngine('entity descriptors', (ctx) => {
     }
   });
 
+  test('every entity answers relationships through the Entity interface; lineage and browse paths through DataHub\'s interfaces', async () => {
+    const flow = 'urn:li:dataFlow:(airflow,iface,prod)';
+    const job = `urn:li:dataJob:(${flow},load)`;
+    const out = 'urn:li:dataset:(urn:li:dataPlatform:hive,iface_out,PROD)';
+    const deployment = 'urn:li:mlModelDeployment:(urn:li:dataPlatform:sagemaker,iface-endpoint,PROD)';
+    await t.catalog.entities.ingest([
+      { urn: job, entityType: 'dataJob', aspect: 'dataJobInputOutput', changeType: 'UPSERT', systemMetadata: null,
+        value: { inputDatasets: [], outputDatasets: [out] } },
+      { urn: deployment, entityType: 'mlModelDeployment', aspect: 'status', changeType: 'UPSERT', systemMetadata: null, value: { removed: false } },
+    ], rootActor());
+    const data = await ok(`{ entities(urns: ["${job}", "${deployment}"]) { __typename urn
+      relationships(input: { types: ["IsPartOf"], direction: OUTGOING }) { total relationships { entity { urn } } }
+      ... on EntityWithRelationships { lineage(input: { direction: DOWNSTREAM }) { total relationships { entity { urn } } } }
+      ... on BrowsableEntity { browsePaths { path } } } }`);
+    assert.deepEqual(data.entities, [
+      { __typename: 'DataJob', urn: job, relationships: { total: 1, relationships: [{ entity: { urn: flow } }] },
+        lineage: { total: 1, relationships: [{ entity: { urn: out } }] }, browsePaths: [{ path: ['airflow', 'prod'] }] }, // DataHub's default for a job: /orchestrator/cluster
+      { __typename: 'GenericEntity', urn: deployment, relationships: { total: 0, relationships: [] } },
+    ]);
+  });
+
   test('relationships come from the aspects that declare them, key aspects too, and name their targets\' concrete types', async () => {
     const flow = 'urn:li:dataFlow:(airflow,nightly,prod)';
     const job = `urn:li:dataJob:(${flow},load)`;

@@ -138,7 +138,7 @@ enum AccessLevel { PUBLIC PRIVATE }
 `;
 
 const SDL = gql`
-type Chart implements Entity {
+type Chart implements EntityWithRelationships & Entity & BrowsableEntity {
   urn: String!
   type: EntityType!
   lastIngested: Long

@@ -31,7 +31,7 @@ export const dashboardUsageStatistics = aspect('dashboardUsageStatistics', 'com.
 }), { timeseries: true });
 
 const SDL = gql`
-type Dashboard implements Entity {
+type Dashboard implements EntityWithRelationships & Entity & BrowsableEntity {
   urn: String!
   type: EntityType!
   lastIngested: Long

@@ -39,7 +39,7 @@ function noLineage(f: FieldContext) {
 
 const SDL = gql`
 "A pipeline of an orchestrator: an Airflow DAG, a Fivetran connector, a NiFi process group."
-type DataFlow implements Entity {
+type DataFlow implements EntityWithRelationships & Entity & BrowsableEntity {
   urn: String!
   type: EntityType!
   "When metadata of this flow was last ingested (from system metadata)."

@@ -132,7 +132,7 @@ async function jobRuns(f: FieldContext) {
 
 const SDL = gql`
 "A task of a pipeline: an Airflow task, a Fivetran sync, a NiFi processor."
-type DataJob implements Entity {
+type DataJob implements EntityWithRelationships & Entity & BrowsableEntity {
   urn: String!
   type: EntityType!
   subTypes: SubTypes

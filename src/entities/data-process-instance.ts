@@ -70,7 +70,7 @@ async function runLineage(f: FieldContext) {
 
 const SDL = gql`
 "One run of a job or flow (an Airflow task instance, a Fivetran sync)."
-type DataProcessInstance implements Entity {
+type DataProcessInstance implements EntityWithRelationships & Entity {
   urn: String!
   type: EntityType!
   "The run's state changes, newest first (dataProcessInstanceRunEvent)."

@@ -179,7 +179,7 @@ type SiblingProperties {
   siblings: [Entity]
 }
 
-type Dataset implements Entity {
+type Dataset implements EntityWithRelationships & Entity & BrowsableEntity {
   urn: String!
   type: EntityType!
   platform: DataPlatform!

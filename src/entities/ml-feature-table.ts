@@ -22,7 +22,7 @@ export const editableMlFeatureTableProperties = aspect('editableMlFeatureTablePr
   'com.linkedin.ml.metadata.EditableMLFeatureTableProperties', shared.editableDescription, { searchText: shared.editableText });
 
 const SDL = gql`
-type MLFeatureTable implements Entity {
+type MLFeatureTable implements EntityWithRelationships & Entity & BrowsableEntity {
   urn: String!
   type: EntityType!
   "When metadata of this table was last ingested (from system metadata)."

@@ -14,7 +14,7 @@ export const editableMlFeatureProperties = aspect('editableMlFeatureProperties',
   shared.editableDescription, { searchText: shared.editableText });
 
 const SDL = gql`
-type MLFeature implements Entity {
+type MLFeature implements EntityWithRelationships & Entity {
   urn: String!
   type: EntityType!
   "When metadata of this feature was last ingested (from system metadata)."

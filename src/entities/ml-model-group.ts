@@ -14,7 +14,7 @@ export const editableMlModelGroupProperties = aspect('editableMlModelGroupProper
   'com.linkedin.ml.metadata.EditableMLModelGroupProperties', shared.editableDescription, { searchText: shared.editableText });
 
 const SDL = gql`
-type MLModelGroup implements Entity {
+type MLModelGroup implements EntityWithRelationships & Entity & BrowsableEntity {
   urn: String!
   type: EntityType!
   "When metadata of this group was last ingested (from system metadata)."

@@ -149,7 +149,7 @@ function costOut(c: { costType: string; cost: Record<string, unknown> } | undefi
 }
 
 const SDL = gql`
-type MLModel implements Entity {
+type MLModel implements EntityWithRelationships & Entity & BrowsableEntity {
   urn: String!
   type: EntityType!
   "When metadata of this model was last ingested (from system metadata)."

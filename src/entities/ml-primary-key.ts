@@ -15,7 +15,7 @@ export const editableMlPrimaryKeyProperties = aspect('editableMlPrimaryKeyProper
   'com.linkedin.ml.metadata.EditableMLPrimaryKeyProperties', shared.editableDescription, { searchText: shared.editableText });
 
 const SDL = gql`
-type MLPrimaryKey implements Entity {
+type MLPrimaryKey implements EntityWithRelationships & Entity {
   urn: String!
   type: EntityType!
   "When metadata of this key was last ingested (from system metadata)."

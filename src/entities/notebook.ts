@@ -40,7 +40,7 @@ const cellOut = (c: Cell | undefined, extra: (c: any) => Record<string, unknown>
   c ? { cellTitle: c.cellTitle ?? '', cellId: c.cellId, changeAuditStamps: changeStamps(c.changeAuditStamps), ...extra(c) } : null;
 
 const SDL = gql`
-type Notebook implements Entity {
+type Notebook implements Entity & BrowsableEntity {
   urn: String!
   type: EntityType!
   "The notebook tool: the first part of the urn (hex, mode, querybook)."

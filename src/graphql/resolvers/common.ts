@@ -4,6 +4,7 @@ import { parseUrn } from '../../model/urn.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { graphqlEntityType, graphqlTypeName } from '../entity-types.js';
 import { authorizeRead } from './privileges.js';
+import { relationships } from './relationships.js';
 
 /**
  * What every entity shares in GraphQL: the Entity interface's type resolution (the concrete type from the entity's
@@ -30,7 +31,7 @@ export async function requireEntity(urn: string, ctx: GraphQLContext, entityType
 export const entityResolvers = {
   Entity: { resolveType: (r: EntityRef) => graphqlTypeName(r.urn) },
   OwnerType: { resolveType: (r: EntityRef) => (graphqlTypeName(r.urn) === 'CorpGroup' ? 'CorpGroup' : 'CorpUser') },
-  GenericEntity: { type: (r: EntityRef) => graphqlEntityType(r.urn) },
+  GenericEntity: { type: (r: EntityRef) => graphqlEntityType(r.urn), relationships },
   Query: {
     entityExists: async (_: unknown, { urn }: { urn: string }, ctx: GraphQLContext) =>
       (await ctx.loader.load(parseUrn(urn).raw)).exists,
