@@ -47,7 +47,8 @@ export const SYSTEM_OWNERSHIP_TYPES: readonly { type: OwnershipTypeValue; urn: s
  * ownership-type urn is given; the urn as given, or the legacy type's system urn. Given neither, Almanac makes a
  * technical owner (DataHub refuses the edit).
  */
-export function ownerEntry(owner: string, type?: string | null, typeUrn?: string | null): { owner: string; type: string; typeUrn: string } {
+export function ownerEntry(owner: string, type?: string | null, typeUrn?: string | null): { owner: string; type: OwnershipTypeValue; typeUrn: string } {
   const legacy = type ?? (typeUrn ? 'CUSTOM' : 'TECHNICAL_OWNER');
-  return { owner, type: legacy, typeUrn: typeUrn ?? systemOwnershipTypeUrn(legacy) };
+  // A type from a client is not checked here: the ownership aspect's schema refuses one not in OWNERSHIP_TYPES when written.
+  return { owner, type: legacy as OwnershipTypeValue, typeUrn: typeUrn ?? systemOwnershipTypeUrn(legacy) };
 }

@@ -1,9 +1,17 @@
 import { badRequest, conflict, notFound } from '../errors.js';
+import { corpUserEditableInfo } from '../entities/corp-user.js';
+import { editableDatasetProperties } from '../entities/dataset.js';
+import { tagProperties } from '../entities/tag.js';
+import type { AspectDef, AspectValue } from '../entities/descriptor.js';
 import { entityDescriptor, keyValuesOf } from '../entities/index.js';
 import { ownerEntry, ownershipTypeOf } from '../entities/ownership-types.js';
+import {
+  deprecation, domains, editableSchemaMetadata, globalTags, glossaryTerms, institutionalMemory, ownership, schemaMetadata,
+  type AuditStamp, type EditableSchemaMetadata, type GlobalTags, type GlossaryTerms, type SchemaMetadata,
+} from '../entities/shared-aspects.js';
 import { parseUrn, tryParseUrn } from '../model/urn.js';
 import type { Actor } from './actor.js';
-import type { EntityService } from './entities.js';
+import type { AspectWrites, EntityService } from './entities.js';
 
 /**
  * The catalog's edit rules: descriptions, tags, terms, links, owners and deprecation, on the "editable"
@@ -12,7 +20,12 @@ import type { EntityService } from './entities.js';
  * under lock (EntityService.editExisting / edit): the change functions below are synchronous and work only on the
  * values they are handed, so concurrent edits of one aspect run one after another and none is lost.
  */
-type Obj = Record<string, any>;
+
+/** The editable properties aspect of a type that DataHub's per-type update writes the description to. */
+export type EditablePropertiesAspect = AspectDef<`editable${string}Properties`, { description?: string; created?: AuditStamp; lastModified?: AuditStamp; deleted?: AuditStamp }>;
+
+type Owner = AspectValue<typeof ownership>['owners'][number];
+type CorpUserEditableInfo = AspectValue<typeof corpUserEditableInfo>;
 
 export interface ResourceRef {
   resourceUrn: string;
@@ -61,7 +74,7 @@ const stamp = (actor: Actor, time = Date.now()) => ({ time, actor: actor.urn });
  * DataHub does; the urns they name are collected in `referenced` for one existence check.
  */
 function ownershipAndTags(input: Pick<DatasetUpdate, 'ownership' | 'globalTags' | 'tags'>, actor: Actor, now: number,
-  writes: Record<string, unknown>, referenced: string[]): void {
+  writes: AspectWrites<typeof ownership | typeof globalTags>, referenced: string[]): void {
   if (input.ownership) {
     writes.ownership = {
       owners: input.ownership.owners.map((o) => {
@@ -92,9 +105,9 @@ export class EditService {
     if (missing.length) throw notFound(`${what} ${missing.join(', ')} ${missing.length > 1 ? 'do' : 'does'} not exist`, { urns: missing });
   }
 
-  private requireField(urn: string, fieldPath: string, schema: Obj | undefined) {
+  private requireField(urn: string, fieldPath: string, schema: SchemaMetadata | undefined) {
     if (!schema) throw notFound(`Failed to update ${urn} & field ${fieldPath}. ${urn} has no schema.`, { urn, fieldPath });
-    if (!(schema.fields ?? []).some((f: Obj) => f.fieldPath === fieldPath)) {
+    if (!schema.fields.some((f) => f.fieldPath === fieldPath)) {
       throw notFound(`Failed to update ${urn} & field ${fieldPath}. Field ${fieldPath} does not exist in the datasets schema.`, { urn, fieldPath });
     }
   }
@@ -105,7 +118,7 @@ export class EditService {
     await this.entities.requireExists(u.raw);
     const now = Date.now();
     // What the input alone decides; what merges with stored values is done under lock, below.
-    const writes: Record<string, unknown> = {};
+    const writes: AspectWrites<typeof institutionalMemory | typeof ownership | typeof globalTags | typeof deprecation> = {};
     const referenced: string[] = [];
 
     if (input.institutionalMemory) {
@@ -132,11 +145,11 @@ export class EditService {
       return { fieldPath: f.fieldPath, description: f.description, tags };
     });
     if (referenced.length) await this.requireAll(referenced, 'Entity');
-    const aspects = [...Object.keys(writes), ...(input.editableProperties ? ['editableDatasetProperties'] : []),
-      ...(columns ? ['schemaMetadata', 'editableSchemaMetadata'] : [])];
+    const aspects = [...[institutionalMemory, ownership, globalTags, deprecation].filter((a) => writes[a.name] !== undefined),
+      ...(input.editableProperties ? [editableDatasetProperties] : []), ...(columns ? [schemaMetadata, editableSchemaMetadata] : [])];
     if (aspects.length === 0) return;
     await this.entities.editExisting(u.raw, aspects, (current) => {
-      const next = { ...writes };
+      const next: AspectWrites<(typeof aspects)[number]> = { ...writes };
       if (input.editableProperties) {
         const prev = current.get('editableDatasetProperties');
         next.editableDatasetProperties = {
@@ -149,16 +162,14 @@ export class EditService {
       }
       if (columns) {
         // Merged per fieldPath: editing one column never erases another column's edits (an Almanac difference).
-        const esm = structuredClone(current.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] });
+        let esm = current.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] };
         for (const f of columns) {
           this.requireField(u.raw, f.fieldPath, current.get('schemaMetadata'));
-          const entry = fieldEntry(esm, f.fieldPath);
-          if (f.description !== undefined && f.description !== null) entry.description = f.description;
-          if (f.tags) entry.globalTags = { tags: [...new Set(f.tags)].map((tag) => ({ tag })) };
+          esm = changeColumn(esm, f.fieldPath, (entry) => ({ ...entry,
+            ...(f.description !== undefined && f.description !== null ? { description: f.description } : {}),
+            ...(f.tags ? { globalTags: { tags: [...new Set(f.tags)].map((tag) => ({ tag })) } } : {}) }));
         }
-        esm.created ??= stamp(actor, now);
-        esm.lastModified = stamp(actor, now);
-        next.editableSchemaMetadata = esm;
+        next.editableSchemaMetadata = stamped(esm, actor, now);
       }
       return next;
     }, actor);
@@ -168,23 +179,23 @@ export class EditService {
    * DataHub's per-type update (updateChart, updateDashboard, updateDataFlow, updateDataJob, updateNotebook): owners
    * and tags replaced as given, the description written to the type's editable aspect, in one locked edit.
    */
-  async updateEntity(urn: string, entityType: string, editableAspect: string, input: EntityUpdate, actor: Actor): Promise<void> {
+  async updateEntity(urn: string, entityType: string, editableAspect: EditablePropertiesAspect, input: EntityUpdate, actor: Actor): Promise<void> {
     const u = parseUrn(urn);
     if (u.entityType !== entityType) throw badRequest(`Invalid urn: '${urn}' is not a ${entityType} urn`);
     await this.entities.requireExists(u.raw);
     const now = Date.now();
-    const writes: Record<string, unknown> = {};
+    const writes: AspectWrites<typeof ownership | typeof globalTags> = {};
     const referenced: string[] = [];
     ownershipAndTags(input, actor, now, writes, referenced);
     if (referenced.length) await this.requireAll(referenced, 'Entity');
     // The editable aspect of the type (editableChartProperties, …), with DataHub's created and last-modified stamps.
-    const aspects = [...Object.keys(writes), ...(input.editableProperties ? [editableAspect] : [])];
+    const aspects = [...[ownership, globalTags].filter((a) => writes[a.name] !== undefined), ...(input.editableProperties ? [editableAspect] : [])];
     if (aspects.length === 0) return;
     await this.entities.editExisting(u.raw, aspects, (current) => {
-      const next: Record<string, unknown> = { ...writes };
+      const next: AspectWrites<(typeof aspects)[number]> = { ...writes };
       if (input.editableProperties) {
-        const prev = current.get(editableAspect);
-        next[editableAspect] = { ...prev, description: input.editableProperties.description,
+        const prev = current.get(editableAspect.name);
+        next[editableAspect.name] = { ...prev, description: input.editableProperties.description,
           created: prev?.created ?? stamp(actor, now), lastModified: stamp(actor, now) };
       }
       return next;
@@ -192,12 +203,14 @@ export class EditService {
   }
 
   /** A user's editable profile (corpUserEditableInfo): the fields given replace what is stored, the others stay. */
-  async updateCorpUserProperties(urn: string, input: Record<string, unknown>, actor: Actor): Promise<void> {
+  async updateCorpUserProperties(urn: string, input: { readonly [K in keyof CorpUserEditableInfo]?: CorpUserEditableInfo[K] | null },
+    actor: Actor): Promise<void> {
     const u = parseUrn(urn);
     if (u.entityType !== 'corpuser') throw badRequest(`Invalid urn: '${urn}' is not a corpuser urn`);
-    const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v != null));
+    // The fields given (null means not given); their values are checked with the aspect when it is written.
+    const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v != null)) as CorpUserEditableInfo;
     if (typeof given.pictureLink === 'string') checkUrl(given.pictureLink);
-    await this.entities.editExisting(u.raw, ['corpUserEditableInfo'],
+    await this.entities.editExisting(u.raw, [corpUserEditableInfo],
       (current) => ({ corpUserEditableInfo: { ...current.get('corpUserEditableInfo'), ...given } }), actor);
   }
 
@@ -207,13 +220,11 @@ export class EditService {
     const now = Date.now();
     if (u.entityType === 'dataset' && input.subResourceType === 'DATASET_FIELD' && input.subResource) {
       const field = input.subResource;
-      await this.entities.editExisting(u.raw, ['schemaMetadata', 'editableSchemaMetadata'], (current) => {
+      await this.entities.editExisting(u.raw, [schemaMetadata, editableSchemaMetadata], (current) => {
         this.requireField(u.raw, field, current.get('schemaMetadata'));
-        const esm = structuredClone(current.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] });
-        fieldEntry(esm, field).description = input.description;
-        esm.created ??= stamp(actor, now);
-        esm.lastModified = stamp(actor, now);
-        return { editableSchemaMetadata: esm };
+        const esm = changeColumn(current.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] }, field,
+          (entry) => ({ ...entry, description: input.description }));
+        return { editableSchemaMetadata: stamped(esm, actor, now) };
       }, actor);
       return;
     }
@@ -223,12 +234,13 @@ export class EditService {
     const d = entityDescriptor(u.entityType);
     const target = d?.edits?.description;
     if (!d || !target) throw badRequest(`Failed to update description. Unsupported resource type ${u.entityType}`);
+    // The aspect is the descriptor's choice, so its type is known at run time only: its value is handled as a record.
     const aspect = target.aspect.name;
-    await this.entities.editExisting(u.raw, [aspect], (current) => {
-      const prev = current.get(aspect);
+    await this.entities.editExisting(u.raw, [target.aspect], (current) => {
+      const prev: Readonly<Record<string, unknown>> | undefined = current.get(aspect);
       if (!prev && target.requiresExisting) throw notFound(`Properties for this ${target.requiresExisting} do not yet exist!`);
       const key = keyValuesOf(d, u);
-      const next: Obj = { ...(target.defaults && key ? target.defaults(key) : {}), ...prev, [target.field]: input.description };
+      const next: Record<string, unknown> = { ...(target.defaults && key ? target.defaults(key) : {}), ...prev, [target.field]: input.description };
       if (target.stamped) {
         next.created = prev?.created ?? stamp(actor, now);
         next.lastModified = stamp(actor, now);
@@ -242,8 +254,7 @@ export class EditService {
     const id = input.id ?? crypto.randomUUID();
     if (!id.trim() || /[\s,()]/.test(id)) throw badRequest(`Tag id '${id}' must be non-empty and contain no spaces, commas or parentheses`);
     const urn = parseUrn(`urn:li:tag:${id}`).raw;
-    const props: Obj = { name: input.name };
-    if (input.description != null) props.description = input.description;
+    const props: AspectValue<typeof tagProperties> = { name: input.name, ...(input.description != null ? { description: input.description } : {}) };
     await this.entities.createOnce(urn, { tagProperties: props,
       ownership: { owners: [ownerEntry(actor.urn, 'TECHNICAL_OWNER')], lastModified: stamp(actor) } }, actor, 'Tag');
     return urn;
@@ -254,14 +265,14 @@ export class EditService {
     if (u.entityType !== 'tag') throw badRequest(`Invalid urn: '${urn}' is not a tag urn`);
     if (input.urn !== u.raw) throw badRequest(`input.urn '${input.urn}' does not match urn '${u.raw}'`);
     await this.entities.requireExists(u.raw);
-    const writes: Record<string, unknown> = {};
+    const writes: AspectWrites<typeof ownership> = {};
     if (input.ownership) {
       const owners = input.ownership.owners.map((o) => checkUrn(o.owner, ['corpuser', 'corpGroup'], 'owner'));
       await this.requireAll(owners, 'Owner');
       writes.ownership = { owners: input.ownership.owners.map((o) => ownerEntry(o.owner, o.type, o.ownershipTypeUrn)),
         lastModified: stamp(actor) };
     }
-    await this.entities.editExisting(u.raw, ['tagProperties', ...Object.keys(writes)], (current) => ({
+    await this.entities.editExisting(u.raw, [tagProperties, ...(writes.ownership ? [ownership] : [])], (current) => ({
       tagProperties: { ...current.get('tagProperties'), name: input.name, ...(input.description != null ? { description: input.description } : {}) },
       ...writes,
     }), actor);
@@ -279,7 +290,7 @@ export class EditService {
     if (u.entityType !== 'tag') throw badRequest(`Invalid urn: '${urn}' is not a tag urn`);
     if (!/^#?[0-9a-fA-F]{3,8}$/.test(colorHex)) throw badRequest(`colorHex '${colorHex}' is not a hex colour like #0077b6`);
     if (!(await this.entities.exists(u.raw))) throw notFound(`Failed to set Tag ${u.raw} color. Tag does not exist.`, { urn: u.raw });
-    await this.entities.editExisting(u.raw, ['tagProperties'],
+    await this.entities.editExisting(u.raw, [tagProperties],
       (current) => ({ tagProperties: { name: u.key, ...current.get('tagProperties'), colorHex } }), actor);
   }
 
@@ -298,42 +309,39 @@ export class EditService {
       byUrn.set(urn, [...(byUrn.get(urn) ?? []), r]);
     }
     await this.requireAll([...byUrn.keys()], 'Resource');
-    const aspectName = kind === 'tag' ? 'globalTags' : 'glossaryTerms';
-    const listKey = kind === 'tag' ? 'tags' : 'terms';
-    const idKey = kind === 'tag' ? 'tag' : 'urn';
-    const apply = (holder: Obj | undefined): Obj => {
-      const list: Obj[] = [...(holder?.[listKey] ?? [])];
-      const next = op === 'add'
-        ? [...list, ...labels.filter((l) => !list.some((x) => x[idKey] === l)).map((l) => ({ [idKey]: l }))]
-        : list.filter((x) => !labels.includes(x[idKey]));
-      return { ...holder, [listKey]: next, ...(kind === 'term' ? { auditStamp: stamp(actor) } : {}) };
-    };
+    /** The list with the labels added (each once) or taken out. */
+    const change = <T>(list: readonly T[], id: (x: T) => string, make: (label: string) => T): T[] => (op === 'add'
+      ? [...list, ...labels.filter((l) => !list.some((x) => id(x) === l)).map(make)]
+      : list.filter((x) => !labels.includes(id(x))));
+    const applyTags = (holder: GlobalTags | undefined): GlobalTags =>
+      ({ ...holder, tags: change(holder?.tags ?? [], (x) => x.tag, (tag) => ({ tag })) });
+    const applyTerms = (holder: GlossaryTerms | undefined): GlossaryTerms =>
+      ({ ...holder, terms: change(holder?.terms ?? [], (x) => x.urn, (urn) => ({ urn })), auditStamp: stamp(actor) });
+    const labelAspect = kind === 'tag' ? globalTags : glossaryTerms;
+    type Touched = typeof globalTags | typeof glossaryTerms | typeof schemaMetadata | typeof editableSchemaMetadata;
     // Every resource's aspects are read and written in one transaction: all of them change, or none.
-    const targets = new Map<string, string[]>();
+    const targets = new Map<string, Touched[]>();
     for (const [urn, refs] of byUrn) {
       const columns = refs.some((r) => r.subResource);
       if (columns && parseUrn(urn).entityType !== 'dataset') throw badRequest(`Columns exist on datasets only, not on ${urn}`);
-      targets.set(urn, [...(refs.some((r) => !r.subResource) ? [aspectName] : []), ...(columns ? ['schemaMetadata', 'editableSchemaMetadata'] : [])]);
+      targets.set(urn, [...(refs.some((r) => !r.subResource) ? [labelAspect] : []), ...(columns ? [schemaMetadata, editableSchemaMetadata] : [])]);
     }
     await this.entities.edit(targets, (current) => new Map([...byUrn].map(([urn, refs]) => {
       const values = current.get(urn)!;
-      const writes: Record<string, unknown> = {};
-      let esm: Obj | undefined;
+      const writes: AspectWrites<Touched> = {};
+      let esm: EditableSchemaMetadata | undefined;
       for (const r of refs) {
         if (r.subResource) {
           this.requireField(urn, r.subResource, values.get('schemaMetadata'));
-          esm ??= structuredClone(values.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] }) as Obj;
-          const entry = fieldEntry(esm, r.subResource);
-          entry[aspectName] = apply(entry[aspectName]);
+          esm = changeColumn(esm ?? values.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] }, r.subResource, (entry) =>
+            (kind === 'tag' ? { ...entry, globalTags: applyTags(entry.globalTags) } : { ...entry, glossaryTerms: applyTerms(entry.glossaryTerms) }));
+        } else if (kind === 'tag') {
+          writes.globalTags = applyTags(writes.globalTags ?? values.get('globalTags'));
         } else {
-          writes[aspectName] = apply((writes[aspectName] as Obj | undefined) ?? values.get(aspectName));
+          writes.glossaryTerms = applyTerms(writes.glossaryTerms ?? values.get('glossaryTerms'));
         }
       }
-      if (esm) {
-        esm.created ??= stamp(actor);
-        esm.lastModified = stamp(actor);
-        writes.editableSchemaMetadata = esm;
-      }
+      if (esm) writes.editableSchemaMetadata = stamped(esm, actor, Date.now());
       return [urn, writes];
     })), actor);
   }
@@ -341,9 +349,9 @@ export class EditService {
   async addLink(resourceUrn: string, linkUrl: string, label: string, actor: Actor) {
     const urn = (await this.entities.requireExists(resourceUrn)).raw;
     const url = checkUrl(linkUrl);
-    await this.entities.editExisting(urn, ['institutionalMemory'], (current) => {
+    await this.entities.editExisting(urn, [institutionalMemory], (current) => {
       const prev = current.get('institutionalMemory');
-      const elements: Obj[] = [...(prev?.elements ?? [])];
+      const elements = [...(prev?.elements ?? [])];
       const i = elements.findIndex((e) => e.url === url && e.description === label);
       if (i >= 0) return null; // the same link with the same label is already there
       elements.push({ url, description: label, createStamp: stamp(actor) });
@@ -353,9 +361,9 @@ export class EditService {
 
   async removeLink(resourceUrn: string, linkUrl: string, actor: Actor) {
     const urn = (await this.entities.requireExists(resourceUrn)).raw;
-    await this.entities.editExisting(urn, ['institutionalMemory'], (current) => {
+    await this.entities.editExisting(urn, [institutionalMemory], (current) => {
       const prev = current.get('institutionalMemory');
-      const elements = (prev?.elements ?? []).filter((e: Obj) => e.url !== linkUrl);
+      const elements = (prev?.elements ?? []).filter((e) => e.url !== linkUrl);
       return { institutionalMemory: { ...prev, elements } };
     }, actor);
   }
@@ -373,11 +381,11 @@ export class EditService {
     // As DataHub checks: an ownership type named by urn must exist.
     const types = owners.flatMap((o) => (o.ownershipTypeUrn ? [checkUrn(o.ownershipTypeUrn, 'ownershipType', 'ownershipTypeUrn')] : []));
     if (types.length) await this.requireAll(types, 'Ownership type');
-    await this.editEach(urns, 'ownership', (prev) => {
-      const list: Obj[] = [...(prev?.owners ?? [])];
+    await this.editEach(urns, ownership, (prev) => {
+      const list: Owner[] = [...(prev?.owners ?? [])];
       for (const o of owners) {
         const entry = ownerEntry(o.ownerUrn, o.type, o.ownershipTypeUrn);
-        const same = (x: Obj) => x.owner === entry.owner && ownershipTypeOf(x) === entry.typeUrn;
+        const same = (x: Owner) => x.owner === entry.owner && ownershipTypeOf(x) === entry.typeUrn;
         const at = list.findIndex(same);
         if (at < 0) list.push(entry);
         else list.splice(at, 1, { ...list[at], ...entry });
@@ -394,8 +402,8 @@ export class EditService {
    */
   async removeOwners(resourceUrns: string | string[], ownerUrns: string[], ownershipTypeUrn: string | null | undefined, actor: Actor) {
     const urns = await this.requireResources(resourceUrns);
-    await this.editEach(urns, 'ownership', (prev) => {
-      const owners = (prev?.owners ?? []).filter((x: Obj) => !(ownerUrns.includes(x.owner) && (!ownershipTypeUrn || ownershipTypeOf(x) === ownershipTypeUrn)));
+    await this.editEach(urns, ownership, (prev) => {
+      const owners = (prev?.owners ?? []).filter((x) => !(ownerUrns.includes(x.owner) && (!ownershipTypeUrn || ownershipTypeOf(x) === ownershipTypeUrn)));
       return { ...prev, owners, lastModified: stamp(actor) };
     }, actor);
   }
@@ -412,16 +420,16 @@ export class EditService {
     const domain = domainUrn ? checkUrn(domainUrn, 'domain', 'domain') : null;
     if (domain) await this.requireAll([domain], 'Domain');
     const urns = await this.requireResources(resourceUrns);
-    await this.editEach(urns, 'domains', (prev) => ({ ...prev, domains: domain ? [domain] : [] }), actor);
+    await this.editEach(urns, domains, (prev) => ({ ...prev, domains: domain ? [domain] : [] }), actor);
   }
 
   /** Marks resources deprecated (with an optional note and decommission time) or no longer deprecated, by the caller. */
   async updateDeprecation(resourceUrns: string | string[], input: { deprecated: boolean; note?: string | null; decommissionTime?: number | null },
     actor: Actor) {
     const urns = await this.requireResources(resourceUrns);
-    const value: Obj = { deprecated: input.deprecated, note: input.note ?? '', actor: actor.urn,
+    const value: AspectValue<typeof deprecation> = { deprecated: input.deprecated, note: input.note ?? '', actor: actor.urn,
       ...(input.decommissionTime != null ? { decommissionTime: input.decommissionTime } : {}) };
-    await this.editEach(urns, 'deprecation', () => value, actor);
+    await this.editEach(urns, deprecation, () => value, actor);
   }
 
   /** The distinct urns of the resources named, each of which must exist. */
@@ -435,17 +443,28 @@ export class EditService {
   }
 
   /** Changes one aspect of every entity named, in one transaction under lock: all of them, or none. */
-  private async editEach(urns: string[], aspect: string, change: (prev: Obj | undefined) => Obj, actor: Actor) {
-    await this.entities.edit(new Map(urns.map((u) => [u, [aspect]])),
-      (current) => new Map(urns.map((u) => [u, { [aspect]: change(current.get(u)!.get(aspect)) }])), actor);
+  private async editEach<A extends typeof ownership | typeof domains | typeof deprecation>(urns: string[], aspect: A,
+    change: (prev: AspectValue<A> | undefined) => AspectValue<A>, actor: Actor) {
+    await this.entities.edit(new Map(urns.map((u) => [u, [aspect]])), (current) => new Map(urns.map((u) => {
+      const prev = current.get(u)!.get(aspect.name) as AspectValue<A> | undefined;
+      // The one aspect's name, computed: TypeScript cannot follow a generic name into a key.
+      return [u, { [aspect.name]: change(prev) } as AspectWrites<A>];
+    })), actor);
   }
 }
 
-function fieldEntry(esm: Obj, fieldPath: string): Obj {
-  esm.editableSchemaFieldInfo ??= [];
-  let entry = esm.editableSchemaFieldInfo.find((e: Obj) => e.fieldPath === fieldPath);
-  if (!entry) esm.editableSchemaFieldInfo.push((entry = { fieldPath }));
-  return entry;
+type ColumnInfo = EditableSchemaMetadata['editableSchemaFieldInfo'][number];
+
+/** The editable schema with the entry of one column changed (made when the column has none yet). */
+function changeColumn(esm: EditableSchemaMetadata, fieldPath: string, change: (entry: ColumnInfo) => ColumnInfo): EditableSchemaMetadata {
+  const list = esm.editableSchemaFieldInfo ?? [];
+  const at = list.findIndex((e) => e.fieldPath === fieldPath);
+  return { ...esm, editableSchemaFieldInfo: at < 0 ? [...list, change({ fieldPath })] : list.map((e, i) => (i === at ? change(e) : e)) };
+}
+
+/** The editable schema with its created stamp (when it has none) and last-modified stamp set. */
+function stamped(esm: EditableSchemaMetadata, actor: Actor, now: number): EditableSchemaMetadata {
+  return { ...esm, created: esm.created ?? stamp(actor, now), lastModified: stamp(actor, now) };
 }
 
 function checkUrl(url: string): string {

@@ -1,4 +1,5 @@
 import { badRequest, conflict, notFound, unprocessable } from '../errors.js';
+import type { AnyAspect, AspectValue } from '../entities/descriptor.js';
 import { aspectDef, entityDescriptor, entityHasAspect, keyDisagreement, keyValuesOf, NEWER_ASPECTS } from '../entities/index.js';
 import { validateOrThrow } from '../model/aspect-schemas.js';
 import { aspectSpec, entitySpec } from '../model/registry.js';
@@ -8,7 +9,18 @@ import { SYSTEM_ACTOR_URN, type Actor } from './actor.js';
 import type { ChangeItem } from './ingest-format.js';
 import { applyPatch, type Stamp } from './patch.js';
 
-type Obj = Record<string, any>;
+/** The stored values of some aspects, by name, typed by their definitions (a name not stored is absent). */
+export interface AspectValues<A extends AnyAspect> {
+  get<N extends A['name']>(name: N): AspectValue<Extract<A, { name: N }>> | undefined;
+  readonly size: number;
+}
+
+/** New values for some of the aspects, by name, each checked against its definition (and validated when written). */
+export type AspectWrites<A extends AnyAspect> = { [D in A as D['name']]?: AspectValue<D> };
+
+function valuesOf<A extends AnyAspect>(stored: ReadonlyMap<string, unknown>): AspectValues<A> {
+  return { get: (name) => stored.get(name) as never, size: stored.size };
+}
 
 export interface IngestResult {
   /** Versioned aspects whose value changed (a new version was made). */
@@ -170,10 +182,11 @@ export class EntityService {
    * Read-modify-write of aspects of an entity that must exist (404 otherwise, nothing written), with no lost
    * update: the named aspects are locked and read, `modify` returns new values for some of them (or nothing), and
    * these are validated and written in the same transaction. `modify` must be synchronous and work only on the
-   * values it is given; what it throws (and a value that fails validation) leaves everything as it was.
+   * values it is given; what it throws (and a value that fails validation) leaves everything as it was. The values
+   * read and written are typed by the aspect definitions given.
    */
-  async editExisting(urn: string, aspects: readonly string[], modify: (current: Map<string, Obj>) => Record<string, unknown> | null,
-    actor: Actor): Promise<void> {
+  async editExisting<const As extends readonly AnyAspect[]>(urn: string, aspects: As,
+    modify: (current: AspectValues<As[number]>) => AspectWrites<As[number]> | null, actor: Actor): Promise<void> {
     const u = await this.requireExists(urn);
     await this.edit(new Map([[u.raw, aspects]]), (current) => {
       const next = modify(current.get(u.raw)!);
@@ -185,14 +198,21 @@ export class EntityService {
    * editExisting for several entities in one transaction (all written, or none). The caller has checked that
    * the entities exist.
    */
-  async edit(targets: ReadonlyMap<string, readonly string[]>, modify: (current: Map<string, Map<string, Obj>>) => Map<string, Record<string, unknown>>,
-    actor: Actor): Promise<void> {
+  async edit<A extends AnyAspect>(targets: ReadonlyMap<string, readonly A[]>,
+    modify: (current: Map<string, AspectValues<A>>) => Map<string, AspectWrites<A>>, actor: Actor): Promise<void> {
+    return this.editByName(new Map([...targets].map(([urn, defs]) => [urn, defs.map((d) => d.name)])),
+      (current) => modify(new Map([...current].map(([urn, m]) => [urn, valuesOf<A>(m)]))), actor);
+  }
+
+  /** edit by aspect names: for writes whose aspects are chosen at run time (createOnce). */
+  private async editByName(targets: ReadonlyMap<string, readonly string[]>,
+    modify: (current: Map<string, Map<string, unknown>>) => Map<string, Readonly<Record<string, unknown>>>, actor: Actor): Promise<void> {
     const keys = [...targets].flatMap(([urn, aspects]) => aspects.map((aspect) => ({ urn, aspect })));
     const now = Date.now();
     const touched = new Map<string, string>();
     const results = await this.store.updateAspects(keys, (latest) => {
       const current = new Map([...targets.keys()].map((urn) =>
-        [urn, new Map([...(latest.get(urn) ?? [])].map(([aspect, rec]) => [aspect, rec.value as Obj]))]));
+        [urn, new Map([...(latest.get(urn) ?? [])].map(([aspect, rec]) => [aspect, rec.value]))]));
       const writes: AspectWrite[] = [];
       for (const [urn, values] of modify(current)) {
         const entityType = parseUrn(urn).entityType;
@@ -217,7 +237,7 @@ export class EntityService {
   async createOnce(urn: string, values: Record<string, unknown>, actor: Actor, what: string): Promise<void> {
     const conflictError = () => conflict(`This ${what} already exists: ${urn}`, { urn });
     if (await this.exists(urn)) throw conflictError();
-    await this.edit(new Map([[urn, Object.keys(values)]]), (current) => {
+    await this.editByName(new Map([[urn, Object.keys(values)]]), (current) => {
       if ((current.get(urn)?.size ?? 0) > 0) throw conflictError();
       return new Map([[urn, values]]);
     }, actor);

@@ -1,8 +1,12 @@
+import { corpGroupEditableInfo, corpGroupInfo } from '../entities/corp-group.js';
+import { corpUserInfo, groupMembership, nativeGroupMembership } from '../entities/corp-user.js';
+import type { AspectValue } from '../entities/descriptor.js';
+import { origin, status } from '../entities/shared-aspects.js';
 import { badRequest, notFound } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import type { Actor } from './actor.js';
-import type { EntityService } from './entities.js';
+import type { AspectWrites, EntityService } from './entities.js';
 import type { TokenService } from './tokens.js';
 
 /**
@@ -10,12 +14,7 @@ import type { TokenService } from './tokens.js';
  * catalog (their `origin` is NATIVE), `groupMembership` for groups from an identity provider. Both become the
  * relationships IsMemberOfNativeGroup / IsMemberOfGroup, and both are what policies read.
  */
-type Obj = Record<string, any>;
-
-const ownStringList = (v: unknown, key: string): string[] => {
-  const list = v && typeof v === 'object' && Object.hasOwn(v, key) ? (v as Obj)[key] : undefined;
-  return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : [];
-};
+type CorpGroupInfo = AspectValue<typeof corpGroupInfo>;
 
 function check(urn: string, entityType: 'corpuser' | 'corpGroup'): string {
   const u = parseUrn(urn);
@@ -33,10 +32,12 @@ export class IdentityService {
     const q = opts.query?.trim().toLowerCase();
     const urns = rows.map((r) => r.urn).filter((urn) => {
       const m = latest.get(urn);
-      if ((m?.get('status')?.value as Obj | undefined)?.removed) return false;
+      if ((m?.get(status.name)?.value as AspectValue<typeof status> | undefined)?.removed) return false;
       if (!q || q === '*') return true;
-      const info = (m?.get('corpUserInfo') ?? m?.get('corpGroupInfo'))?.value as Obj | undefined;
-      return [urn, info?.displayName, info?.fullName, info?.email].some((s) => typeof s === 'string' && s.toLowerCase().includes(q));
+      const user = m?.get(corpUserInfo.name)?.value as AspectValue<typeof corpUserInfo> | undefined;
+      const group = user ? undefined : m?.get(corpGroupInfo.name)?.value as CorpGroupInfo | undefined;
+      return [urn, user?.displayName ?? group?.displayName, user?.fullName, user?.email ?? group?.email]
+        .some((s) => typeof s === 'string' && s.toLowerCase().includes(q));
     });
     return { total: urns.length, urns: urns.slice(opts.start, opts.start + opts.count) };
   }
@@ -79,15 +80,15 @@ export class IdentityService {
     await this.tokens.revokeAllOf(u);
     // Legacy member lists (corpGroupInfo.members / admins) that name the user drop them, each under the aspect's lock.
     const groupRows = await this.store.listEntities({ entityType: 'corpGroup' });
-    const infos = await this.store.getLatest(groupRows.map((r) => r.urn), ['corpGroupInfo']);
+    const infos = await this.store.getLatest(groupRows.map((r) => r.urn), [corpGroupInfo.name]);
     const naming = [...infos].filter(([, m]) => (['members', 'admins'] as const)
-      .some((k) => ownStringList(m.get('corpGroupInfo')?.value, k).includes(u))).map(([g]) => g);
+      .some((k) => (m.get(corpGroupInfo.name)?.value as CorpGroupInfo | undefined)?.[k]?.includes(u))).map(([g]) => g);
     if (naming.length) {
-      await this.entities.edit(new Map(naming.map((g) => [g, ['corpGroupInfo']])), (current) => new Map([...current].flatMap(([g, m]) => {
+      await this.entities.edit(new Map(naming.map((g) => [g, [corpGroupInfo]])), (current) => new Map([...current].flatMap(([g, m]) => {
         const info = m.get('corpGroupInfo');
         if (!info) return [];
-        const next: Obj = { ...info };
-        for (const k of ['members', 'admins'] as const) if (Array.isArray(next[k])) next[k] = ownStringList(next, k).filter((x) => x !== u);
+        const next = { ...info };
+        for (const k of ['members', 'admins'] as const) if (next[k]) next[k] = next[k].filter((x) => x !== u);
         return [[g, { corpGroupInfo: next }]];
       })), actor);
     }
@@ -107,17 +108,23 @@ export class IdentityService {
     const existing = await this.store.existing(users);
     const absent = users.find((u) => !existing.has(u));
     if (absent) throw notFound(`Entity ${absent} does not exist`, { urn: absent });
-    const native = (await this.entities.getLatest(g, ['origin'])).get('origin')?.value as Obj | undefined;
-    const aspect = native?.type === 'NATIVE' ? 'nativeGroupMembership' : 'groupMembership';
-    const field = (a: string) => (a === 'nativeGroupMembership' ? 'nativeGroups' : 'groups');
-    const aspects = op === 'add' ? [aspect] : ['groupMembership', 'nativeGroupMembership'];
+    const native = (await this.entities.getLatest(g, [origin.name])).get(origin.name)?.value as AspectValue<typeof origin> | undefined;
+    const aspect = native?.type === 'NATIVE' ? nativeGroupMembership : groupMembership;
+    const aspects = op === 'add' ? [aspect] : [groupMembership, nativeGroupMembership];
+    /** The list with the group added or taken out, or null when that changes nothing. */
+    const change = (list: readonly string[]) => (op === 'add' ? (list.includes(g) ? null : [...list, g])
+      : list.includes(g) ? list.filter((x) => x !== g) : null);
     // One transaction for all users, each membership aspect locked while it is read and rewritten.
     await this.entities.edit(new Map(users.map((u) => [u, aspects])), (current) => new Map(users.flatMap((u) => {
-      const out: Obj = {};
-      for (const a of aspects) {
-        const list = ownStringList(current.get(u)?.get(a), field(a));
-        if (op === 'add' && !list.includes(g)) out[a] = { [field(a)]: [...list, g] };
-        if (op === 'remove' && list.includes(g)) out[a] = { [field(a)]: list.filter((x) => x !== g) };
+      const values = current.get(u)!;
+      const out: AspectWrites<typeof groupMembership | typeof nativeGroupMembership> = {};
+      if (aspects.includes(groupMembership)) {
+        const groups = change(values.get('groupMembership')?.groups ?? []);
+        if (groups) out.groupMembership = { groups };
+      }
+      if (aspects.includes(nativeGroupMembership)) {
+        const nativeGroups = change(values.get('nativeGroupMembership')?.nativeGroups ?? []);
+        if (nativeGroups) out.nativeGroupMembership = { nativeGroups };
       }
       return Object.keys(out).length ? [[u, out]] : [];
     })), actor);
@@ -126,9 +133,12 @@ export class IdentityService {
   async updateGroup(urn: string, input: { description?: string | null; slack?: string | null; email?: string | null }, actor: Actor) {
     const g = check(urn, 'corpGroup');
     await this.entities.requireExists(g);
-    await this.entities.editExisting(g, ['corpGroupEditableInfo'], (current) => {
-      const next: Obj = { ...current.get('corpGroupEditableInfo') };
-      for (const k of ['description', 'slack', 'email'] as const) if (input[k] != null) next[k] = input[k];
+    await this.entities.editExisting(g, [corpGroupEditableInfo], (current) => {
+      const next = { ...current.get('corpGroupEditableInfo') };
+      for (const k of ['description', 'slack', 'email'] as const) {
+        const v = input[k];
+        if (v != null) next[k] = v;
+      }
       return { corpGroupEditableInfo: next };
     }, actor);
   }

@@ -1,5 +1,8 @@
 import { badRequest, notFound } from '../errors.js';
+import { ownershipTypeInfo } from '../entities/ownership-type.js';
 import { isSystemOwnershipType, SYSTEM_OWNERSHIP_TYPES } from '../entities/ownership-types.js';
+import { ownership, status } from '../entities/shared-aspects.js';
+import type { AspectValue } from '../entities/descriptor.js';
 import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import type { Actor } from './actor.js';
@@ -10,8 +13,6 @@ import type { EntityService } from './entities.js';
  * rename and delete. A system type is never removed, only marked removed (status), as DataHub does; deleting a
  * custom one also takes it off every owner entry that names it, unless asked not to.
  */
-type Obj = Record<string, any>;
-
 export interface OwnershipTypeInput {
   name?: string | null;
   description?: string | null;
@@ -40,8 +41,9 @@ export class OwnershipTypeService {
     const rows = await this.store.listEntities({ entityType: 'ownershipType' });
     const latest = await this.store.getLatest(rows.map((r) => r.urn), ['ownershipTypeInfo', 'status']);
     const q = opts.query?.trim().toLowerCase();
-    const found = rows.map((r) => ({ urn: r.urn, info: latest.get(r.urn)?.get('ownershipTypeInfo')?.value as Obj | undefined,
-      removed: (latest.get(r.urn)?.get('status')?.value as Obj | undefined)?.removed === true }))
+    const found = rows.map((r) => ({ urn: r.urn,
+      info: latest.get(r.urn)?.get(ownershipTypeInfo.name)?.value as AspectValue<typeof ownershipTypeInfo> | undefined,
+      removed: (latest.get(r.urn)?.get(status.name)?.value as AspectValue<typeof status> | undefined)?.removed === true }))
       .filter((t) => t.info && !t.removed)
       .filter((t) => !q || q === '*' || [t.info!.name, t.info!.description].some((s) => typeof s === 'string' && s.toLowerCase().includes(q)))
       .sort((a, b) => (b.info!.created?.time ?? 0) - (a.info!.created?.time ?? 0) || a.urn.localeCompare(b.urn));
@@ -66,7 +68,7 @@ export class OwnershipTypeService {
     if (input.name != null && !input.name.trim()) throw badRequest('An ownership type needs a name');
     const missing = () => notFound(`Failed to update Ownership Type. Ownership Type with urn ${u} does not exist.`, { urn: u });
     if (!(await this.entities.exists(u))) throw missing();
-    await this.entities.editExisting(u, ['ownershipTypeInfo'], (current) => {
+    await this.entities.editExisting(u, [ownershipTypeInfo], (current) => {
       const info = current.get('ownershipTypeInfo');
       if (!info) throw missing();
       return { ownershipTypeInfo: { ...info, ...(input.name != null ? { name: input.name } : {}),
@@ -82,18 +84,18 @@ export class OwnershipTypeService {
     const u = this.ownershipTypeUrn(urn);
     if (!(await this.entities.exists(u))) throw notFound(`Ownership Type ${u} does not exist`, { urn: u });
     if (isSystemOwnershipType(u)) {
-      await this.entities.editExisting(u, ['status'], () => ({ status: { removed: true } }), actor);
+      await this.entities.editExisting(u, [status], () => ({ status: { removed: true } }), actor);
       return;
     }
     if (deleteReferences) {
       const holders = (await this.store.relationships({ urn: u, direction: 'INCOMING', types: ['ownershipType'], start: 0, count: 10_000 }))
         .edges.map((e) => e.source);
       if (holders.length) {
-        await this.entities.edit(new Map(holders.map((h) => [h, ['ownership']])), (current) => new Map(holders.flatMap((h) => {
-          const ownership = current.get(h)?.get('ownership');
-          if (!ownership) return [];
-          const owners = (ownership.owners ?? []).filter((o: Obj) => o.typeUrn !== u);
-          return owners.length === (ownership.owners ?? []).length ? [] : [[h, { ownership: { ...ownership, owners, lastModified: stamp(actor) } }]];
+        await this.entities.edit(new Map(holders.map((h) => [h, [ownership]])), (current) => new Map(holders.flatMap((h) => {
+          const prev = current.get(h)?.get('ownership');
+          if (!prev) return [];
+          const owners = prev.owners.filter((o) => o.typeUrn !== u);
+          return owners.length === prev.owners.length ? [] : [[h, { ownership: { ...prev, owners, lastModified: stamp(actor) } }]];
         })), actor);
       }
     }

@@ -1,6 +1,11 @@
 import { badRequest } from '../../errors.js';
 import { parseUrn } from '../../model/urn.js';
+import { editableChartProperties } from '../../entities/chart.js';
+import { editableDashboardProperties } from '../../entities/dashboard.js';
+import { editableDataFlowProperties } from '../../entities/data-flow.js';
+import { editableDataJobProperties } from '../../entities/data-job.js';
 import { ENTITY_DESCRIPTORS } from '../../entities/index.js';
+import { editableNotebookProperties } from '../../entities/notebook.js';
 import type { DatasetUpdate, EntityUpdate, OwnerInput, ResourceRef } from '../../services/edits.js';
 import type { Operation } from '../../services/privileges.js';
 import type { GraphQLContext } from '../context.js';
@@ -82,11 +87,11 @@ async function editResources(ctx: Ctx, op: Operation, resources: (ResourceRef | 
  * type named (declared only then, so a type not yet first class declares no mutation returning it).
  */
 const ENTITY_UPDATES = [
-  { entity: 'chart', mutation: 'updateChart', type: 'Chart', tags: true, aspect: 'editableChartProperties' },
-  { entity: 'dashboard', mutation: 'updateDashboard', type: 'Dashboard', tags: true, aspect: 'editableDashboardProperties' },
-  { entity: 'dataFlow', mutation: 'updateDataFlow', type: 'DataFlow', tags: true, aspect: 'editableDataFlowProperties' },
-  { entity: 'dataJob', mutation: 'updateDataJob', type: 'DataJob', tags: true, aspect: 'editableDataJobProperties' },
-  { entity: 'notebook', mutation: 'updateNotebook', type: 'Notebook', tags: false, aspect: 'editableNotebookProperties' },
+  { entity: 'chart', mutation: 'updateChart', type: 'Chart', tags: true, aspect: editableChartProperties },
+  { entity: 'dashboard', mutation: 'updateDashboard', type: 'Dashboard', tags: true, aspect: editableDashboardProperties },
+  { entity: 'dataFlow', mutation: 'updateDataFlow', type: 'DataFlow', tags: true, aspect: editableDataFlowProperties },
+  { entity: 'dataJob', mutation: 'updateDataJob', type: 'DataJob', tags: true, aspect: editableDataJobProperties },
+  { entity: 'notebook', mutation: 'updateNotebook', type: 'Notebook', tags: false, aspect: editableNotebookProperties },
 ] as const;
 
 const servedUpdates = () => ENTITY_UPDATES.filter((e) =>
