@@ -147,8 +147,12 @@ async function npmStart(databaseUrl: string): Promise<Started> {
         return false;
       }
     }, 30_000);
-    serverPid = jsonLines(stdout).map((l) => l.pid).find((p) => typeof p === 'number') as number;
-    assert.ok(serverPid && serverPid !== child.pid, `the server's pid, from its log lines:\n${stdout}`);
+    // The server may answer before its first log line reaches this pipe; wait for the line that names its pid.
+    const loggedPid = () => jsonLines(stdout).map((l) => l.pid).find((p) => typeof p === 'number') as number | undefined;
+    await until('the server logs a line with its pid', () => loggedPid() !== undefined, 10_000)
+      .catch(() => assert.fail(`the server's pid, from its log lines:\n${stdout}`));
+    serverPid = loggedPid()!;
+    assert.ok(serverPid !== child.pid, `npm's pid is not the server's: ${serverPid}`);
   } catch (e) {
     kill();
     throw e;
