@@ -1,4 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { datasetUsageStatistics } from '../entities/dataset.js';
+import type { AspectValue } from '../entities/descriptor.js';
 import { badRequest, notFound } from '../errors.js';
 import { findTimeseriesIndex, TIMESERIES_INDICES, type TimeseriesIndex } from '../model/registry.js';
 import type { Store, TimeseriesRecord } from '../storage/types.js';
@@ -119,13 +121,14 @@ export class TimeseriesService {
     if (!(opts.range in USAGE_RANGES)) throw badRequest(`range must be one of ${Object.keys(USAGE_RANGES).join(', ')}, got '${opts.range}'`);
     const span = USAGE_RANGES[opts.range];
     const start = opts.startTimeMillis ?? (span === undefined ? undefined : (opts.now ?? Date.now()) - span);
-    const rows = await this.store.queryTimeseries({ entityType: 'dataset', aspect: 'datasetUsageStatistics', urn, startTimeMillis: start,
+    const rows = await this.store.queryTimeseries({ entityType: 'dataset', aspect: datasetUsageStatistics.name, urn, startTimeMillis: start,
       limit: 10_000, order: 'asc' });
     const users = new Map<string, { count: number; userEmail: string | null }>();
     const fields = new Map<string, number>();
     let total = 0;
     const buckets = rows.map(({ value }) => {
-      const v = value as Record<string, any>;
+      // Validated with its schema when it was ingested.
+      const v = value as AspectValue<typeof datasetUsageStatistics>;
       total += v.totalSqlQueries ?? 0;
       for (const u of v.userCounts ?? []) {
         const cur = users.get(u.user) ?? { count: 0, userEmail: u.userEmail ?? null };
@@ -135,11 +138,11 @@ export class TimeseriesService {
       for (const f of v.fieldCounts ?? []) fields.set(f.fieldPath, (fields.get(f.fieldPath) ?? 0) + (f.count ?? 0));
       const unit = v.eventGranularity?.unit;
       return {
-        bucket: v.timestampMillis as number, duration: ['DAY', 'WEEK', 'MONTH', 'YEAR'].includes(unit) ? unit : 'DAY', resource: urn,
+        bucket: v.timestampMillis, duration: unit && ['DAY', 'WEEK', 'MONTH', 'YEAR'].includes(unit) ? unit : 'DAY', resource: urn,
         metrics: {
           uniqueUserCount: v.uniqueUserCount ?? null, totalSqlQueries: v.totalSqlQueries ?? null, topSqlQueries: v.topSqlQueries ?? null,
-          users: (v.userCounts ?? []).map((u: Record<string, any>) => ({ user: u.user, count: u.count, userEmail: u.userEmail ?? null })),
-          fields: (v.fieldCounts ?? []).map((f: Record<string, any>) => ({ fieldName: f.fieldPath, count: f.count })),
+          users: (v.userCounts ?? []).map((u) => ({ user: u.user, count: u.count, userEmail: u.userEmail ?? null })),
+          fields: (v.fieldCounts ?? []).map((f) => ({ fieldName: f.fieldPath, count: f.count })),
         },
       };
     });
