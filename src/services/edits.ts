@@ -255,7 +255,7 @@ export class EditService {
     if (!id.trim() || /[\s,()]/.test(id)) throw badRequest(`Tag id '${id}' must be non-empty and contain no spaces, commas or parentheses`);
     const urn = parseUrn(`urn:li:tag:${id}`).raw;
     const props: AspectValue<typeof tagProperties> = { name: input.name, ...(input.description != null ? { description: input.description } : {}) };
-    await this.entities.createOnce(urn, { tagProperties: props,
+    await this.entities.createOnce(urn, [tagProperties, ownership], { tagProperties: props,
       ownership: { owners: [ownerEntry(actor.urn, 'TECHNICAL_OWNER')], lastModified: stamp(actor) } }, actor, 'Tag');
     return urn;
   }

@@ -204,7 +204,7 @@ export class EntityService {
       (current) => modify(new Map([...current].map(([urn, m]) => [urn, valuesOf<A>(m)]))), actor);
   }
 
-  /** edit by aspect names: for writes whose aspects are chosen at run time (createOnce). */
+  /** edit by aspect names, the values as records (validated before they are written). */
   private async editByName(targets: ReadonlyMap<string, readonly string[]>,
     modify: (current: Map<string, Map<string, unknown>>) => Map<string, Readonly<Record<string, unknown>>>, actor: Actor): Promise<void> {
     const keys = [...targets].flatMap(([urn, aspects]) => aspects.map((aspect) => ({ urn, aspect })));
@@ -234,10 +234,11 @@ export class EntityService {
    * Creates an entity from these aspects unless it exists: the existence check and the write happen under the
    * aspects' locks, so of two concurrent creations of one urn exactly one succeeds and the other gets 409.
    */
-  async createOnce(urn: string, values: Record<string, unknown>, actor: Actor, what: string): Promise<void> {
+  async createOnce<const As extends readonly AnyAspect[]>(urn: string, aspects: As, values: AspectWrites<As[number]>, actor: Actor,
+    what: string): Promise<void> {
     const conflictError = () => conflict(`This ${what} already exists: ${urn}`, { urn });
     if (await this.exists(urn)) throw conflictError();
-    await this.editByName(new Map([[urn, Object.keys(values)]]), (current) => {
+    await this.editByName(new Map([[urn, aspects.map((a) => a.name)]]), (current) => {
       if ((current.get(urn)?.size ?? 0) > 0) throw conflictError();
       return new Map([[urn, values]]);
     }, actor);

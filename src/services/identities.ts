@@ -47,7 +47,7 @@ export class IdentityService {
     const id = input.id ?? crypto.randomUUID();
     if (!id.trim() || /[\s,()]/.test(id)) throw badRequest(`Group id '${id}' must be non-empty and contain no spaces, commas or parentheses`);
     const urn = parseUrn(`urn:li:corpGroup:${id}`).raw;
-    await this.entities.createOnce(urn, {
+    await this.entities.createOnce(urn, [corpGroupInfo, origin], {
       corpGroupInfo: { displayName: input.name, ...(input.description ? { description: input.description } : {}), admins: [], members: [], groups: [] },
       origin: { type: 'NATIVE' } }, actor, 'Group');
     return urn;

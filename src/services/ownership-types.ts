@@ -51,12 +51,12 @@ export class OwnershipTypeService {
   }
 
   async create(input: OwnershipTypeInput, actor: Actor): Promise<string> {
-    const name = input.name?.trim();
-    if (!name) throw badRequest('An ownership type needs a name');
+    const name = input.name;
+    if (!name?.trim()) throw badRequest('An ownership type needs a name');
     const urn = `urn:li:ownershipType:${crypto.randomUUID()}`;
     const now = Date.now();
-    await this.entities.createOnce(urn, { ownershipTypeInfo: {
-      name: input.name, ...(input.description != null ? { description: input.description } : {}),
+    await this.entities.createOnce(urn, [ownershipTypeInfo], { ownershipTypeInfo: {
+      name, ...(input.description != null ? { description: input.description } : {}),
       created: stamp(actor, now), lastModified: stamp(actor, now),
     } }, actor, 'Ownership Type');
     return urn;
