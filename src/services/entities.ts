@@ -168,11 +168,15 @@ export class EntityService {
     return { changed, unchanged: results.length - changed, timeseries: timeseriesCount, deleted };
   }
 
-  /** Writes aspects of an entity that must already exist (GraphQL edits): 404 otherwise, nothing written. */
-  async writeToExisting(urn: string, aspects: Record<string, unknown>, actor: Actor): Promise<void> {
+  /**
+   * Writes aspects of an entity that must already exist (GraphQL edits): 404 otherwise, nothing written. The values
+   * are checked against the aspect definitions given (and validated when written).
+   */
+  async writeToExisting<const As extends readonly AnyAspect[]>(urn: string, aspects: As, values: AspectWrites<As[number]>,
+    actor: Actor): Promise<void> {
     await this.requireExists(urn);
     const u = parseUrn(urn);
-    const items: ChangeItem[] = Object.entries(aspects).map(([aspect, value]) => ({
+    const items: ChangeItem[] = Object.entries(values).map(([aspect, value]) => ({
       urn, entityType: u.entityType, aspect, changeType: 'UPSERT', value, systemMetadata: null,
     }));
     await this.ingest(items, actor);

@@ -1,5 +1,5 @@
 import { corpGroupEditableInfo, corpGroupInfo } from '../entities/corp-group.js';
-import { corpUserInfo, groupMembership, nativeGroupMembership } from '../entities/corp-user.js';
+import { corpUserInfo, corpUserStatus, groupMembership, nativeGroupMembership } from '../entities/corp-user.js';
 import type { AspectValue } from '../entities/descriptor.js';
 import { origin, status } from '../entities/shared-aspects.js';
 import { badRequest, notFound } from '../errors.js';
@@ -66,7 +66,7 @@ export class IdentityService {
 
   async setUserStatus(urn: string, status: 'ACTIVE' | 'SUSPENDED', actor: Actor): Promise<void> {
     const u = check(urn, 'corpuser');
-    await this.entities.writeToExisting(u, { corpUserStatus: { status, lastModified: { time: Date.now(), actor: actor.urn } } }, actor);
+    await this.entities.writeToExisting(u, [corpUserStatus], { corpUserStatus: { status, lastModified: { time: Date.now(), actor: actor.urn } } }, actor);
   }
 
   /**

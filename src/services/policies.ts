@@ -5,6 +5,7 @@ import type { Store } from '../storage/types.js';
 import { ROOT_USER_URN, type Actor } from './actor.js';
 import type { Authorizer, Requirement } from './authz.js';
 import type { EntityService } from './entities.js';
+import { dataHubPolicyInfo } from '../entities/data-hub-policy.js';
 
 /**
  * Policies: dataHubPolicy entities granting privileges to actors, on the platform (PLATFORM) or on resources
@@ -41,7 +42,7 @@ export interface PolicyInfo {
   type: 'PLATFORM' | 'METADATA';
   state: 'ACTIVE' | 'INACTIVE';
   resources?: { type?: string; resources?: string[]; allResources?: boolean;
-    filter?: { criteria: { field: string; values: string[]; condition?: string }[] } };
+    filter?: { criteria: { field: string; values: string[]; condition?: 'EQUALS' | 'STARTS_WITH' }[] } };
   privileges: string[];
   actors: { users?: string[]; groups?: string[]; roles?: string[]; allUsers?: boolean; allGroups?: boolean;
     resourceOwners?: boolean; resourceOwnersTypes?: string[] };
@@ -438,7 +439,7 @@ export class PolicyService implements Authorizer {
     // The built-in root policies cannot change: the root user always keeps every privilege.
     if (current.info.editable === false) throw badRequest(`Policy ${current.urn} is built in and cannot be changed`);
     this.validate(info);
-    await this.entities.writeToExisting(current.urn, { dataHubPolicyInfo: { ...info, editable: true, lastUpdatedTimestamp: Date.now() } }, actor);
+    await this.entities.writeToExisting(current.urn, [dataHubPolicyInfo], { dataHubPolicyInfo: { ...info, editable: true, lastUpdatedTimestamp: Date.now() } }, actor);
     return current.urn;
   }
 

@@ -6,6 +6,7 @@ import type { Actor } from '../actor.js';
 import type { EntityService } from '../entities.js';
 import { parseTestDefinition, type TestDefinition } from './definition.js';
 import { evaluateTests, targetsEntityType, type TestsOutcome } from './evaluate.js';
+import { testInfo } from '../../entities/test.js';
 
 /**
  * Metadata tests as a catalog feature: `test` entities with a `testInfo` aspect, evaluated against one entity
@@ -74,7 +75,7 @@ export class MetadataTestService {
   async update(urn: string, input: TestInput, actor: Actor): Promise<string> {
     const u = this.testUrn(urn);
     const info = MetadataTestService.info(input);
-    await this.entities.writeToExisting(u, { testInfo: info }, actor);
+    await this.entities.writeToExisting(u, [testInfo], { testInfo: info }, actor);
     return u;
   }
 
