@@ -258,6 +258,15 @@ export class EntityService {
     return u;
   }
 
+  /**
+   * The latest values of some aspects of several entities, typed by the aspect definitions given (their values were
+   * validated when written). An entity with none of them is absent.
+   */
+  async latestValues<const As extends readonly AnyAspect[]>(urns: readonly string[], aspects: As): Promise<Map<string, AspectValues<As[number]>>> {
+    const latest = await this.store.getLatest(urns, aspects.map((a) => a.name));
+    return new Map([...latest].map(([urn, m]) => [urn, valuesOf<As[number]>(new Map([...m].map(([aspect, rec]) => [aspect, rec.value])))]));
+  }
+
   async getLatest(urn: string, aspects?: readonly string[]): Promise<Map<string, AspectRecord>> {
     return (await this.store.getLatest([urn], aspects)).get(urn) ?? new Map();
   }

@@ -1,6 +1,5 @@
 import { corpGroupEditableInfo, corpGroupInfo } from '../entities/corp-group.js';
 import { corpUserInfo, corpUserStatus, groupMembership, nativeGroupMembership } from '../entities/corp-user.js';
-import type { AspectValue } from '../entities/descriptor.js';
 import { origin, status } from '../entities/shared-aspects.js';
 import { badRequest, notFound } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
@@ -14,7 +13,6 @@ import type { TokenService } from './tokens.js';
  * catalog (their `origin` is NATIVE), `groupMembership` for groups from an identity provider. Both become the
  * relationships IsMemberOfNativeGroup / IsMemberOfGroup, and both are what policies read.
  */
-type CorpGroupInfo = AspectValue<typeof corpGroupInfo>;
 
 function check(urn: string, entityType: 'corpuser' | 'corpGroup'): string {
   const u = parseUrn(urn);
@@ -28,14 +26,14 @@ export class IdentityService {
   /** Users (not removed) or groups, in urn order, filtered by a substring of the urn or names. */
   async list(entityType: 'corpuser' | 'corpGroup', opts: { start: number; count: number; query?: string }) {
     const rows = await this.store.listEntities({ entityType });
-    const latest = await this.store.getLatest(rows.map((r) => r.urn), ['corpUserInfo', 'corpGroupInfo', 'status']);
+    const latest = await this.entities.latestValues(rows.map((r) => r.urn), [corpUserInfo, corpGroupInfo, status]);
     const q = opts.query?.trim().toLowerCase();
     const urns = rows.map((r) => r.urn).filter((urn) => {
       const m = latest.get(urn);
-      if ((m?.get(status.name)?.value as AspectValue<typeof status> | undefined)?.removed) return false;
+      if (m?.get('status')?.removed) return false;
       if (!q || q === '*') return true;
-      const user = m?.get(corpUserInfo.name)?.value as AspectValue<typeof corpUserInfo> | undefined;
-      const group = user ? undefined : m?.get(corpGroupInfo.name)?.value as CorpGroupInfo | undefined;
+      const user = m?.get('corpUserInfo');
+      const group = user ? undefined : m?.get('corpGroupInfo');
       return [urn, user?.displayName ?? group?.displayName, user?.fullName, user?.email ?? group?.email]
         .some((s) => typeof s === 'string' && s.toLowerCase().includes(q));
     });
@@ -80,9 +78,9 @@ export class IdentityService {
     await this.tokens.revokeAllOf(u);
     // Legacy member lists (corpGroupInfo.members / admins) that name the user drop them, each under the aspect's lock.
     const groupRows = await this.store.listEntities({ entityType: 'corpGroup' });
-    const infos = await this.store.getLatest(groupRows.map((r) => r.urn), [corpGroupInfo.name]);
-    const naming = [...infos].filter(([, m]) => (['members', 'admins'] as const)
-      .some((k) => (m.get(corpGroupInfo.name)?.value as CorpGroupInfo | undefined)?.[k]?.includes(u))).map(([g]) => g);
+    const infos = await this.entities.latestValues(groupRows.map((r) => r.urn), [corpGroupInfo]);
+    const naming = [...infos].filter(([, m]) => (['members', 'admins'] as const).some((k) => m.get('corpGroupInfo')?.[k]?.includes(u)))
+      .map(([g]) => g);
     if (naming.length) {
       await this.entities.edit(new Map(naming.map((g) => [g, [corpGroupInfo]])), (current) => new Map([...current].flatMap(([g, m]) => {
         const info = m.get('corpGroupInfo');
@@ -108,7 +106,7 @@ export class IdentityService {
     const existing = await this.store.existing(users);
     const absent = users.find((u) => !existing.has(u));
     if (absent) throw notFound(`Entity ${absent} does not exist`, { urn: absent });
-    const native = (await this.entities.getLatest(g, [origin.name])).get(origin.name)?.value as AspectValue<typeof origin> | undefined;
+    const native = (await this.entities.latestValues([g], [origin])).get(g)?.get('origin');
     const aspect = native?.type === 'NATIVE' ? nativeGroupMembership : groupMembership;
     const aspects = op === 'add' ? [aspect] : [groupMembership, nativeGroupMembership];
     /** The list with the group added or taken out, or null when that changes nothing. */

@@ -2,7 +2,6 @@ import { badRequest, notFound } from '../errors.js';
 import { ownershipTypeInfo } from '../entities/ownership-type.js';
 import { isSystemOwnershipType, SYSTEM_OWNERSHIP_TYPES } from '../entities/ownership-types.js';
 import { ownership, status } from '../entities/shared-aspects.js';
-import type { AspectValue } from '../entities/descriptor.js';
 import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import type { Actor } from './actor.js';
@@ -39,11 +38,10 @@ export class OwnershipTypeService {
   /** Ownership types not marked removed whose name or description holds the query, newest first, paged. */
   async list(opts: { start: number; count: number; query?: string }) {
     const rows = await this.store.listEntities({ entityType: 'ownershipType' });
-    const latest = await this.store.getLatest(rows.map((r) => r.urn), ['ownershipTypeInfo', 'status']);
+    const latest = await this.entities.latestValues(rows.map((r) => r.urn), [ownershipTypeInfo, status]);
     const q = opts.query?.trim().toLowerCase();
-    const found = rows.map((r) => ({ urn: r.urn,
-      info: latest.get(r.urn)?.get(ownershipTypeInfo.name)?.value as AspectValue<typeof ownershipTypeInfo> | undefined,
-      removed: (latest.get(r.urn)?.get(status.name)?.value as AspectValue<typeof status> | undefined)?.removed === true }))
+    const found = rows.map((r) => ({ urn: r.urn, info: latest.get(r.urn)?.get('ownershipTypeInfo'),
+      removed: latest.get(r.urn)?.get('status')?.removed === true }))
       .filter((t) => t.info && !t.removed)
       .filter((t) => !q || q === '*' || [t.info!.name, t.info!.description].some((s) => typeof s === 'string' && s.toLowerCase().includes(q)))
       .sort((a, b) => (b.info!.created?.time ?? 0) - (a.info!.created?.time ?? 0) || a.urn.localeCompare(b.urn));
