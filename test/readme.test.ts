@@ -125,7 +125,8 @@ interface Started {
 /** `npm start` in the repository, as the README says, on the given database and a free port. */
 async function npmStart(databaseUrl: string): Promise<Started> {
   const port = await freePort();
-  const child = spawn('npm', ['start'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
+  // Its own process group, so that kill() can end npm and the server together even before the server's pid is known.
+  const child = spawn('npm', ['start'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
     env: { ...baseEnv(databaseUrl), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' } });
   let stdout = '';
   let stderr = '';
@@ -136,6 +137,11 @@ async function npmStart(databaseUrl: string): Promise<Started> {
   let serverPid = 0;
   const kill = () => {
     for (const pid of [serverPid, child.pid]) if (pid && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
   };
   const base = `http://127.0.0.1:${port}`;
   try {
