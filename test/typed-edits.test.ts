@@ -23,10 +23,11 @@ export function typeChecks(entities: EntityService) {
     void owners;
     // @ts-expect-error an aspect not named in the list cannot be read
     current.get('editableDatasetProperties');
-    return null;
+    // An enum value written inline needs `as const`: TypeScript widens a literal in the callback's result to string.
+    return { ownership: { owners: [{ owner: 'urn:li:corpuser:x', type: 'DATAOWNER' as const }] } };
   }, actor);
   // @ts-expect-error an owner's type is one of DataHub's ownership types
-  void entities.editExisting(URN, [ownership], () => ({ ownership: { owners: [{ owner: 'urn:li:corpuser:x', type: 'BOSS' }] } }), actor);
+  void entities.editExisting(URN, [ownership], () => ({ ownership: { owners: [{ owner: 'urn:li:corpuser:x', type: 'BOSS' as const }] } }), actor);
   // @ts-expect-error tags are a list of tag associations, not of urns
   void entities.editExisting(URN, [globalTags], () => ({ globalTags: { tags: ['urn:li:tag:x'] } }), actor);
   // @ts-expect-error only the aspects named may be written
