@@ -247,6 +247,28 @@ forEachEngine('security: a catalog from an earlier Almanac moves to DataHub\'s p
       shared.cleanup();
     }
   });
+
+  test('an old "Edit All Metadata" policy an administrator had switched on keeps granting, under a urn of its own', async () => {
+    const shared = sharedUrl(ctx);
+    const first = await startApp({ ...ctx, url: shared.url });
+    const root = { urn: 'urn:li:corpuser:datahub', kind: 'user' as const };
+    const editAll = { displayName: 'All Users - Edit All Metadata', type: 'METADATA', state: 'ACTIVE', privileges: ['EDIT_ENTITY'],
+      actors: { allUsers: true }, resources: { allResources: true }, editable: true };
+    await first.catalog.entities.ingest([{ urn: 'urn:li:dataHubPolicy:7', entityType: 'dataHubPolicy', aspect: 'dataHubPolicyInfo',
+      changeType: 'UPSERT', systemMetadata: null, value: editAll }], root);
+    await first.close();
+    const second = await startApp({ ...ctx, url: shared.url });
+    try {
+      const kept = await second.catalog.policies.get('urn:li:dataHubPolicy:all-users-edit-all-metadata');
+      assert.deepEqual({ ...kept.info, lastUpdatedTimestamp: undefined }, { ...editAll, lastUpdatedTimestamp: undefined });
+      assert.equal((await second.catalog.policies.get('urn:li:dataHubPolicy:7')).info.displayName, 'All Users - Base Platform Privileges');
+      assert.equal(await second.catalog.authz.allowed({ urn: 'urn:li:corpuser:lee', kind: 'user' }, [['EDIT_ENTITY']],
+        'urn:li:dataset:(urn:li:dataPlatform:hive,any,PROD)'), true);
+    } finally {
+      await second.close();
+      shared.cleanup();
+    }
+  });
 });
 
 /** A database two servers can share: the suite's PostgreSQL database, or a SQLite file. */

@@ -143,6 +143,8 @@ export const DEFAULT_ROLES: Readonly<Record<string, { name: string; description:
  */
 const LEGACY_EDIT_ALL_NAME = 'All Users - Edit All Metadata';
 const LEGACY_BASE_PLATFORM_URN = 'urn:li:dataHubPolicy:all-users-base-platform';
+/** Where an old policy 7 that an administrator had switched on is kept. */
+const LEGACY_EDIT_ALL_URN = 'urn:li:dataHubPolicy:all-users-edit-all-metadata';
 
 /**
  * A policy as matching reads it, built from the stored value's own properties only: nothing inherited (say from a
@@ -250,7 +252,12 @@ export class PolicyService implements Authorizer {
     const oldBase = latest.get(LEGACY_BASE_PLATFORM_URN)?.get('dataHubPolicyInfo')?.value;
     if (ownValue(oldSeven, 'displayName') !== LEGACY_EDIT_ALL_NAME) return;
     const state = ownValue(oldBase, 'state') === 'INACTIVE' ? 'INACTIVE' : 'ACTIVE';
-    await this.entities.ingest([{ urn: seven, entityType: 'dataHubPolicy', aspect: 'dataHubPolicyInfo', changeType: 'UPSERT',
+    // An administrator who switched the old "edit everything" policy on keeps it, under a urn of its own.
+    const keepEditAll = ownValue(oldSeven, 'state') === 'ACTIVE'
+      ? [{ urn: LEGACY_EDIT_ALL_URN, entityType: 'dataHubPolicy', aspect: 'dataHubPolicyInfo', changeType: 'UPSERT' as const,
+        value: { ...(oldSeven as object), lastUpdatedTimestamp: Date.now() }, systemMetadata: null }]
+      : [];
+    await this.entities.ingest([...keepEditAll, { urn: seven, entityType: 'dataHubPolicy', aspect: 'dataHubPolicyInfo', changeType: 'UPSERT',
       value: { ...DEFAULT_POLICIES[seven], state, lastUpdatedTimestamp: Date.now() }, systemMetadata: null }], actor);
     if (oldBase !== undefined) await this.entities.deleteEntity(LEGACY_BASE_PLATFORM_URN);
   }
