@@ -151,9 +151,8 @@ export class TokenService {
   }
 
   private async check(id: string): Promise<Lookup> {
-    const rec = (await this.entities.getLatest(`urn:li:dataHubAccessToken:${id}`, ['dataHubAccessTokenInfo'])).get('dataHubAccessTokenInfo');
-    if (!rec) return { refused: 'Failed to validate DataHub token: Token has been revoked.' };
-    const info = { urn: `urn:li:dataHubAccessToken:${id}`, id, ...(rec.value as object) } as TokenMetadata;
+    const info = await this.stored(id);
+    if (!info) return { refused: 'Failed to validate DataHub token: Token has been revoked.' };
     const user = await this.entities.getLatest(info.actorUrn, ['corpUserStatus', 'status']);
     if (ownValue(user.get('corpUserStatus')?.value, 'status') === 'SUSPENDED') {
       return { refused: `The token's user ${info.actorUrn} is suspended.` };
@@ -169,9 +168,15 @@ export class TokenService {
     return tokens.length;
   }
 
+  /** The stored token with this id, or null when there is none (never issued, or revoked). */
+  private async stored(id: string): Promise<TokenMetadata | null> {
+    const urn = `urn:li:dataHubAccessToken:${id}`;
+    const rec = (await this.entities.getLatest(urn, ['dataHubAccessTokenInfo'])).get('dataHubAccessTokenInfo');
+    return rec ? { urn, id, ...(rec.value as object) } as TokenMetadata : null;
+  }
+
   async metadata(id: string): Promise<TokenMetadata> {
-    const rec = (await this.entities.getLatest(`urn:li:dataHubAccessToken:${id}`, ['dataHubAccessTokenInfo'])).get('dataHubAccessTokenInfo');
-    const info = rec ? { urn: `urn:li:dataHubAccessToken:${id}`, id, ...(rec.value as object) } as TokenMetadata : null;
+    const info = await this.stored(id);
     if (!info) throw notFound(`Access token ${id} does not exist`);
     return info;
   }
