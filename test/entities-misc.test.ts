@@ -134,7 +134,8 @@ forEachEngine('Other entity types: notebooks, data products, assertions, queries
     domain: null, institutionalMemory: null, subTypes: { typeNames: ['Notebook'] },
     dataPlatformInstance: { urn: 'urn:li:dataPlatformInstance:(urn:li:dataPlatform:querybook,prod)', type: 'DATA_PLATFORM_INSTANCE',
       instanceId: 'prod', platform: { urn: 'urn:li:dataPlatform:querybook' } },
-    status: { removed: false }, browsePaths: null, browsePathV2: { path: [{ name: 'Default' }] },
+    // DataHub 0.12.1 writes an empty default browse path for a notebook ingested without one.
+    status: { removed: false }, browsePaths: [{ path: [] }], browsePathV2: { path: [{ name: 'Default' }] },
     privileges: { canEditDescription: true, canEditTags: true }, lastIngested: 1643871600000, exists: true,
     ...edited,
   });

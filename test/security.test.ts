@@ -358,6 +358,7 @@ const OPERATIONS: Record<keyof typeof REQUIRES, Call> = {
   'graphql.domains': { graphql: `mutation { unsetDomain(entityUrn: "${HIVE}") }` },
   'graphql.deprecation': { graphql: `mutation { updateDeprecation(input: { urn: "${HIVE}", deprecated: true, note: "old" }) }` },
   'graphql.reportOperation': { graphql: `mutation { reportOperation(input: { urn: "${HIVE}", operationType: INSERT, sourceType: MANUAL }) }` },
+  'graphql.updateLineage': { graphql: `mutation { updateLineage(input: { edgesToAdd: [{ downstreamUrn: "${HIVE}", upstreamUrn: "${KAFKA}" }], edgesToRemove: [] }) }` },
   'graphql.createTag': { graphql: 'mutation { createTag(input: { id: "inactive-tag", name: "t" }) }' },
   'graphql.updateTag': { graphql: 'mutation { updateTag(urn: "urn:li:tag:Legacy", input: { urn: "urn:li:tag:Legacy", name: "Legacy" }) { urn } }' },
   'graphql.deleteTag': { graphql: 'mutation { deleteTag(urn: "urn:li:tag:NeedsDocumentation") }' },

@@ -1,5 +1,5 @@
 import { lookupTable } from '../model/safe-keys.js';
-import { aspect, defineEntity, gql, keyAspect, ref, type AspectDef, type FieldContext } from './descriptor.js';
+import { aspect, defineEntity, edgeMeta, gql, keyAspect, ref, type AspectDef, type FieldContext } from './descriptor.js';
 import { auditStamp, COMMON_FIELDS, customProperties, globalTags, glossaryTerms, visibleDescription } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, enumOf, int, rec, str, urn, type Infer, type UnionValue } from './schema.js';
@@ -14,7 +14,7 @@ export const chartInfo = aspect('chartInfo', 'com.linkedin.chart.ChartInfo', rec
 }), {
   edges: (v, add) => {
     for (const d of v.inputs ?? []) add('Consumes', d);
-    for (const e of v.inputEdges ?? []) add('Consumes', e.destinationUrn);
+    for (const e of v.inputEdges ?? []) add('Consumes', e.destinationUrn, edgeMeta(e));
   },
   searchText: shared.propertiesText,
 });
@@ -233,33 +233,12 @@ type ChartQuery {
 enum ChartQueryType { SQL LOOKML }
 `;
 
-type Related = { urn: string; type: string; degree: number };
-
-/** One hop of lineage: OUTGOING edges of `upTypes` upstream, INCOMING edges of `downTypes` downstream (de-duplicated). */
-export function biLineage(upTypes: readonly string[], downTypes: readonly string[]) {
-  return async (f: FieldContext) => {
-    const input = f.args.input as { direction: string; start?: number | null; count?: number | null };
-    const start = Math.max(0, Number(input.start ?? 0));
-    const count = Math.min(1000, Math.max(0, Number(input.count ?? 100)));
-    const up = input.direction === 'UPSTREAM';
-    const types = up ? upTypes : downTypes;
-    const found = types.length === 0 ? { edges: [] } : await f.related({ direction: up ? 'OUTGOING' : 'INCOMING', types, start: 0, count: 10_000 });
-    const seen = new Set<string>();
-    const rels: Related[] = [];
-    for (const e of found.edges) {
-      const other = up ? e.destination : e.source;
-      if (!seen.has(other)) { seen.add(other); rels.push({ urn: other, type: e.type, degree: 1 }); }
-    }
-    return { start, count: Math.min(count, Math.max(0, rels.length - start)), total: rels.length, filtered: 0,
-      relationships: rels.slice(start, start + count).map((r) => ({ type: r.type, entity: ref(r.urn), degree: 1, createdOn: null,
-        createdActor: null, updatedOn: null, isManual: false })) };
-  };
-}
-
 /** Charts of BI tools (Looker looks, Tableau sheets, Superset charts…). */
 export const chart = defineEntity({
   name: 'chart',
   category: 'core',
+  // chartInfo.inputs and inputEdges: Consumes a dataset.
+  lineage: { upstream: [{ type: 'Consumes', entityTypes: ['dataset'] }] },
   key: chartKey,
   aspects: [chartInfo, editableChartProperties, chartQuery, shared.inputFields, chartUsageStatistics, shared.embed, shared.browsePaths,
     shared.domains, shared.container, shared.deprecation, shared.ownership, shared.status, shared.institutionalMemory,
@@ -300,7 +279,6 @@ export const chart = defineEntity({
         return q ? { rawQuery: q.rawQuery, type: q.type } : null;
       },
       inputFields: inputFieldsOut,
-      lineage: biLineage(['Consumes'], ['Contains']),
       statsSummary: (f) => usageSummary(f, chartUsageStatistics, true),
     },
   },

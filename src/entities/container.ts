@@ -17,7 +17,8 @@ const SDL = gql`
 type Container implements Entity {
   urn: String!
   type: EntityType!
-  platform: DataPlatform
+  "The platform of its dataPlatformInstance (DataHub's 'unknown' platform when none was sent)."
+  platform: DataPlatform!
   properties: ContainerProperties
   editableProperties: ContainerEditableProperties
   subTypes: SubTypes
@@ -75,7 +76,7 @@ export const container = defineEntity({
       ...COMMON_FIELDS,
       platform: async (f) => {
         const p = await f.aspect(shared.dataPlatformInstance);
-        return p?.platform ? ref(p.platform) : null;
+        return ref(p?.platform ?? 'urn:li:dataPlatform:unknown');
       },
       properties: async (f) => {
         const [p, e] = await Promise.all([f.aspect(containerProperties), f.aspect(editableContainerProperties)]);

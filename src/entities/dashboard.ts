@@ -1,5 +1,5 @@
-import { biLineage, biProperties, inputFieldsOut, usageByUser, usageSummary } from './chart.js';
-import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
+import { biProperties, inputFieldsOut, usageByUser, usageSummary } from './chart.js';
+import { aspect, defineEntity, edgeMeta, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
 import { COMMON_FIELDS } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, enumOf, int, rec, str, urn } from './schema.js';
@@ -14,9 +14,9 @@ export const dashboardInfo = aspect('dashboardInfo', 'com.linkedin.dashboard.Das
 }), {
   edges: (v, add) => {
     for (const c of v.charts ?? []) add('Contains', c);
-    for (const e of v.chartEdges ?? []) add('Contains', e.destinationUrn);
+    for (const e of v.chartEdges ?? []) add('Contains', e.destinationUrn, edgeMeta(e));
     for (const d of v.datasets ?? []) add('Consumes', d);
-    for (const e of v.datasetEdges ?? []) add('Consumes', e.destinationUrn);
+    for (const e of v.datasetEdges ?? []) add('Consumes', e.destinationUrn, edgeMeta(e));
   },
   searchText: shared.propertiesText,
 });
@@ -199,6 +199,8 @@ async function usageStats(f: FieldContext) {
 export const dashboard = defineEntity({
   name: 'dashboard',
   category: 'core',
+  // dashboardInfo: charts and chartEdges (Contains), datasets and datasetEdges (Consumes), both upstream.
+  lineage: { upstream: [{ type: 'Contains', entityTypes: ['chart'] }, { type: 'Consumes', entityTypes: ['dataset'] }] },
   key: dashboardKey,
   aspects: [shared.domains, shared.container, shared.deprecation, dashboardUsageStatistics, shared.inputFields, shared.subTypes,
     shared.embed, dashboardInfo, editableDashboardProperties, shared.ownership, shared.status, shared.globalTags, shared.browsePaths,
@@ -235,7 +237,6 @@ export const dashboard = defineEntity({
         return e ? { description: e.description ?? null } : null;
       },
       inputFields: inputFieldsOut,
-      lineage: biLineage(['Contains', 'Consumes'], []),
       statsSummary: (f) => usageSummary(f, dashboardUsageStatistics, false),
       usageStats,
     },

@@ -31,12 +31,6 @@ async function flowProperties(f: FieldContext) {
   };
 }
 
-/** A lineage result with no relationships: flows take no part in DataHub 0.12.1's lineage graph (their jobs do). */
-function noLineage(f: FieldContext) {
-  const input = f.args.input as { start?: number | null };
-  return { start: Math.max(0, Number(input.start ?? 0)), count: 0, total: 0, filtered: 0, relationships: [] };
-}
-
 const SDL = gql`
 "A pipeline of an orchestrator: an Airflow DAG, a Fivetran connector, a NiFi process group."
 type DataFlow implements EntityWithRelationships & Entity & BrowsableEntity {
@@ -132,7 +126,6 @@ export const dataFlow = defineEntity({
         const e = await f.aspect(editableDataFlowProperties);
         return e ? { description: e.description ?? null } : null;
       },
-      lineage: noLineage,
       dataJobs: async (f) => {
         const jobs = await f.related({ direction: 'INCOMING', types: ['IsPartOf'], start: 0, count: 10_000 });
         return { entities: jobs.edges.map((e) => ({ entity: ref(e.source), created: null })) };

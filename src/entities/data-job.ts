@@ -1,6 +1,6 @@
 import { badRequest } from '../errors.js';
 import { decodeUrnPart, tryParseUrn } from '../model/urn.js';
-import { aspect, defineEntity, gql, keyAspect, ref, type AspectValue, type FieldContext, type KeyValues } from './descriptor.js';
+import { aspect, defineEntity, edgeMeta, gql, keyAspect, ref, type AspectValue, type FieldContext, type KeyValues } from './descriptor.js';
 import { COMMON_FIELDS, customProperties } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, enumOf, oneOf, rec, str, union, urn } from './schema.js';
@@ -25,11 +25,11 @@ export const dataJobInputOutput = aspect('dataJobInputOutput', 'com.linkedin.dat
 }), {
   edges: (v, add) => {
     for (const d of v.inputDatasets ?? []) add('Consumes', d);
-    for (const e of v.inputDatasetEdges ?? []) add('Consumes', e.destinationUrn);
+    for (const e of v.inputDatasetEdges ?? []) add('Consumes', e.destinationUrn, edgeMeta(e));
     for (const d of v.outputDatasets ?? []) add('Produces', d);
-    for (const e of v.outputDatasetEdges ?? []) add('Produces', e.destinationUrn);
+    for (const e of v.outputDatasetEdges ?? []) add('Produces', e.destinationUrn, edgeMeta(e));
     for (const j of v.inputDatajobs ?? []) add('DownstreamOf', j);
-    for (const e of v.inputDatajobEdges ?? []) add('DownstreamOf', e.destinationUrn);
+    for (const e of v.inputDatajobEdges ?? []) add('DownstreamOf', e.destinationUrn, edgeMeta(e));
     for (const f of v.inputDatasetFields ?? []) add('Consumes', f);
     for (const f of v.outputDatasetFields ?? []) add('Produces', f);
   },
@@ -85,36 +85,15 @@ function schemaFieldRef(u: string) {
   return { urn: parsed.parts[0]!, path: decodeUrnPart(parsed.parts.slice(1).join(',')) };
 }
 
-/** Column-level lineage: only the schema-field members of each side, as DataHub 0.12.1 maps them. */
-function fineGrainedLineages(io: InputOutput) {
+/**
+ * Column-level lineage (a job's dataJobInputOutput or a dataset's upstreamLineage): only the schema-field members of
+ * each side, as DataHub 0.12.1 maps them.
+ */
+export function fineGrainedLineages(io: Pick<InputOutput, 'fineGrainedLineages'>) {
   if (!io.fineGrainedLineages) return null;
   const refs = (list: readonly string[] | undefined) =>
     list ? list.flatMap((u) => { const r = schemaFieldRef(u); return r ? [r] : []; }) : null;
   return io.fineGrainedLineages.map((l) => ({ upstreams: refs(l.upstreams), downstreams: refs(l.downstreams) }));
-}
-
-/**
- * Lineage of a job: upstream the datasets it reads and the jobs it follows (dataJobInputOutput), downstream the
- * datasets it writes and the jobs that name it as an input job.
- */
-async function jobLineage(f: FieldContext) {
-  const input = f.args.input as { direction: string; start?: number | null; count?: number | null };
-  const start = Math.max(0, Number(input.start ?? 0));
-  const count = Math.min(1000, Math.max(0, Number(input.count ?? 100)));
-  const io = await f.aspect(dataJobInputOutput);
-  const rel = (type: string, u: string) => ({ type, entity: ref(u), degree: 1, createdOn: null, createdActor: null, updatedOn: null,
-    isManual: false });
-  let rels: ReturnType<typeof rel>[];
-  if (input.direction === 'UPSTREAM') {
-    rels = [...urnsOf(io?.inputDatasets, io?.inputDatasetEdges).map((u) => rel('Consumes', u)),
-      ...urnsOf(io?.inputDatajobs, io?.inputDatajobEdges).map((u) => rel('DownstreamOf', u))];
-  } else {
-    const after = await f.related({ direction: 'INCOMING', types: ['DownstreamOf'], start: 0, count: 10_000 });
-    rels = [...urnsOf(io?.outputDatasets, io?.outputDatasetEdges).map((u) => rel('Produces', u)),
-      ...[...new Set(after.edges.map((e) => e.source))].map((u) => rel('DownstreamOf', u))];
-  }
-  return { start, count: Math.min(count, Math.max(0, rels.length - start)), total: rels.length, filtered: 0,
-    relationships: rels.slice(start, start + count) };
 }
 
 /** The instances (runs) of this job, newest first by their creation time, as DataHub's runs field pages them. */
@@ -203,6 +182,11 @@ type FineGrainedLineage {
 export const dataJob = defineEntity({
   name: 'dataJob',
   category: 'core',
+  // dataJobInputOutput: input datasets (Consumes) and input jobs (DownstreamOf) upstream, output datasets (Produces) downstream.
+  lineage: {
+    upstream: [{ type: 'Consumes', entityTypes: ['dataset'] }, { type: 'DownstreamOf', entityTypes: ['dataJob'] }],
+    downstream: [{ type: 'Produces', entityTypes: ['dataset'] }],
+  },
   key: dataJobKey,
   aspects: [datahubIngestionRunSummary, datahubIngestionCheckpoint, shared.domains, shared.deprecation, shared.versionInfo, dataJobInfo,
     dataJobInputOutput, editableDataJobProperties, shared.ownership, shared.status, shared.globalTags, shared.browsePaths,
@@ -235,7 +219,6 @@ export const dataJob = defineEntity({
           fineGrainedLineages: fineGrainedLineages(io),
         };
       },
-      lineage: jobLineage,
       runs: jobRuns,
     },
   },

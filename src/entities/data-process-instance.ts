@@ -55,19 +55,6 @@ async function runState(f: FieldContext) {
   }));
 }
 
-/** Not in DataHub 0.12.1's lineage graph; Almanac answers with the run's inputs (upstream) and outputs (downstream). */
-async function runLineage(f: FieldContext) {
-  const input = f.args.input as { direction: string; start?: number | null; count?: number | null };
-  const start = Math.max(0, Number(input.start ?? 0));
-  const count = Math.min(1000, Math.max(0, Number(input.count ?? 100)));
-  const upstream = input.direction === 'UPSTREAM';
-  const urns = upstream ? (await f.aspect(dataProcessInstanceInput))?.inputs : (await f.aspect(dataProcessInstanceOutput))?.outputs;
-  const rels = [...new Set(urns ?? [])].map((u) => ({ type: upstream ? 'Consumes' : 'Produces', entity: ref(u), degree: 1, createdOn: null,
-    createdActor: null, updatedOn: null, isManual: false }));
-  return { start, count: Math.min(count, Math.max(0, rels.length - start)), total: rels.length, filtered: 0,
-    relationships: rels.slice(start, start + count) };
-}
-
 const SDL = gql`
 "One run of a job or flow (an Airflow task instance, a Fivetran sync)."
 type DataProcessInstance implements EntityWithRelationships & Entity {
@@ -80,6 +67,7 @@ type DataProcessInstance implements EntityWithRelationships & Entity {
   name: String
   "Inputs (Consumes), outputs (Produces) and the job or flow run (InstanceOf)."
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
+  "Always empty, as in DataHub 0.12.1: a run's inputs and outputs are relationships, not lineage edges."
   lineage(input: LineageInput!): EntityLineageResult
   externalUrl: String
 }
@@ -132,7 +120,6 @@ export const dataProcessInstance = defineEntity({
       },
       externalUrl: async (f) => (await f.aspect(dataProcessInstanceProperties))?.externalUrl ?? null,
       state: runState,
-      lineage: runLineage,
     },
   },
 });

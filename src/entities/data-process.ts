@@ -15,6 +15,8 @@ export const dataProcessInfo = aspect('dataProcessInfo', 'com.linkedin.dataproce
 export const dataProcess = defineEntity({
   name: 'dataProcess',
   category: 'core',
+  // dataProcessInfo: inputs and outputs alike are Consumes edges, upstream (as DataHub 0.12.1 annotates both).
+  lineage: { upstream: [{ type: 'Consumes', entityTypes: ['dataset'] }] },
   key: dataProcessKey,
   aspects: [dataProcessInfo, shared.ownership, shared.status],
   snapshotClass: 'com.linkedin.metadata.snapshot.DataProcessSnapshot',

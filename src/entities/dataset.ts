@@ -5,6 +5,7 @@ import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './
 import {
   auditStamp, COMMON_FIELDS, customProperties, deprecation, globalTags, glossaryTerms, visibleDescription,
 } from './graphql-fields.js';
+import { fineGrainedLineages } from './data-job.js';
 import * as shared from './shared-aspects.js';
 import { any, arr, bool, enumOf, int, map, num, rec, str, union, urn, type UnionValue } from './schema.js';
 
@@ -14,7 +15,14 @@ export const datasetKey = keyAspect('datasetKey', 'com.linkedin.metadata.key.Dat
 export const datasetProperties = aspect('datasetProperties', 'com.linkedin.dataset.DatasetProperties', rec({
   ...shared.customPropertiesField, ...shared.externalReferenceField, 'name?': str, 'qualifiedName?': str, 'description?': str,
   'uri?': str, 'created?': shared.timeStamp, 'lastModified?': shared.timeStamp, 'tags?': arr(str),
-}), { searchText: shared.propertiesText });
+}), {
+  searchText: shared.propertiesText,
+  // DataHub's date fields of datasets (epoch milliseconds): range filters and sorting read them.
+  facets: {
+    createdAt: (v) => (v.created ? [String(v.created.time)] : []),
+    lastModifiedAt: (v) => (v.lastModified ? [String(v.lastModified.time)] : []),
+  },
+});
 
 export const editableDatasetProperties = aspect('editableDatasetProperties', 'com.linkedin.dataset.EditableDatasetProperties',
   rec({ 'description?': str, 'name?': str, ...shared.changeAuditStampFields }), { searchText: shared.editableText });
@@ -28,7 +36,11 @@ export const upstreamLineage = aspect('upstreamLineage', 'com.linkedin.dataset.U
   'fineGrainedLineages?': arr(shared.fineGrainedLineage),
 }), {
   edges: (v, add) => {
-    for (const u of v.upstreams) add('DownstreamOf', u.dataset);
+    // DataHub 0.12.1 stamps the edge with the upstream's created (createdOn) and auditStamp (updatedOn).
+    for (const u of v.upstreams) {
+      add('DownstreamOf', u.dataset, { createdOn: u.created?.time, createdActor: u.created?.actor, updatedOn: u.auditStamp?.time,
+        updatedActor: u.auditStamp?.actor, manual: u.properties?.source === 'UI' });
+    }
     for (const l of v.fineGrainedLineages ?? []) for (const u of l.upstreams ?? []) add('DownstreamOf', u);
   },
 });
@@ -141,30 +153,6 @@ function schemaMetadataOut(urnText: string, schema: shared.SchemaMetadata, edita
   };
 }
 
-async function lineage(f: FieldContext) {
-  const input = f.args.input as { direction: string; start?: number | null; count?: number | null };
-  const start = Math.max(0, Number(input.start ?? 0));
-  const count = Math.min(1000, Math.max(0, Number(input.count ?? 100)));
-  let rels: Record<string, unknown>[];
-  if (input.direction === 'UPSTREAM') {
-    const up = await f.aspect(upstreamLineage);
-    // One edge per upstream entity, however many times the aspect lists it.
-    const seen = new Set<string>();
-    const upstreams = (up?.upstreams ?? []).filter((u) => !seen.has(u.dataset) && seen.add(u.dataset));
-    rels = upstreams.map((u) => {
-      const actor = u.created?.actor ?? u.auditStamp?.actor;
-      return { type: 'DownstreamOf', entity: ref(u.dataset), degree: 1, createdOn: u.created?.time ?? u.auditStamp?.time ?? null,
-        createdActor: actor ? ref(actor) : null, updatedOn: u.auditStamp?.time ?? null, isManual: u.properties?.source === 'UI' };
-    });
-  } else {
-    const downstream = await f.related({ direction: 'INCOMING', types: ['DownstreamOf'], start: 0, count: 10_000 });
-    rels = downstream.edges.map((e) => ({ type: 'DownstreamOf', entity: ref(e.source), degree: 1, createdOn: null, createdActor: null,
-      updatedOn: null, isManual: false }));
-  }
-  return { start, count: Math.min(count, Math.max(0, rels.length - start)), total: rels.length, filtered: 0,
-    relationships: rels.slice(start, start + count) };
-}
-
 const keyOf = (f: FieldContext) => datasetKeyOf(parseUrn(f.urn));
 
 const SDL = gql`
@@ -212,12 +200,16 @@ type Dataset implements EntityWithRelationships & Entity & BrowsableEntity {
   "A view's definition, when the dataset is one."
   viewProperties: ViewProperties
   siblings: SiblingProperties
-  "Upstream (from upstreamLineage) or downstream (datasets naming this one as upstream) neighbours."
+  "One hop of lineage: upstream (datasets it derives from, jobs that produce it) or downstream (datasets, jobs, charts, dashboards and ML features reading it)."
   lineage(input: LineageInput!): EntityLineageResult
+  "Column-level lineage into this dataset (upstreamLineage.fineGrainedLineages), schema-field members only."
+  fineGrainedLineages: [FineGrainedLineage!]
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
   "Deprecated: the ingested description; use properties.description."
   description: String
   externalUrl: String
+  "Where the dataset lives, as its source names it (datasetProperties.uri)."
+  uri: String
   platformNativeType: String
 }
 
@@ -314,6 +306,8 @@ type EditableSchemaFieldInfo {
 export const dataset = defineEntity({
   name: 'dataset',
   category: 'core',
+  // upstreamLineage.upstreams: DownstreamOf a dataset.
+  lineage: { upstream: [{ type: 'DownstreamOf', entityTypes: ['dataset'] }] },
   key: datasetKey,
   aspects: [viewProperties, shared.subTypes, datasetProfile, datasetUsageStatistics, operation, shared.domains, shared.schemaMetadata,
     shared.status, shared.container, shared.deprecation, shared.testResults, shared.siblings, shared.embed, datasetProperties,
@@ -379,9 +373,13 @@ export const dataset = defineEntity({
         };
       },
       deprecation: async (f) => deprecation(await f.aspect(shared.deprecation), await f.aspect(datasetDeprecation)),
-      lineage,
+      fineGrainedLineages: async (f) => {
+        const up = await f.aspect(upstreamLineage);
+        return up ? fineGrainedLineages(up) : null;
+      },
       description: async (f) => (await f.aspect(datasetProperties))?.description ?? null,
       externalUrl: async (f) => (await f.aspect(datasetProperties))?.externalUrl ?? null,
+      uri: async (f) => (await f.aspect(datasetProperties))?.uri ?? null,
       platformNativeType: () => null,
     },
   },
@@ -392,11 +390,17 @@ export const dataset = defineEntity({
       env: (k) => (k.origin ? [k.origin] : []),
     },
   },
-  // DataHub's default: /<origin>/<platform name>/<name's parts but the last, split at the platform's delimiter>, lower case.
-  browsePath: (k) => {
+  // DataHub's default: /<origin>/<platform name>/<name's parts but the last, split at the platform's delimiter>, lower
+  // case. Its split drops trailing empty parts; the folders get a leading / unless they start with one.
+  browsePath: (k, delimiter = '.') => {
     const name = decodeUrnPart(k.name ?? '');
-    const parts = name.split('.');
-    const folders = parts.length > 1 ? `/${parts.slice(0, -1).join('/')}`.replace(/^\/\//, '/') : '';
+    let folders = '';
+    if (delimiter && name.includes(delimiter)) {
+      const parts = name.split(delimiter);
+      while (parts.length && parts[parts.length - 1] === '') parts.pop();
+      const joined = parts.slice(0, -1).join('/');
+      folders = joined.startsWith('/') ? joined : `/${joined}`;
+    }
     return `/${k.origin}/${(k.platform ?? '').replace('urn:li:dataPlatform:', '')}${folders}`.toLowerCase();
   },
   displayName: (k) => decodeUrnPart(k.name ?? ''),

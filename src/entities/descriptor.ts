@@ -14,8 +14,28 @@ import { enumOf, rec, str, urn, type Fields, type Schema } from './schema.js';
 // ---------------------------------------------------------------------------------------------------------------
 // Aspects
 
-/** Receives one relationship: its DataHub name and the urn it points to. */
-export type EdgeSink = (type: string, destination: unknown) => void;
+/**
+ * When and by whom an edge was made and last changed, and whether it was drawn by hand: what DataHub's lineage
+ * @Relationship annotations copy onto the edge (createdOn, createdActor, updatedOn, updatedActor, properties).
+ */
+export interface EdgeMeta {
+  createdOn?: number;
+  createdActor?: string;
+  updatedOn?: number;
+  updatedActor?: string;
+  /** properties.source === 'UI'. */
+  manual?: boolean;
+}
+
+/** Receives one relationship: its DataHub name, the urn it points to, and the edge's stamps where the aspect has them. */
+export type EdgeSink = (type: string, destination: unknown, meta?: EdgeMeta) => void;
+
+/** The stamps of a DataHub Edge record (created, lastModified, properties). */
+export function edgeMeta(e: { created?: { time?: number; actor?: string }; lastModified?: { time?: number; actor?: string };
+  properties?: Readonly<Record<string, string>> }): EdgeMeta {
+  return { createdOn: e.created?.time, createdActor: e.created?.actor, updatedOn: e.lastModified?.time,
+    updatedActor: e.lastModified?.actor, manual: e.properties?.source === 'UI' };
+}
 /** Receives text for the search document. */
 export type TextSink = (text: unknown) => void;
 
@@ -141,7 +161,8 @@ export interface GraphQLPart {
   readonly rootField?: string;
   /**
    * How each field maps from the stored aspects. Fields not listed are read as plain properties; `type`, `exists`,
-   * `relationships` and `privileges` are served alike for every entity type by the GraphQL layer.
+   * `relationships`, `lineage` (from the descriptors' `lineage` parts) and `privileges` are served alike for every
+   * entity type by the GraphQL layer.
    */
   readonly fields?: Readonly<Record<string, FieldResolver>>;
 }
@@ -176,6 +197,25 @@ export interface EditsPart {
 export type ReadOperation = Extract<Operation, `read.${string}`>;
 
 // ---------------------------------------------------------------------------------------------------------------
+// Lineage
+
+/** A kind of lineage edge: a relationship type, and the entity types (urn names) it may point to. */
+export interface LineageEdge {
+  readonly type: string;
+  readonly entityTypes: readonly string[];
+}
+
+/**
+ * The entity type's part in the lineage graph, from DataHub 0.12.1's @Relationship annotations with `isLineage`:
+ * the OUTGOING edges that point at an upstream (`isUpstream`, the default) or at a downstream (`isUpstream: false`).
+ * The other side of each edge sees it INCOMING, in the opposite direction (a dataset a job Produces has the job upstream).
+ */
+export interface LineagePart {
+  readonly upstream?: readonly LineageEdge[];
+  readonly downstream?: readonly LineageEdge[];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // The descriptor
 
 export interface EntityDescriptor {
@@ -193,14 +233,19 @@ export interface EntityDescriptor {
   readonly graphql: GraphQLPart;
   /** Present when the entity type is searchable. */
   readonly search?: SearchPart;
-  /** DataHub's default browse path for an entity of this type without a browsePaths aspect. */
-  readonly browsePath?: (key: KeyValues) => string;
+  /**
+   * DataHub's default browse path for an entity of this type without a browsePaths aspect; `delimiter` is the
+   * dataset name delimiter of the platform the urn names, when its dataPlatformInfo gives one.
+   */
+  readonly browsePath?: (key: KeyValues, delimiter?: string) => string;
   /** A short human name from the urn (autocomplete suggestions). Default: the last urn part. */
   readonly displayName?: (key: KeyValues) => string;
   /** The platform urn the urn names, if it names one (datasets, ML models, charts by their tool): the `platform` search filter. */
   readonly platform?: (key: KeyValues) => string | undefined;
   readonly edits?: EditsPart;
   readonly privileges?: { readonly read?: ReadOperation };
+  /** Present when the entity type's own aspects declare lineage edges. */
+  readonly lineage?: LineagePart;
 }
 
 export function defineEntity<const D extends EntityDescriptor>(d: D): D {

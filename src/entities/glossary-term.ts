@@ -47,6 +47,8 @@ type GlossaryTermProperties {
   termSource: String!
   sourceRef: String
   sourceUrl: String
+  "The term's schema as its source wrote it."
+  rawSchema: String
   customProperties: [CustomPropertiesEntry!]
 }
 
@@ -82,7 +84,7 @@ export const glossaryTerm = defineEntity({
         const i = await f.aspect(glossaryTermInfo);
         return i ? { name: i.name ?? f.key.name, description: i.definition ?? null, definition: i.definition ?? '',
           termSource: i.termSource ?? 'INTERNAL', sourceRef: i.sourceRef ?? null, sourceUrl: i.sourceUrl ?? null,
-          customProperties: customProperties(i.customProperties, f.urn) } : null;
+          rawSchema: i.rawSchema ?? null, customProperties: customProperties(i.customProperties, f.urn) } : null;
       },
       glossaryTermInfo: async (f) => {
         const i = await f.aspect(glossaryTermInfo);
@@ -91,5 +93,7 @@ export const glossaryTerm = defineEntity({
     },
   },
   search: {},
+  // DataHub 0.12.1 gives the types it has no rule for an empty default browse path.
+  browsePath: () => '',
   edits: { description: { aspect: glossaryTermInfo, field: 'definition', requiresExisting: 'Glossary Term' } },
 });

@@ -113,7 +113,7 @@ export function browsePathV2(aspect: { path?: { id: string; urn?: string }[] } |
  * platform's info names another), its last part left out; a data job's flow; anything else, or a dataset whose
  * name has one part, in a "Default" folder.
  */
-export async function defaultBrowsePathV2(f: FieldContext): Promise<{ path: { id: string; urn?: string }[] }> {
+export async function defaultBrowsePathV2(f: Pick<FieldContext, 'urn' | 'key' | 'aspect'>): Promise<{ path: { id: string; urn?: string }[] }> {
   const entityType = f.urn.slice('urn:li:'.length).split(':', 1)[0];
   if (entityType === 'dataJob' && typeof f.key.flow === 'string') return { path: [{ id: f.key.flow, urn: f.key.flow }] };
   if (entityType === 'dataset' && typeof f.key.name === 'string') {

@@ -99,6 +99,8 @@ export const mlFeatureTable = defineEntity({
     },
   },
   search: {},
+  // DataHub 0.12.1 gives the types it has no rule for an empty default browse path.
+  browsePath: () => '',
   platform: (k) => k.platform,
   edits: { description: { aspect: editableMlFeatureTableProperties, field: 'description' } },
 });

@@ -66,6 +66,8 @@ async function properties(f: FieldContext) {
 export const mlFeature = defineEntity({
   name: 'mlFeature',
   category: 'core',
+  // mlFeatureProperties.sources: DerivedFrom a dataset.
+  lineage: { upstream: [{ type: 'DerivedFrom', entityTypes: ['dataset'] }] },
   key: mlFeatureKey,
   aspects: [shared.glossaryTerms, editableMlFeatureProperties, shared.domains, mlFeatureProperties, shared.ownership,
     shared.institutionalMemory, shared.status, shared.deprecation, shared.browsePaths, shared.globalTags, shared.dataPlatformInstance,
@@ -93,5 +95,7 @@ export const mlFeature = defineEntity({
     },
   },
   search: {},
+  // DataHub 0.12.1 gives the types it has no rule for an empty default browse path.
+  browsePath: () => '',
   edits: { description: { aspect: editableMlFeatureProperties, field: 'description' } },
 });

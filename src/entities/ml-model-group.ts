@@ -89,6 +89,8 @@ export const mlModelGroup = defineEntity({
     },
   },
   search: {},
+  // DataHub 0.12.1 gives the types it has no rule for an empty default browse path.
+  browsePath: () => '',
   platform: (k) => k.platform,
   edits: { description: { aspect: editableMlModelGroupProperties, field: 'description' } },
 });

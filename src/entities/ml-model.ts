@@ -70,38 +70,13 @@ export const sourceCode = aspect('sourceCode', 'com.linkedin.ml.metadata.SourceC
 // ---------------------------------------------------------------------------------------------------------------
 // GraphQL (the helpers below serve the other ML types too)
 
-/**
- * The lineage relationships of the ML types, as DataHub's models declare them: an entity points at its upstreams
- * through Consumes, TrainedBy and DerivedFrom, and at its downstreams through UsedBy and MemberOf.
- */
-const POINTS_UPSTREAM = ['Consumes', 'TrainedBy', 'DerivedFrom'];
-const POINTS_DOWNSTREAM = ['UsedBy', 'MemberOf'];
-
-/** `lineage(input:)` of the ML types: one hop, from the relationship index, in both of its directions. */
-export async function mlLineage(f: FieldContext) {
-  const input = f.args.input as { direction: string; start?: number | null; count?: number | null };
-  const start = Math.max(0, Number(input.start ?? 0));
-  const count = Math.min(1000, Math.max(0, Number(input.count ?? 100)));
-  const up = input.direction === 'UPSTREAM';
-  const [out, inc] = await Promise.all([
-    f.related({ direction: 'OUTGOING', types: up ? POINTS_UPSTREAM : POINTS_DOWNSTREAM, start: 0, count: 10_000 }),
-    f.related({ direction: 'INCOMING', types: up ? POINTS_DOWNSTREAM : POINTS_UPSTREAM, start: 0, count: 10_000 }),
-  ]);
-  const seen = new Set<string>();
-  const rels = [...out.edges.map((e) => ({ type: e.type, urn: e.destination })), ...inc.edges.map((e) => ({ type: e.type, urn: e.source }))]
-    .filter((r) => !seen.has(`${r.type} ${r.urn}`) && seen.add(`${r.type} ${r.urn}`))
-    .map((r) => ({ type: r.type, entity: ref(r.urn), degree: 1, createdOn: null, createdActor: null, updatedOn: null, isManual: false }));
-  return { start, count: Math.min(count, Math.max(0, rels.length - start)), total: rels.length, filtered: 0,
-    relationships: rels.slice(start, start + count) };
-}
-
 /** A key part as text (urn tuple parts are stored percent-encoded where they must be). */
 export const keyPart = (f: FieldContext, name: string) => decodeUrnPart(f.key[name] ?? '');
 
 export const versionTag = (v: { versionTag?: string } | undefined) => (v ? { versionTag: v.versionTag ?? null } : null);
 
 /** Fields every ML type maps alike: the shared aspects, with tags only under `tags` where DataHub has no `globalTags`. */
-export const ML_COMMON_FIELDS = { ...COMMON_FIELDS, lineage: mlLineage };
+export const ML_COMMON_FIELDS = { ...COMMON_FIELDS };
 
 const BOXES: Readonly<Record<string, (v: unknown) => Record<string, unknown>>> = {
   string: (v) => ({ __typename: 'StringBox', stringValue: String(v) }),
@@ -339,6 +314,11 @@ enum CostType { ORG_COST_TYPE }
 export const mlModel = defineEntity({
   name: 'mlModel',
   category: 'core',
+  // mlModelProperties: features (Consumes) and training jobs (TrainedBy) upstream; jobs using it (UsedBy) and its groups (MemberOf) downstream.
+  lineage: {
+    upstream: [{ type: 'Consumes', entityTypes: ['mlFeature'] }, { type: 'TrainedBy', entityTypes: ['dataJob'] }],
+    downstream: [{ type: 'UsedBy', entityTypes: ['dataJob'] }, { type: 'MemberOf', entityTypes: ['mlModelGroup'] }],
+  },
   key: mlModelKey,
   aspects: [shared.glossaryTerms, editableMlModelProperties, shared.domains, shared.ownership, mlModelProperties, intendedUse,
     mlModelFactorPrompts, mlModelMetrics, mlModelEvaluationData, mlModelTrainingData, mlModelQuantitativeAnalyses,
@@ -422,6 +402,8 @@ export const mlModel = defineEntity({
     },
   },
   search: {},
+  // DataHub 0.12.1 gives the types it has no rule for an empty default browse path.
+  browsePath: () => '',
   platform: (k) => k.platform,
   edits: { description: { aspect: editableMlModelProperties, field: 'description' } },
 });

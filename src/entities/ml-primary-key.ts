@@ -66,6 +66,8 @@ async function properties(f: FieldContext) {
 export const mlPrimaryKey = defineEntity({
   name: 'mlPrimaryKey',
   category: 'core',
+  // mlPrimaryKeyProperties.sources: DerivedFrom a dataset.
+  lineage: { upstream: [{ type: 'DerivedFrom', entityTypes: ['dataset'] }] },
   key: mlPrimaryKeyKey,
   aspects: [shared.glossaryTerms, editableMlPrimaryKeyProperties, shared.domains, mlPrimaryKeyProperties, shared.ownership,
     shared.institutionalMemory, shared.status, shared.deprecation, shared.globalTags, shared.dataPlatformInstance],

@@ -159,6 +159,8 @@ export const notebook = defineEntity({
     },
   },
   search: {},
+  // DataHub 0.12.1 gives the types it has no rule for an empty default browse path.
+  browsePath: () => '',
   platform: (k) => (k.notebookTool ? `urn:li:dataPlatform:${k.notebookTool}` : undefined),
   edits: { description: { aspect: editableNotebookProperties, field: 'description' } },
 });

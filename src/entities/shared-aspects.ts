@@ -104,12 +104,19 @@ export const glossaryTerms = aspect('glossaryTerms', 'com.linkedin.common.Glossa
 export const institutionalMemory = aspect('institutionalMemory', 'com.linkedin.common.InstitutionalMemory',
   rec({ elements: arr(rec({ url: str, description: str, createStamp: auditStamp })) }));
 
-export const browsePaths = aspect('browsePaths', 'com.linkedin.common.BrowsePaths', rec({ paths: arr(str) }));
+export const browsePaths = aspect('browsePaths', 'com.linkedin.common.BrowsePaths', rec({ paths: arr(str) }), {
+  facets: { browsePaths: (v) => v.paths },
+});
 
-export const browsePathsV2 = aspect('browsePathsV2', 'com.linkedin.common.BrowsePathsV2', rec({ path: arr(rec({ id: str, 'urn?': urn })) }));
+/** A browsePathsV2 path as one keyword, as DataHub indexes it: each step's urn (or id) after a ␟. */
+export const browsePathV2Key = (path: readonly { id: string; urn?: string }[]) => path.map((p) => `\u241f${p.urn ?? p.id}`).join('');
+
+export const browsePathsV2 = aspect('browsePathsV2', 'com.linkedin.common.BrowsePathsV2', rec({ path: arr(rec({ id: str, 'urn?': urn })) }), {
+  facets: { browsePathV2: (v) => [browsePathV2Key(v.path)] },
+});
 
 export const deprecation = aspect('deprecation', 'com.linkedin.common.Deprecation',
-  rec({ deprecated: bool, 'decommissionTime?': int, note: str, actor: urn }));
+  rec({ deprecated: bool, 'decommissionTime?': int, note: str, actor: urn }), { facets: { deprecated: (v) => [String(v.deprecated)] } });
 
 export const subTypes = aspect('subTypes', 'com.linkedin.common.SubTypes', rec({ typeNames: arr(str) }), {
   searchText: (v, add) => { for (const n of v.typeNames) add(n); },
@@ -118,7 +125,7 @@ export const subTypes = aspect('subTypes', 'com.linkedin.common.SubTypes', rec({
 
 export const dataPlatformInstance = aspect('dataPlatformInstance', 'com.linkedin.common.DataPlatformInstance',
   rec({ platform: urn, 'instance?': urn }), {
-    facets: { platform: (v) => [v.platform, v.platform.replace('urn:li:dataPlatform:', '')] },
+    facets: { platform: (v) => [v.platform], platformInstance: (v) => (v.instance ? [v.instance] : []) },
   });
 
 export const container = aspect('container', 'com.linkedin.container.Container', rec({ container: urn }), {
@@ -176,6 +183,11 @@ export const schemaMetadata = aspect('schemaMetadata', 'com.linkedin.schema.Sche
     }
   },
   searchText: (v, add) => { for (const f of v.fields) { add(f.fieldPath); add(f.description); } },
+  facets: {
+    fieldPaths: (v) => v.fields.map((f) => f.fieldPath),
+    fieldTags: (v) => v.fields.flatMap((f) => (f.globalTags?.tags ?? []).map((t) => t.tag)),
+    fieldGlossaryTerms: (v) => v.fields.flatMap((f) => (f.glossaryTerms?.terms ?? []).map((t) => t.urn)),
+  },
 });
 export type SchemaMetadata = Infer<typeof schemaMetadata.schema>;
 
@@ -185,6 +197,10 @@ export const editableSchemaMetadata = aspect('editableSchemaMetadata', 'com.link
 }), {
   edges: (v, add) => columnLabelEdges(v.editableSchemaFieldInfo, 'EditableSchemaFieldTaggedWith', 'EditableSchemaFieldWithGlossaryTerm', add),
   searchText: (v, add) => { for (const f of v.editableSchemaFieldInfo) add(f.description); },
+  facets: {
+    editedFieldTags: (v) => v.editableSchemaFieldInfo.flatMap((f) => (f.globalTags?.tags ?? []).map((t) => t.tag)),
+    editedFieldGlossaryTerms: (v) => v.editableSchemaFieldInfo.flatMap((f) => (f.glossaryTerms?.terms ?? []).map((t) => t.urn)),
+  },
 });
 export type EditableSchemaMetadata = Infer<typeof editableSchemaMetadata.schema>;
 

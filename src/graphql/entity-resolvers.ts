@@ -1,19 +1,19 @@
 import { ENTITY_DESCRIPTORS, keyValuesOf } from '../entities/index.js';
 import type { EntityDescriptor, FieldContext, FieldResolver, KeyValues, RelatedQuery } from '../entities/descriptor.js';
-import { browsePaths as browsePathsOut } from '../entities/graphql-fields.js';
-import { browsePaths } from '../entities/shared-aspects.js';
 import type { AspectDef } from '../entities/descriptor.js';
 import { badRequest } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
 import type { EntityRef, GraphQLContext } from './context.js';
 import { exists, requireEntity } from './resolvers/common.js';
 import { entityPrivileges } from './resolvers/privileges.js';
+import { lineageField } from './resolvers/lineage.js';
 import { relationships } from './resolvers/relationships.js';
+import { legacyBrowsePaths } from './resolvers/browse.js';
 
 /**
  * The GraphQL side of the entity descriptors: their SDL, a root query field per type that has one, and resolvers
  * that run each descriptor field over a FieldContext backed by the request's loader. Fields every entity type
- * serves alike (type, exists, relationships, privileges, browsePaths) are added here, for the types that declare them.
+ * serves alike (type, exists, relationships, lineage, privileges, browsePaths) are added here, for the types that declare them.
  */
 type Resolver = (r: EntityRef, args: Record<string, unknown>, ctx: GraphQLContext) => unknown;
 
@@ -69,13 +69,11 @@ function builtins(d: EntityDescriptor): Record<string, Resolver> {
     type: () => d.graphql.entityType,
     exists: exists as Resolver,
     relationships: relationships as Resolver,
+    // One hop of lineage, from the lineage model of the descriptors (empty for types that take no part in it).
+    lineage: lineageField as Resolver,
     privileges: (r, _a, ctx) => entityPrivileges(r.urn, ctx),
     // The stored browse paths, else DataHub's default path for the type (which DataHub writes when it first sees the entity).
-    browsePaths: async (r, _a, ctx) => {
-      const stored = await ctx.loader.aspect(r.urn, browsePaths.name);
-      const key = d.browsePath ? keyValuesOf(d, parseUrn(r.urn)) : undefined;
-      return browsePathsOut(stored, key ? d.browsePath!(key) : undefined);
-    },
+    browsePaths: (r, _a, ctx) => legacyBrowsePaths(ctx, d, r.urn),
   };
 }
 

@@ -5,10 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { authResolvers } from './resolvers/auth.js';
 import { entityResolvers } from './resolvers/common.js';
 import { entityReaders } from './resolvers/entities.js';
+import { lineageResolvers } from './resolvers/lineage.js';
 import { metadataTestResolvers } from './resolvers/metadata-tests.js';
 import { entityUpdateSdl, mutationResolvers } from './resolvers/mutations.js';
 import { ownershipTypeResolvers } from './resolvers/ownership-types.js';
+import { recommendationResolvers } from './resolvers/recommendations.js';
 import { searchResolvers } from './resolvers/search.js';
+import { browseResolvers } from './resolvers/browse.js';
 import { timeseriesResolvers } from './resolvers/timeseries.js';
 import { userResolvers } from './resolvers/users.js';
 import { LongScalar } from './scalars.js';
@@ -20,7 +23,7 @@ import { descriptorResolvers, descriptorSdl } from './entity-resolvers.js';
  * its descriptor.
  */
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'schema');
-const FILES = ['common', 'datasets', 'tags', 'entities', 'auth', 'search', 'timeseries', 'metadata-tests', 'relationships', 'users', 'ownership-types'];
+const FILES = ['common', 'datasets', 'tags', 'entities', 'auth', 'search', 'timeseries', 'metadata-tests', 'relationships', 'users', 'ownership-types', 'lineage', 'recommendations', 'browse'];
 export const schemaFiles = () => FILES.map((f) => path.join(dir, `${f}.graphql`));
 
 /** The whole schema text: the areas' files, then the descriptors' SDL. */
@@ -28,7 +31,7 @@ export function schemaSdl(): string {
   return [...schemaFiles().map((f) => readFileSync(f, 'utf8')), descriptorSdl(), entityUpdateSdl()].join('\n');
 }
 
-const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, entityReaders, mutationResolvers, authResolvers, searchResolvers, timeseriesResolvers, metadataTestResolvers, userResolvers, ownershipTypeResolvers];
+const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, entityReaders, mutationResolvers, authResolvers, searchResolvers, timeseriesResolvers, metadataTestResolvers, userResolvers, ownershipTypeResolvers, lineageResolvers, recommendationResolvers, browseResolvers];
 
 /** Object type → the fields the schema declares for it (extensions included). */
 function declaredFields(sdl: string): Map<string, Set<string>> {

@@ -6,9 +6,11 @@ import type { Authorizer } from './authz.js';
 import { EditService } from './edits.js';
 import { EntityService } from './entities.js';
 import { IdentityService } from './identities.js';
+import { LineageService } from './lineage.js';
 import { MetadataTestService } from './metadata-tests/runner.js';
 import { OwnershipTypeService } from './ownership-types.js';
 import { PolicyService } from './policies.js';
+import { RecommendationService } from './recommendations.js';
 import { RelationshipService } from './relationships.js';
 import { SearchService } from './search.js';
 import { TimeseriesService } from './timeseries.js';
@@ -21,6 +23,8 @@ export interface Catalog {
   entities: EntityService;
   tokens: TokenService;
   relationships: RelationshipService;
+  /** Lineage walks over the relationship index. */
+  lineage: LineageService;
   edits: EditService;
   /** Decides every privilege check; the policy service, behind the Authorizer interface. */
   authz: Authorizer;
@@ -30,6 +34,8 @@ export interface Catalog {
   metadataTests: MetadataTestService;
   identities: IdentityService;
   ownershipTypes: OwnershipTypeService;
+  /** listRecommendations' modules, and the views and searches they remember per user. */
+  recommendations: RecommendationService;
   close(): Promise<void>;
 }
 
@@ -48,9 +54,9 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   const ownershipTypes = new OwnershipTypeService(entities, s);
   await ownershipTypes.bootstrap(systemActor());
   return {
-    config, store: s, entities, tokens, relationships, edits: new EditService(entities),
+    config, store: s, entities, tokens, relationships, lineage: new LineageService(s), edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s),
-    identities: new IdentityService(entities, s, tokens), ownershipTypes,
+    identities: new IdentityService(entities, s, tokens), ownershipTypes, recommendations: new RecommendationService(s, search),
     metadataTests: new MetadataTestService(entities, s, (m) => process.stderr.write(`almanac: warning: ${m}\n`)), close: () => s.close(),
   };
 }

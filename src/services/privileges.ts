@@ -49,6 +49,8 @@ export const REQUIRES = {
   'graphql.domains': [['EDIT_ENTITY'], ['EDIT_DOMAINS_PRIVILEGE']],
   'graphql.deprecation': [['EDIT_ENTITY'], ['EDIT_ENTITY_DEPRECATION'], ['EDIT_DEPRECATION_PRIVILEGE']],
   'graphql.reportOperation': [['EDIT_ENTITY'], ['EDIT_ENTITY_OPERATIONS']],
+  // updateLineage: on both ends of every edge drawn or erased
+  'graphql.updateLineage': [['EDIT_ENTITY'], ['EDIT_LINEAGE']],
   // GraphQL: tags (platform privileges, except per-tag edits)
   'graphql.createTag': [['CREATE_TAGS'], ['MANAGE_TAGS']],
   'graphql.updateTag': [['EDIT_ENTITY'], ['MANAGE_TAGS']],

@@ -1,3 +1,4 @@
+import type { EdgeMeta } from '../entities/descriptor.js';
 import { aspectDef } from '../entities/index.js';
 import { tryParseUrn } from '../model/urn.js';
 import type { Relationship, Store } from '../storage/types.js';
@@ -15,13 +16,24 @@ import type { EntityService } from './entities.js';
 /** The outgoing edges an entity's aspects declare, each (type, destination) once. */
 export function edgesOf(source: string, aspects: ReadonlyMap<string, unknown>): Relationship[] {
   const out: Relationship[] = [];
-  const seen = new Set<string>();
-  const add = (type: string, destination: unknown) => {
+  const seen = new Map<string, Relationship>();
+  const add = (type: string, destination: unknown, meta?: EdgeMeta) => {
     if (typeof destination !== 'string' || !destination.startsWith('urn:')) return;
     const k = `${type}\n${destination}`;
-    if (seen.has(k)) return;
-    seen.add(k);
-    out.push({ source, type, destination });
+    let edge = seen.get(k);
+    if (!edge) {
+      edge = { source, type, destination };
+      seen.set(k, edge);
+      out.push(edge);
+    }
+    // An edge listed twice (a plain list and its Edge form) keeps the first stamps given for it.
+    if (meta) {
+      if (edge.createdOn === undefined && meta.createdOn) edge.createdOn = meta.createdOn;
+      if (edge.createdActor === undefined && meta.createdActor) edge.createdActor = meta.createdActor;
+      if (edge.updatedOn === undefined && meta.updatedOn) edge.updatedOn = meta.updatedOn;
+      if (edge.updatedActor === undefined && meta.updatedActor) edge.updatedActor = meta.updatedActor;
+      if (meta.manual) edge.manual = true;
+    }
   };
   for (const [name, value] of aspects) {
     const def = aspectDef(name);

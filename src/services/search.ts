@@ -1,16 +1,20 @@
-import { badRequest } from '../errors.js';
-import { aspectDef, aspectsOf, descriptorOfUrn, ENTITY_DESCRIPTORS, entityDescriptor, keyValuesOf } from '../entities/index.js';
+import { badRequest, notFound } from '../errors.js';
+import { aspectDef, aspectsOf, descriptorOfGraphQLType, descriptorOfUrn, ENTITY_DESCRIPTORS, entityDescriptor, keyValuesOf } from '../entities/index.js';
+import { defaultBrowsePathV2 } from '../entities/graphql-fields.js';
+import { browsePathV2Key } from '../entities/shared-aspects.js';
+import type { AnyAspect, EntityDescriptor, KeyValues } from '../entities/descriptor.js';
 import { decodeUrnPart, tryParseUrn } from '../model/urn.js';
-import type { Store } from '../storage/types.js';
+import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchOp, SearchSort, Store } from '../storage/types.js';
 import { rebuildIfEmpty } from './derived-index.js';
 import type { EntityService } from './entities.js';
 
 /**
- * Search over names, descriptions, column paths, tags and terms. Names are split into words at camelCase and
- * snake_case boundaries and at dots, so `sample` finds `SampleKafkaDataset` and `users` finds
- * `fct_users_created`; every query word must match the start of a word. The index is kept up to date after
- * every write and rebuilt on start when it is empty but entities exist. Which entity types are searchable, what
- * their urns and aspects give the document and which filter fields they have come from the entity descriptors.
+ * Search over names, descriptions, column paths, tags and terms, with DataHub's filters and facets. Names are split
+ * into words at camelCase and snake_case boundaries and at dots, so `sample` finds `SampleKafkaDataset` and `users`
+ * finds `fct_users_created`; every query word must match the start of a word. Each entity's document (name, text,
+ * filter values) comes from its descriptor: the urn's key, and each aspect's `searchText` and `facets`. The engine
+ * keeps the index, counts facets exactly in the database, and pages. Soft-deleted entities are left out unless a
+ * filter asks about `removed`, as in DataHub.
  */
 type Aspects = ReadonlyMap<string, unknown>;
 
@@ -37,7 +41,7 @@ export function queryTerms(query: string): string[] {
 }
 
 /** An aspect's value when it still fits its schema (stored values passed it when written). */
-function fitting(name: string, value: unknown) {
+function fitting(name: string, value: unknown): AnyAspect | undefined {
   const def = aspectDef(name);
   return def && value !== null && typeof value === 'object' && def.schema.check(value, []) === null ? def : undefined;
 }
@@ -52,19 +56,209 @@ function nameOf(urn: string): string {
   return u.parts.map((p) => (p.startsWith('urn:') ? '' : decodeUrnPart(p))).join(' ');
 }
 
-/** The text of one entity: its name first, then what each of its aspects gives (in the descriptor's order). */
-export function documentText(urn: string, aspects: Aspects): string {
-  const parts: string[] = [nameOf(urn)];
-  const add = (v: unknown) => { if (typeof v === 'string' && v) parts.push(v); };
+/** The aspects of an entity in its descriptor's order (stored ones only). */
+function orderedAspects(urn: string, aspects: Aspects): [string, unknown][] {
   const d = descriptorOfUrn(urn);
   const names = d ? aspectsOf(d).map((a) => a.name) : [...aspects.keys()];
-  for (const name of names) {
-    if (!aspects.has(name)) continue;
-    const value = aspects.get(name);
-    fitting(name, value)?.searchText?.(value, add);
+  return names.filter((n) => aspects.has(n)).map((n) => [n, aspects.get(n)]);
+}
+
+/** The name people know the entity by: the first name or display name its aspects give, else its urn's. */
+function displayNameOf(urn: string, aspects: Aspects): string {
+  for (const [, value] of orderedAspects(urn, aspects)) {
+    const v = value as { displayName?: unknown; name?: unknown } | null;
+    if (v && typeof v === 'object') {
+      if (typeof v.displayName === 'string' && v.displayName) return v.displayName;
+      if (typeof v.name === 'string' && v.name) return v.name;
+    }
   }
+  return nameOf(urn);
+}
+
+/** The text of one entity: its name first, then what each of its aspects gives (in the descriptor's order). */
+export function documentText(urn: string, aspects: Aspects): string {
+  return [...words(nameOf(urn)), bodyText(urn, aspects)].filter(Boolean).join(' ');
+}
+
+function bodyText(urn: string, aspects: Aspects): string {
+  const parts: string[] = [];
+  const add = (v: unknown) => { if (typeof v === 'string' && v) parts.push(v); };
+  for (const [name, value] of orderedAspects(urn, aspects)) fitting(name, value)?.searchText?.(value, add);
   return words(parts.join(' ')).join(' ');
 }
+
+/** Whether any aspect documents the entity: a description (or a glossary term's definition) that is not empty. */
+function hasDescription(aspects: Aspects): boolean {
+  for (const value of aspects.values()) {
+    const v = value as { description?: unknown; definition?: unknown } | null;
+    if (v && typeof v === 'object' && ((typeof v.description === 'string' && v.description.trim()) || (typeof v.definition === 'string' && v.definition.trim()))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The filter values of an entity, in DataHub's field names: from the urn (the descriptor's platform and key facets)
+ * and from each aspect's facets; `hasDescription` and the browse paths DataHub derives when none was sent.
+ */
+function fieldValues(d: EntityDescriptor, key: KeyValues, aspects: Aspects, defaultPathV2: string | undefined,
+  delimiter?: string): [string, string][] {
+  const out: [string, string][] = [];
+  const platform = d.platform?.(key);
+  if (platform) out.push(['platform', platform]);
+  for (const [field, fn] of Object.entries(d.search?.facets ?? {})) for (const v of fn(key)) out.push([field, v]);
+  for (const [name, value] of aspects) {
+    const def = fitting(name, value);
+    for (const [field, fn] of Object.entries(def?.facets ?? {})) for (const v of fn(value)) if (typeof v === 'string') out.push([field, v]);
+  }
+  out.push(['hasDescription', String(hasDescription(aspects))]);
+  if (!aspects.has('browsePathsV2') && defaultPathV2 !== undefined) out.push(['browsePathV2', defaultPathV2]);
+  if (!aspects.has('browsePaths') && d.browsePath) out.push(['browsePaths', d.browsePath(key, delimiter)]);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Requests
+
+export interface FilterClause {
+  field: string;
+  values: string[];
+  condition?: string | null;
+  negated?: boolean | null;
+}
+
+export interface SearchRequest {
+  /** '' or '*': everything. */
+  query: string;
+  /** Entity names (`dataset`, `dataJob`); every searchable type when absent or empty. */
+  entityTypes?: readonly string[];
+  /** DataHub's orFilters: any one group, all of whose clauses hold. */
+  filters?: readonly (readonly FilterClause[])[];
+  /** Only these entities (lineage search). */
+  urns?: readonly string[];
+  /** `_entityName` (or `name`) sorts by name; any other field by its numeric value; relevance when absent. */
+  sort?: { field: string; order?: string | null } | null;
+  start?: number;
+  count?: number;
+  /** Facet fields to count; DataHub's default facets when absent; none when empty. */
+  facets?: readonly string[];
+}
+
+export interface Aggregation {
+  value: string;
+  count: number;
+  /** The value's entity, when the value is a urn. */
+  entity: string | null;
+}
+
+export interface Facet {
+  field: string;
+  displayName: string;
+  aggregations: Aggregation[];
+}
+
+export interface MatchedField {
+  name: string;
+  value: string;
+}
+
+export interface SearchResponse {
+  start: number;
+  count: number;
+  total: number;
+  urns: string[];
+  facets: Facet[];
+  /** Per result, the fields the query's words were found in (empty without a query). */
+  matchedFields: Map<string, MatchedField[]>;
+}
+
+/** DataHub's nesting of facets: `_entityType␞typeNames` counts entity types and each type's sub types. */
+export const FACET_SEPARATOR = '\u241e';
+const ENTITY_TYPE_FIELDS = new Set(['_entityType', 'entityType', '_index', 'entity']);
+
+/** The facets DataHub 0.12.1 returns when none are asked for: the fields its models add to filters, and the type. */
+export const DEFAULT_FACETS: readonly string[] = ['_entityType', 'platform', 'origin', 'typeNames', 'tags', 'glossaryTerms', 'owners',
+  'domains', 'container', 'platformInstance'];
+
+/** DataHub's display names of filter fields (its models' filterNameOverride). */
+const DISPLAY_NAMES: Readonly<Record<string, string>> = {
+  _entityType: 'Type', platform: 'Platform', origin: 'Environment', env: 'Environment', typeNames: 'Sub Type', tags: 'Tag',
+  glossaryTerms: 'Glossary Term', owners: 'Owned By', domains: 'Domain', container: 'Container', platformInstance: 'Platform Instance',
+  deprecated: 'Deprecated', hasDescription: 'Has Description', degree: 'Degree',
+};
+export const displayNameOfField = (field: string) =>
+  field.split(FACET_SEPARATOR).map((f) => DISPLAY_NAMES[f] ?? f).join(FACET_SEPARATOR);
+
+/** DataHub's terms aggregations return this many values per facet (values a filter selects are added). */
+export const FACET_BUCKETS = 20;
+
+const CONDITIONS: Readonly<Record<string, SearchOp>> = {
+  EQUAL: 'EQUAL', IN: 'EQUAL', IEQUAL: 'EQUAL', CONTAIN: 'CONTAIN', START_WITH: 'START_WITH', END_WITH: 'END_WITH', EXISTS: 'EXISTS', GREATER_THAN: 'GREATER_THAN',
+  GREATER_THAN_OR_EQUAL_TO: 'GREATER_THAN_OR_EQUAL_TO', LESS_THAN: 'LESS_THAN', LESS_THAN_OR_EQUAL_TO: 'LESS_THAN_OR_EQUAL_TO',
+};
+
+/** A filter field as indexed: DataHub clients may name the keyword sub-field (`platform.keyword`). */
+const fieldName = (f: string) => f.replace(/\.keyword$/, '');
+
+/** An entity type filter value: DataHub's enum (DATASET, DATASETS as the UI's views send it) or the entity name. */
+function entityNameOf(value: string): string {
+  const d = descriptorOfGraphQLType(value) ?? descriptorOfGraphQLType(value.replace(/S$/, '')) ?? entityDescriptor(value)
+    ?? ENTITY_DESCRIPTORS.find((x) => x.name.toLowerCase() === value.toLowerCase().replace(/_/g, ''));
+  if (!d) throw badRequest(`Unknown entity type '${value}' in a filter`, { field: '_entityType' });
+  return d.name;
+}
+
+/** Values of fields that hold urns, accepted in the short forms DataHub's UI also sends (a platform's bare name). */
+function normalizeValues(field: string, values: readonly string[]): string[] {
+  if (field === 'platform') return values.map((v) => (v.startsWith('urn:') ? v : `urn:li:dataPlatform:${v}`));
+  return [...values];
+}
+
+function clauseCondition(c: FilterClause): SearchCondition {
+  const field = fieldName(c.field);
+  const op = CONDITIONS[(c.condition ?? 'EQUAL').toUpperCase()];
+  if (!op) throw badRequest(`Unknown filter condition '${c.condition}' on field ${field}`, { field });
+  if (op.startsWith('GREATER') || op.startsWith('LESS')) {
+    if (c.values.length !== 1 || !Number.isFinite(Number(c.values[0]))) {
+      throw badRequest(`Condition ${op} on field ${field} takes one number, got ${JSON.stringify(c.values)}`, { field });
+    }
+  }
+  let cond: SearchCondition;
+  if (ENTITY_TYPE_FIELDS.has(field)) {
+    cond = { column: 'entityType', values: c.values.map(entityNameOf) };
+  } else if (field === 'urn') {
+    cond = { column: 'urn', values: c.values };
+  } else if (field === 'removed') {
+    cond = { any: c.values.map((v) => ({ column: 'removed' as const, value: v === 'true' })) };
+  } else if (field === `_entityType${FACET_SEPARATOR}typeNames`) {
+    cond = { any: c.values.map((v) => {
+      const [type, sub] = v.split(FACET_SEPARATOR);
+      const byType: SearchCondition = { column: 'entityType', values: [entityNameOf(type!)] };
+      return sub === undefined ? byType : { all: [byType, { field: 'typeNames', op: 'EQUAL', values: [sub] }] };
+    }) };
+  } else {
+    cond = { field, op, values: normalizeValues(field, c.values) };
+  }
+  return c.negated ? { not: cond } : cond;
+}
+
+/** The field a clause constrains, as facets name it (a facet's own clauses do not narrow its own counts). */
+const facetFieldOf = (c: FilterClause) => {
+  const f = fieldName(c.field);
+  return ENTITY_TYPE_FIELDS.has(f) ? '_entityType' : f;
+};
+
+function facetSpec(field: string): FacetSpec {
+  if (field === '_entityType') return { kind: 'entityType' };
+  const [first, second, ...rest] = field.split(FACET_SEPARATOR);
+  if (second !== undefined && rest.length === 0 && ENTITY_TYPE_FIELDS.has(first!)) return { kind: 'entityTypeThen', field: second };
+  if (second !== undefined) throw badRequest(`Facet ${field}: only the entity type can have a facet nested under it`, { field });
+  return { kind: 'field', field: first! };
+}
+
+/** The enum DataHub's facets show for an entity type. */
+const entityTypeEnum = (name: string) => entityDescriptor(name)?.graphql.entityType ?? name;
 
 export class SearchService {
   constructor(private readonly store: Store, entities: EntityService) {
@@ -80,10 +274,41 @@ export class SearchService {
     if (wanted.length === 0) return;
     const existing = await this.store.existing(wanted);
     const latest = await this.store.getLatest([...existing]);
-    const docs = [...existing].map((urn) => {
+    const platformInfo = new Map<string, unknown>();
+    const docs: SearchDoc[] = [];
+    for (const urn of existing) {
+      const u = tryParseUrn(urn);
+      if (typeof u === 'string') continue;
+      const d = entityDescriptor(u.entityType)!;
+      const key = keyValuesOf(d, u) ?? {};
       const aspects = new Map([...(latest.get(urn) ?? new Map())].map(([k, r]) => [k, r.value]));
-      return { urn, entityType: (tryParseUrn(urn) as { entityType: string }).entityType, text: documentText(urn, aspects) };
-    });
+      let defaultPathV2: string | undefined;
+      if (!aspects.has('browsePathsV2')) {
+        const path = await defaultBrowsePathV2({ urn, key, aspect: async (def, of) => {
+          if (of === undefined || of === urn) return aspects.get(def.name) as never;
+          if (!platformInfo.has(of)) platformInfo.set(of, (await this.store.getLatest([of], [def.name])).get(of)?.get(def.name)?.value);
+          return platformInfo.get(of) as never;
+        } });
+        defaultPathV2 = browsePathV2Key(path.path);
+      }
+      // A dataset's platform's name delimiter, which DataHub's default legacy browse path splits its name at.
+      const legacyDelimiter = async () => {
+        if (aspects.has('browsePaths') || !d.browsePath || u.entityType !== 'dataset' || typeof key.platform !== 'string') return undefined;
+        const p = key.platform;
+        if (!platformInfo.has(p)) platformInfo.set(p, (await this.store.getLatest([p], ['dataPlatformInfo'])).get(p)?.get('dataPlatformInfo')?.value);
+        return (platformInfo.get(p) as { datasetNameDelimiter?: string } | undefined)?.datasetNameDelimiter?.[0];
+      };
+      const name = nameOf(urn);
+      const display = displayNameOf(urn, aspects);
+      docs.push({
+        urn, entityType: u.entityType,
+        name: words(display === name ? name : `${name} ${display}`).join(' '),
+        text: bodyText(urn, aspects),
+        sortName: display.toLowerCase(),
+        removed: (aspects.get('status') as { removed?: unknown } | undefined)?.removed === true,
+        values: fieldValues(d, key, aspects, defaultPathV2, await legacyDelimiter()),
+      });
+    }
     await this.store.upsertSearchDocs(docs);
     const gone = wanted.filter((u) => !existing.has(u));
     if (gone.length) await this.store.deleteSearchDocs(gone);
@@ -94,87 +319,208 @@ export class SearchService {
     await rebuildIfEmpty(this.store, await this.store.countSearchDocs(), (urns) => this.index(urns));
   }
 
+  /**
+   * The condition of a request: its entity types, its filter groups, the urns it is limited to, and — unless a
+   * clause asks about removal — only entities that are not soft-deleted. `skipFacet` leaves out the clauses on one
+   * facet field (how that facet's own counts are taken).
+   */
+  private condition(req: SearchRequest, skipFacet?: string): SearchCondition {
+    const all: SearchCondition[] = [];
+    // The index holds searchable types only: without a list of types, no condition on them is needed.
+    if (req.entityTypes?.length) all.push({ column: 'entityType', values: [...req.entityTypes] });
+    if (req.urns) all.push({ column: 'urn', values: req.urns });
+    const groups = (req.filters ?? []).filter((g) => g.length > 0);
+    if (!groups.some((g) => g.some((c) => fieldName(c.field) === 'removed'))) all.push({ column: 'removed', value: false });
+    const kept = groups.map((g) => g.filter((c) => skipFacet === undefined || !this.sameFacet(facetFieldOf(c), skipFacet)));
+    // A group left empty by skipping its clauses holds for every document: the whole OR then holds.
+    if (kept.length && !kept.some((g) => g.length === 0)) all.push({ any: kept.map((g) => ({ all: g.map(clauseCondition) })) });
+    return { all };
+  }
+
+  /** A facet's own clauses: its field, or for the nested type facet, the type and sub-type clauses too. */
+  private sameFacet(clauseField: string, facet: string): boolean {
+    if (clauseField === facet) return true;
+    const parts = facet.split(FACET_SEPARATOR).map((p) => (ENTITY_TYPE_FIELDS.has(p) ? '_entityType' : p));
+    return parts.length > 1 && (parts.includes(clauseField) || clauseField === parts.join(FACET_SEPARATOR));
+  }
+
+  async search(req: SearchRequest): Promise<SearchResponse> {
+    const start = req.start ?? 0;
+    const count = req.count ?? 10;
+    if (!Number.isSafeInteger(start) || start < 0) throw badRequest(`start must be a whole number ≥ 0, got ${start}`);
+    if (!Number.isSafeInteger(count) || count < 0) throw badRequest(`count must be a whole number ≥ 0, got ${count}`);
+    if (count > 10_000 && !req.urns) throw badRequest(`count must be between 0 and 10000, got ${count}`);
+    for (const t of req.entityTypes ?? []) if (!SEARCHABLE.has(t)) throw badRequest(`Entity type ${t} is not searchable`);
+    const terms = queryTerms(req.query);
+    const sort = sortOf(req.sort);
+    const [page, facets] = await Promise.all([
+      this.store.searchDocs({ terms, where: this.condition(req), sort, start, count }),
+      this.facets(req, terms, req.facets ?? DEFAULT_FACETS),
+    ]);
+    const matchedFields = terms.length ? await this.matchedFields(page.urns, terms) : new Map<string, MatchedField[]>();
+    return { start, count: page.urns.length, total: page.total, urns: page.urns, facets, matchedFields };
+  }
 
   /**
-   * Full-text matches, best first. `filters` is DataHub's orFilters: any one group of clauses, all of which hold.
-   * Filtered searches read the candidates' aspects (at most MAX_FILTERED of them) and page in memory.
+   * Where the query's words were found in each result, in DataHub's field names: the name, a description, a column
+   * path or description, a tag or glossary term, the urn. Read from the results' aspects (one read for the page).
    */
-  async search(q: { query: string; entityTypes?: string[]; start?: number; count?: number; filters?: FilterClause[][] }) {
-    const start = q.start ?? 0;
-    const count = q.count ?? 10;
-    if (!Number.isSafeInteger(start) || start < 0) throw badRequest(`start must be a whole number ≥ 0, got ${start}`);
-    if (!Number.isInteger(count) || count < 0 || count > 10_000) throw badRequest(`count must be between 0 and 10000, got ${count}`);
-    const terms = queryTerms(q.query);
-    const groups = (q.filters ?? []).filter((g) => g.length > 0);
-    if (groups.length === 0) {
-      const res = await this.store.searchDocs({ terms, entityTypes: q.entityTypes, start, count });
-      return { start, count: res.urns.length, total: res.total, urns: res.urns };
-    }
-    const candidates = await this.store.searchDocs({ terms, entityTypes: q.entityTypes, start: 0, count: MAX_FILTERED });
-    const matching: string[] = [];
-    for (let i = 0; i < candidates.urns.length; i += 500) {
-      const chunk = candidates.urns.slice(i, i + 500);
-      const latest = await this.store.getLatest(chunk);
-      for (const urn of chunk) {
-        const aspects = new Map([...(latest.get(urn) ?? new Map())].map(([k, r]) => [k, r.value]));
-        if (groups.some((g) => g.every((c) => clauseHolds(c, urn, aspects)))) matching.push(urn);
+  private async matchedFields(urns: readonly string[], terms: readonly string[]): Promise<Map<string, MatchedField[]>> {
+    const latest = await this.store.getLatest(urns);
+    const hits = (text: string) => {
+      const w = words(text);
+      return terms.some((t) => w.some((x) => x.startsWith(t)));
+    };
+    const out = new Map<string, MatchedField[]>();
+    for (const urn of urns) {
+      const aspects = new Map([...(latest.get(urn) ?? new Map())].map(([k, r]) => [k, r.value]));
+      const found: MatchedField[] = [];
+      const add = (name: string, value: string) => {
+        if (found.length < 10 && !found.some((f) => f.name === name && f.value === value) && hits(name === 'tags' || name === 'glossaryTerms'
+          ? value.slice(value.lastIndexOf(':') + 1) : value)) found.push({ name, value });
+      };
+      add('name', displayNameOf(urn, aspects));
+      for (const [, value] of orderedAspects(urn, aspects)) {
+        const v = value as { description?: unknown; fields?: unknown; editableSchemaFieldInfo?: unknown } | null;
+        if (!v || typeof v !== 'object') continue;
+        if (typeof v.description === 'string') add('description', v.description);
+        for (const f of [...(Array.isArray(v.fields) ? v.fields : []), ...(Array.isArray(v.editableSchemaFieldInfo) ? v.editableSchemaFieldInfo : [])]) {
+          if (typeof f?.fieldPath === 'string' && Array.isArray(v.fields)) add('fieldPaths', f.fieldPath);
+          if (typeof f?.description === 'string') add('fieldDescriptions', f.description);
+        }
       }
+      for (const t of (aspects.get('globalTags') as { tags?: { tag: string }[] } | undefined)?.tags ?? []) add('tags', t.tag);
+      for (const t of (aspects.get('glossaryTerms') as { terms?: { urn: string }[] } | undefined)?.terms ?? []) add('glossaryTerms', t.urn);
+      if (found.length === 0) found.push({ name: 'urn', value: urn });
+      out.set(urn, found);
     }
-    const page = matching.slice(start, start + count);
-    return { start, count: page.length, total: matching.length, urns: page };
+    return out;
+  }
+
+  /**
+   * A request narrowed by a view (DataHub's DataHubView): its entity types intersected with the request's, its
+   * filter combined with the request's in conjunction. A view that does not exist is a 404.
+   */
+  async withView(req: SearchRequest, viewUrn: string): Promise<SearchRequest> {
+    const info = (await this.store.getLatest([viewUrn], ['dataHubViewInfo'])).get(viewUrn)?.get('dataHubViewInfo')?.value as
+      | { definition?: { entityTypes?: string[]; filter?: { or?: { and: ViewCriterion[] }[]; criteria?: ViewCriterion[] } } }
+      | undefined;
+    if (!info) throw notFound(`View ${viewUrn} does not exist`, { urn: viewUrn });
+    const viewTypes = (info.definition?.entityTypes ?? []).map(entityNameOf);
+    const filter = info.definition?.filter ?? {};
+    const viewGroups = (filter.or ?? (filter.criteria ? [{ and: filter.criteria }] : [])).map((g) => g.and.map(viewClause));
+    let entityTypes = req.entityTypes?.length ? [...req.entityTypes] : undefined;
+    let groups = (req.filters ?? []).filter((g) => g.length);
+    if (viewTypes.length) entityTypes = entityTypes ? entityTypes.filter((t) => viewTypes.includes(t)) : viewTypes;
+    if (viewGroups.length) {
+      const base = groups.length ? groups : [[]];
+      groups = base.flatMap((g) => viewGroups.map((v) => [...g, ...v]));
+    }
+    // No type in both: nothing can match (an empty list would mean every type).
+    if (entityTypes && entityTypes.length === 0) return { ...req, entityTypes: undefined, filters: [[{ field: 'urn', values: [] }]] };
+    return { ...req, entityTypes, filters: groups };
+  }
+
+  /**
+   * Every value of one field among the matching entities with how many have it (no bucket limit), optionally only
+   * values that start with `prefix`: what browsing groups by (browsePathV2, browsePaths).
+   */
+  async valueCounts(req: SearchRequest, field: string, prefix?: string): Promise<{ value: string; count: number }[]> {
+    const withPrefix: SearchRequest = prefix === undefined ? req
+      : { ...req, filters: [...((req.filters ?? []).length ? req.filters! : [[]])].map((g) => [...g, { field, values: [prefix], condition: 'START_WITH' }]) };
+    const [rows] = await this.store.searchFacets({ terms: queryTerms(req.query), where: this.condition(withPrefix) }, [{ kind: 'field', field }]);
+    return rows!.filter((r) => r.count > 0 && (prefix === undefined || r.value.startsWith(prefix)))
+      .map((r) => ({ value: r.value, count: r.count })).sort(byCountThenValue);
+  }
+
+  /** Counts of each facet: the facets whose own clauses are alike are counted together, in one read each. */
+  async facets(req: SearchRequest, terms: readonly string[], fields: readonly string[]): Promise<Facet[]> {
+    const wanted = [...new Set(fields)].filter((f) => f !== 'degree');
+    const specs = wanted.map(facetSpec);
+    const byCondition = new Map<string, { where: SearchCondition; idx: number[] }>();
+    wanted.forEach((f, i) => {
+      const where = this.condition(req, f);
+      const k = JSON.stringify(where);
+      const entry = byCondition.get(k) ?? { where, idx: [] };
+      entry.idx.push(i);
+      byCondition.set(k, entry);
+    });
+    const counts: FacetCount[][] = new Array(wanted.length);
+    await Promise.all([...byCondition.values()].map(async ({ where, idx }) => {
+      const res = await this.store.searchFacets({ terms, where }, idx.map((i) => specs[i]!));
+      idx.forEach((i, j) => { counts[i] = res[j]!; });
+    }));
+    const selected = selectedValues(req.filters ?? []);
+    return wanted.flatMap((field, i) => {
+      const aggregations = formatFacet(field, specs[i]!, counts[i]!, selected.get(field) ?? []);
+      return aggregations.length ? [{ field, displayName: displayNameOfField(field), aggregations }] : [];
+    });
+  }
+
+  /**
+   * Every urn a request matches, no paging limit, in urn order (code point by code point, as DataHub's index sorts
+   * keywords): what the legacy browse lists the entities at a path by.
+   */
+  async matchingUrns(req: SearchRequest): Promise<string[]> {
+    for (const t of req.entityTypes ?? []) if (!SEARCHABLE.has(t)) throw badRequest(`Entity type ${t} is not searchable`);
+    const q = { terms: queryTerms(req.query), where: this.condition(req), sort: { by: 'name', descending: false } as SearchSort };
+    const { total } = await this.store.searchDocs({ ...q, start: 0, count: 0 });
+    if (total === 0) return [];
+    const { urns } = await this.store.searchDocs({ ...q, start: 0, count: total });
+    return urns.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   }
 }
 
-/** Filtered searches look at this many full-text candidates at most. */
-const MAX_FILTERED = 10_000;
+type ViewCriterion = { field: string; value?: string; values?: string[]; condition?: string; negated?: boolean };
 
-export interface FilterClause {
-  field: string;
-  values: string[];
-  condition?: string | null;
-  negated?: boolean | null;
+/** A stored view criterion as a clause: IS_NULL is the negation of EXISTS. */
+function viewClause(c: ViewCriterion): FilterClause {
+  const values = c.values?.length ? c.values : c.value !== undefined && c.value !== '' ? [c.value] : [];
+  if (c.condition === 'IS_NULL') return { field: c.field, values, condition: 'EXISTS', negated: !c.negated };
+  return { field: c.field, values, condition: c.condition ?? 'EQUAL', negated: c.negated ?? false };
 }
 
-/**
- * The values a filter field has on an entity, in DataHub's field names: the entity type, urn, name and removal are
- * everyone's; the rest come from the urn (the descriptor's platform and facets) and from the aspects' facets.
- */
-function fieldValues(field: string, urn: string, aspects: Aspects): string[] {
-  const u = tryParseUrn(urn);
-  if (typeof u === 'string') return [];
-  switch (field) {
-    case '_entityType': case 'entityType': return [u.entityType];
-    case 'urn': return [urn];
-    case 'name': return [nameOf(urn)];
-    case 'removed': return [String((aspects.get('status') as { removed?: unknown } | undefined)?.removed === true)];
-    default: break;
-  }
-  const out: string[] = [];
-  const d = entityDescriptor(u.entityType);
-  const key = d ? keyValuesOf(d, u) : undefined;
-  // The platform an urn names (a dataset's, a chart's tool), by urn and by name; aspects may name one too.
-  const platform = field === 'platform' && key ? d?.platform?.(key) : undefined;
-  if (platform) out.push(platform, platform.replace('urn:li:dataPlatform:', ''));
-  const fromKey = d?.search?.facets?.[field];
-  if (fromKey && key) out.push(...fromKey(key));
-  for (const [name, value] of aspects) {
-    const facet = fitting(name, value)?.facets?.[field];
-    if (facet) out.push(...facet(value));
+function sortOf(s: SearchRequest['sort']): SearchSort {
+  if (!s?.field) return { by: 'relevance' };
+  const order = (s.order ?? 'ASCENDING').toUpperCase();
+  if (order !== 'ASCENDING' && order !== 'DESCENDING') throw badRequest(`sortOrder must be ASCENDING or DESCENDING, got ${s.order}`);
+  const descending = order === 'DESCENDING';
+  if (s.field === '_entityName' || s.field === 'name' || s.field === '_name') return { by: 'name', descending };
+  return { by: 'field', field: fieldName(s.field), descending };
+}
+
+/** The values each facet field's clauses select (shown with their count even when not among the top ones). */
+function selectedValues(groups: readonly (readonly FilterClause[])[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const g of groups) {
+    for (const c of g) {
+      if (c.negated || (c.condition && !['EQUAL', 'IN'].includes(c.condition.toUpperCase()))) continue;
+      const f = facetFieldOf(c);
+      const values = f === '_entityType' ? c.values.map((v) => entityTypeEnum(entityNameOf(v))) : normalizeValues(f, c.values);
+      out.set(f, [...new Set([...(out.get(f) ?? []), ...values])]);
+    }
   }
   return out;
 }
 
-const norm = (s: string) => s.toLowerCase().replace(/_/g, '');
+const byCountThenValue = (a: { value: string; count: number }, b: { value: string; count: number }) =>
+  b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
 
-export function clauseHolds(c: FilterClause, urn: string, aspects: Aspects): boolean {
-  const have = fieldValues(c.field, urn, aspects);
-  const cond = (c.condition ?? 'EQUAL').toUpperCase();
-  // Entity types compare loosely, as clients send both DATASET and dataset.
-  const eq = c.field === '_entityType' || c.field === 'entityType' ? (a: string, b: string) => norm(a) === norm(b) : (a: string, b: string) => a === b;
-  let holds: boolean;
-  if (cond === 'EXISTS') holds = have.length > 0;
-  else if (cond === 'CONTAIN') holds = have.some((h) => c.values.some((v) => h.includes(v)));
-  else if (cond === 'START_WITH') holds = have.some((h) => c.values.some((v) => h.startsWith(v)));
-  else holds = have.some((h) => c.values.some((v) => eq(h, v)));
-  return c.negated ? !holds : holds;
+/** One facet's aggregations in DataHub's form: most frequent first, at most FACET_BUCKETS, selected values kept. */
+function formatFacet(field: string, spec: FacetSpec, rows: readonly FacetCount[], selected: readonly string[]): Aggregation[] {
+  let values: { value: string; count: number }[];
+  if (spec.kind === 'entityType') {
+    values = rows.map((r) => ({ value: entityTypeEnum(r.value), count: r.count }));
+  } else if (spec.kind === 'entityTypeThen') {
+    values = rows.map((r) => ({ value: r.sub === undefined ? entityTypeEnum(r.value) : `${entityTypeEnum(r.value)}${FACET_SEPARATOR}${r.sub}`, count: r.count }));
+  } else {
+    values = [...rows];
+  }
+  values = values.filter((v) => v.count > 0).sort(byCountThenValue);
+  const top = values.slice(0, FACET_BUCKETS);
+  for (const s of selected) {
+    if (top.some((v) => v.value === s)) continue;
+    top.push(values.find((v) => v.value === s) ?? { value: s, count: 0 });
+  }
+  return top.map((v) => ({ value: v.value, count: v.count, entity: v.value.startsWith('urn:li:') ? v.value : null }));
 }

@@ -1,12 +1,17 @@
 import pg from 'pg';
+import { ACTIVITY_TABLE } from './schema.js';
+import type { ActivityEvent } from './types.js';
 import { addLatest, checkUpdate, lockNames, sameValue } from './aspect-updates.js';
 import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_VALUES, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
   timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
+import {
+  addCountDeltas, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageStatement, type CountedDoc,
+} from './search-sql.js';
 import type {
-  AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, EntityRow, LatestAspects, Relationship, SearchDoc, Store, TableSize,
-  TimeseriesQuery, TimeseriesRecord, TimeseriesWrite,
+  AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, EntityRow, FacetCount, FacetSpec, LatestAspects, Relationship,
+  SearchDoc, SearchDocQuery, SearchSort, Store, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite,
 } from './types.js';
 
 // BIGINT comes back as a string by default; our values (ms timestamps, versions, counts) fit in a double.
@@ -189,7 +194,7 @@ export class PostgresStore implements Store {
       const rows = (await c.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1`, [urn])).rowCount ?? 0;
       let timeseriesRows = 0;
       for (const t of timeseriesTableNames()) timeseriesRows += (await c.query(`DELETE FROM ${t} WHERE urn = $1`, [urn])).rowCount ?? 0;
-      await c.query(`DELETE FROM ${SEARCH_TABLE} WHERE urn = $1`, [urn]);
+      await this.removeSearchDocs(c, [urn]);
       await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = $1`, [urn]);
       await c.query(`DELETE FROM ${ENTITY_TABLE} WHERE urn = $1`, [urn]);
       return { rows, timeseriesRows };
@@ -284,31 +289,93 @@ export class PostgresStore implements Store {
 
   async upsertSearchDocs(docs: SearchDoc[]): Promise<void> {
     if (docs.length === 0) return;
-    await this.pool.query(`INSERT INTO ${SEARCH_TABLE} (urn, entity_type, body)
-      SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[])
-      ON CONFLICT (urn) DO UPDATE SET entity_type = excluded.entity_type, body = excluded.body`,
-    [docs.map((d) => d.urn), docs.map((d) => d.entityType), docs.map((d) => d.text)]);
+    // Documents in urn order, counts in key order: concurrent indexers lock rows in one order and cannot deadlock.
+    const sorted = [...docs].sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
+    await this.tx(async (c) => {
+      const deltas = new Map<string, number>();
+      for (const d of sorted) {
+        const values = distinctValues(d);
+        const inserted = await c.query(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, name, body) VALUES ($1, $2, $3, $4, $5, $6)
+          ON CONFLICT (urn) DO NOTHING RETURNING id`, [d.urn, d.entityType, d.removed, d.sortName, d.name, d.text]);
+        let id: number;
+        let old: CountedDoc | undefined;
+        if (inserted.rows.length) {
+          id = Number(inserted.rows[0].id);
+        } else {
+          const taken = (await this.takeSearchDoc(c, d.urn))!;
+          id = taken.id;
+          old = taken.doc;
+          await c.query(`UPDATE ${SEARCH_DOCS} SET entity_type = $1, removed = $2, sort_name = $3, name = $4, body = $5 WHERE id = $6`,
+            [d.entityType, d.removed, d.sortName, d.name, d.text, id]);
+        }
+        if (values.length) {
+          await c.query(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num)
+            SELECT f, v, $3, n FROM UNNEST($1::text[], $2::text[], $4::float8[]) AS t(f, v, n)`,
+          [values.map((x) => x[0]), values.map((x) => x[1]), id, values.map((x) => numeric(x[1]))]);
+        }
+        addCountDeltas(deltas, old, { entityType: d.entityType, removed: d.removed, values });
+      }
+      await this.applyCounts(c, deltas);
+    });
+  }
+
+  /** Locks a document's row, removes its values and returns what the counts held for it. */
+  private async takeSearchDoc(c: pg.PoolClient, urn: string): Promise<{ id: number; doc: CountedDoc } | undefined> {
+    const row = (await c.query(`SELECT id, entity_type, removed FROM ${SEARCH_DOCS} WHERE urn = $1 FOR UPDATE`, [urn])).rows[0];
+    if (!row) return undefined;
+    const id = Number(row.id);
+    const values = (await c.query(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = $1 RETURNING field, value`, [id])).rows
+      .map((r) => [r.field as string, r.value as string] as const);
+    return { id, doc: { entityType: row.entity_type, removed: row.removed, values } };
+  }
+
+  private async applyCounts(c: pg.PoolClient, deltas: Map<string, number>): Promise<void> {
+    const changes = countChanges(deltas);
+    if (changes.length === 0) return;
+    const cols = [changes.map((x) => x.field), changes.map((x) => x.removed), changes.map((x) => x.entityType), changes.map((x) => x.value)];
+    await c.query(`INSERT INTO ${SEARCH_COUNTS} AS t (field, removed, entity_type, value, n)
+      SELECT * FROM UNNEST($1::text[], $2::boolean[], $3::text[], $4::text[], $5::bigint[])
+      ON CONFLICT (field, removed, entity_type, value) DO UPDATE SET n = t.n + excluded.n`, [...cols, changes.map((x) => x.n)]);
+    await c.query(`DELETE FROM ${SEARCH_COUNTS} WHERE n <= 0 AND (field, removed, entity_type, value) IN
+      (SELECT * FROM UNNEST($1::text[], $2::boolean[], $3::text[], $4::text[]))`, cols);
+  }
+
+  /** Runs inside a write transaction. */
+  private async removeSearchDocs(c: pg.PoolClient, urns: readonly string[]): Promise<void> {
+    const deltas = new Map<string, number>();
+    for (const u of [...urns].sort()) {
+      const old = await this.takeSearchDoc(c, u);
+      if (!old) continue;
+      await c.query(`DELETE FROM ${SEARCH_DOCS} WHERE id = $1`, [old.id]);
+      addCountDeltas(deltas, old.doc, undefined);
+    }
+    await this.applyCounts(c, deltas);
   }
 
   async deleteSearchDocs(urns: readonly string[]): Promise<void> {
-    if (urns.length) await this.pool.query(`DELETE FROM ${SEARCH_TABLE} WHERE urn = ANY($1)`, [urns]);
+    if (urns.length) await this.tx((c) => this.removeSearchDocs(c, urns));
   }
 
-  async searchDocs(q: { terms: string[]; entityTypes?: string[]; start: number; count: number }) {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (q.terms.length) { params.push(q.terms.map((t) => `${t}:*`).join(' & ')); where.push(`tsv @@ to_tsquery('simple', $${params.length})`); }
-    if (q.entityTypes?.length) { params.push(q.entityTypes); where.push(`entity_type = ANY($${params.length})`); }
-    const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = (await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${SEARCH_TABLE} ${w}`, params)).rows[0].n as number;
-    const order = q.terms.length ? `ORDER BY ts_rank(tsv, to_tsquery('simple', $1)) DESC, urn COLLATE "C"` : 'ORDER BY urn COLLATE "C"';
-    const { rows } = await this.pool.query(`SELECT urn FROM ${SEARCH_TABLE} ${w} ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-      [...params, q.count, q.start]);
-    return { total, urns: rows.map((r) => r.urn as string) };
+  async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number }) {
+    const counted = countStatement('postgres', q);
+    const total = Number((await this.pool.query(counted.sql, counted.params)).rows[0].n);
+    if (q.count === 0 || total === 0) return { total, urns: [] };
+    const page = pageStatement('postgres', q, total, Number.POSITIVE_INFINITY);
+    return { total, urns: (await this.pool.query(page.sql, page.params)).rows.map((r) => r.urn as string) };
+  }
+
+  async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[]): Promise<FacetCount[][]> {
+    const steps = facetSteps('postgres', q, facets);
+    let step = steps.next();
+    while (!step.done) {
+      const rows = await Promise.all(step.value.map(async (s) => (await this.pool.query(s.sql, s.params)).rows as FacetRow[]));
+      step = steps.next(rows);
+    }
+    return step.value;
   }
 
   async countSearchDocs(): Promise<number> {
-    return (await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${SEARCH_TABLE}`)).rows[0].n as number;
+    return (await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${SEARCH_DOCS}`)).rows[0].n as number;
   }
 
   async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
@@ -317,9 +384,12 @@ export class PostgresStore implements Store {
       await this.lockInOrder(c, [...new Set(sources)].sort().map((source) => `${source}\n#relationships`));
       await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ANY($1)`, [sources]);
       if (edges.length) {
-        await c.query(`INSERT INTO ${RELATIONSHIP_TABLE} (source, type, destination)
-          SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`,
-        [edges.map((e) => e.source), edges.map((e) => e.type), edges.map((e) => e.destination)]);
+        await c.query(`INSERT INTO ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on, updated_actor, manual)
+          SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::int[])
+          ON CONFLICT DO NOTHING`,
+        [edges.map((e) => e.source), edges.map((e) => e.type), edges.map((e) => e.destination), edges.map((e) => e.createdOn ?? null),
+          edges.map((e) => e.createdActor ?? null), edges.map((e) => e.updatedOn ?? null), edges.map((e) => e.updatedActor ?? null),
+          edges.map((e) => (e.manual ? 1 : 0))]);
       }
     });
   }
@@ -330,9 +400,9 @@ export class PostgresStore implements Store {
     let where = `${self} = $1`;
     if (q.types?.length) { params.push(q.types); where += ` AND type = ANY($2)`; }
     const total = (await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE} WHERE ${where}`, params)).rows[0].n as number;
-    const { rows } = await this.pool.query(`SELECT source, type, destination FROM ${RELATIONSHIP_TABLE} WHERE ${where}
+    const { rows } = await this.pool.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${where}
       ORDER BY ${other} COLLATE "C", type LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, q.count, q.start]);
-    return { total, edges: rows as Relationship[] };
+    return { total, edges: rows.map(edgeOf) };
   }
 
   async countRelationships(): Promise<number> {
@@ -345,4 +415,55 @@ export class PostgresStore implements Store {
       SELECT value FROM ${SETTINGS_TABLE} WHERE key = $1 LIMIT 1`, [key, value]);
     return rows[0].value as string;
   }
+
+  async relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {
+    if (q.urns.length === 0 || q.types.length === 0) return [];
+    const self = q.direction === 'INCOMING' ? 'destination' : 'source';
+    const { rows } = await this.pool.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} = ANY($1) AND type = ANY($2)`,
+      [[...q.urns], [...q.types]]);
+    return rows.map(edgeOf);
+  }
+
+  async recordActivity(a: ActivityEvent, keep: number): Promise<void> {
+    await this.tx(async (c) => {
+      await c.query(`INSERT INTO ${ACTIVITY_TABLE} AS t (actor, kind, value, at) VALUES ($1, $2, $3, $4)
+        ON CONFLICT (actor, kind, value) DO UPDATE SET at = GREATEST(t.at, EXCLUDED.at)`, [a.actor, a.kind, a.value, a.time]);
+      // Everything older than the keep-th newest goes (nothing while there are fewer).
+      await c.query(`DELETE FROM ${ACTIVITY_TABLE} WHERE actor = $1 AND kind = $2 AND at < (SELECT at FROM ${ACTIVITY_TABLE}
+        WHERE actor = $1 AND kind = $2 ORDER BY at DESC LIMIT 1 OFFSET $3)`, [a.actor, a.kind, keep - 1]);
+    });
+  }
+
+  async recentActivity(actor: string, kind: string, limit: number): Promise<ActivityEvent[]> {
+    const { rows } = await this.pool.query(`SELECT value, at FROM ${ACTIVITY_TABLE} WHERE actor = $1 AND kind = $2
+      ORDER BY at DESC, value COLLATE "C" LIMIT $3`, [actor, kind, limit]);
+    return rows.map((r) => ({ actor, kind, value: r.value as string, time: Number(r.at) }));
+  }
+
+  async aspectWritesBy(actor: string, start: number, count: number): Promise<{ urn: string; time: number }[]> {
+    const { rows } = await this.pool.query(`SELECT urn, createdon FROM ${ASPECT_TABLE} WHERE createdby = $1
+      ORDER BY createdon DESC, urn COLLATE "C" LIMIT $2 OFFSET $3`, [actor, count, start]);
+    return rows.map((r) => ({ urn: r.urn as string, time: Number(r.createdon) }));
+  }
+
+  async datasetUsageLeaders(sinceMillis: number, limit: number): Promise<{ urn: string; queries: number }[]> {
+    const t = tableFor('dataset', 'datasetUsageStatistics');
+    const { rows } = await this.pool.query(`SELECT urn, SUM(COALESCE((event::jsonb ->> 'totalSqlQueries')::numeric, 0)) AS queries FROM ${t}
+      WHERE timestamp_millis >= $1 GROUP BY urn HAVING SUM(COALESCE((event::jsonb ->> 'totalSqlQueries')::numeric, 0)) > 0
+      ORDER BY queries DESC, urn COLLATE "C" LIMIT $2`, [sinceMillis, limit]);
+    return rows.map((r) => ({ urn: r.urn as string, queries: Number(r.queries) }));
+  }
+}
+
+const EDGE_COLUMNS = 'source, type, destination, created_on, created_actor, updated_on, updated_actor, manual';
+
+/** A row of the relationship table as a Relationship: stamps only where the edge has them (BIGINT arrives as text). */
+function edgeOf(r: Record<string, any>): Relationship {
+  const e: Relationship = { source: r.source, type: r.type, destination: r.destination };
+  if (r.created_on != null) e.createdOn = Number(r.created_on);
+  if (r.created_actor != null) e.createdActor = r.created_actor;
+  if (r.updated_on != null) e.updatedOn = Number(r.updated_on);
+  if (r.updated_actor != null) e.updatedActor = r.updated_actor;
+  if (r.manual) e.manual = true;
+  return e;
 }

@@ -9,8 +9,19 @@ export const ASPECT_TABLE = 'metadata_aspect_v2';
 export const ENTITY_TABLE = 'almanac_entities';
 export const SETTINGS_TABLE = 'almanac_settings';
 export const MIGRATIONS_TABLE = 'almanac_migrations';
-export const SEARCH_TABLE = 'almanac_search';
+/** Before migration 5: one table of urn, type and text. */
+export const SEARCH_TABLE_V1 = 'almanac_search';
+/** One row per searchable entity: the integer id keys the text index and the filter values. */
+export const SEARCH_DOCS = 'almanac_search_docs';
+/** SQLite: the FTS5 index of the name and text, rowid = the document's id (PostgreSQL keeps a tsvector in SEARCH_DOCS). */
+export const SEARCH_FTS = 'almanac_search_fts';
+/** Keyword values of the filter fields: (field, value, doc_id), with the value as a number where it is one. */
+export const SEARCH_VALUES = 'almanac_search_values';
+/** How many documents have each (field, value) per entity type and removal: facets without a query or filter read these. */
+export const SEARCH_COUNTS = 'almanac_search_counts';
 export const RELATIONSHIP_TABLE = 'almanac_relationships';
+/** Per user: entities recently viewed and queries recently searched (migration 7). */
+export const ACTIVITY_TABLE = 'almanac_activity';
 
 const SAFE_NAME = /^[a-z][a-z0-9_]*$/;
 
@@ -49,12 +60,12 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
     {
       version: 2,
       statements: d === 'sqlite'
-        ? [`CREATE VIRTUAL TABLE ${SEARCH_TABLE} USING fts5(urn UNINDEXED, entity_type UNINDEXED, body, tokenize = 'unicode61')`]
+        ? [`CREATE VIRTUAL TABLE ${SEARCH_TABLE_V1} USING fts5(urn UNINDEXED, entity_type UNINDEXED, body, tokenize = 'unicode61')`]
         : [
-          `CREATE TABLE ${SEARCH_TABLE} (urn TEXT PRIMARY KEY, entity_type TEXT NOT NULL, body TEXT NOT NULL,
+          `CREATE TABLE ${SEARCH_TABLE_V1} (urn TEXT PRIMARY KEY, entity_type TEXT NOT NULL, body TEXT NOT NULL,
              tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', body)) STORED)`,
-          `CREATE INDEX ${SEARCH_TABLE}_tsv ON ${SEARCH_TABLE} USING GIN (tsv)`,
-          `CREATE INDEX ${SEARCH_TABLE}_type ON ${SEARCH_TABLE} (entity_type, urn)`,
+          `CREATE INDEX ${SEARCH_TABLE_V1}_tsv ON ${SEARCH_TABLE_V1} USING GIN (tsv)`,
+          `CREATE INDEX ${SEARCH_TABLE_V1}_type ON ${SEARCH_TABLE_V1} (entity_type, urn)`,
         ],
     },
     {
@@ -70,6 +81,72 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
       version: 4,
       statements: Object.entries(RENAMED_ASPECTS).map(([from, to]) => `UPDATE ${ASPECT_TABLE} SET aspect = '${to}' WHERE aspect = '${from}'`),
     },
+    {
+      // The search index keyed by an integer id (the FTS row is deleted by rowid, not by scanning for its urn), with
+      // filter values and facet counts in tables of their own. The index is rebuilt from the aspects on next start.
+      version: 5,
+      statements: searchIndexStatements(d),
+    },
+    {
+      // Lineage edges keep when and by whom they were created and updated, and whether they were drawn by hand. The
+      // index is emptied so that the next start derives it again from the aspects, stamps included.
+      version: 6,
+      statements: [
+        `ALTER TABLE ${RELATIONSHIP_TABLE} ADD COLUMN created_on ${bigint}`,
+        `ALTER TABLE ${RELATIONSHIP_TABLE} ADD COLUMN created_actor TEXT`,
+        `ALTER TABLE ${RELATIONSHIP_TABLE} ADD COLUMN updated_on ${bigint}`,
+        `ALTER TABLE ${RELATIONSHIP_TABLE} ADD COLUMN updated_actor TEXT`,
+        `ALTER TABLE ${RELATIONSHIP_TABLE} ADD COLUMN manual INTEGER NOT NULL DEFAULT 0`,
+        `DELETE FROM ${RELATIONSHIP_TABLE}`,
+      ],
+    },
+    {
+      // What each user recently viewed and searched (recommendations), newest kept per user and kind; and an index
+      // to find the aspects a user wrote last ("recently edited").
+      version: 7,
+      statements: [
+        `CREATE TABLE ${ACTIVITY_TABLE} (actor TEXT NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL, at ${bigint} NOT NULL,
+           PRIMARY KEY (actor, kind, value))`,
+        `CREATE INDEX ${ACTIVITY_TABLE}_recent ON ${ACTIVITY_TABLE} (actor, kind, at)`,
+        `CREATE INDEX ${ASPECT_TABLE}_createdby ON ${ASPECT_TABLE} (createdby, createdon)`,
+      ],
+    },
+  ];
+}
+
+function searchIndexStatements(d: Dialect): string[] {
+  // PostgreSQL compares the text of keys byte by byte (COLLATE "C"), as SQLite does, so prefix ranges agree.
+  const text = d === 'sqlite' ? 'TEXT' : 'TEXT COLLATE "C"';
+  const common = [
+    `CREATE TABLE ${SEARCH_VALUES} (field ${text} NOT NULL, value ${text} NOT NULL, doc_id BIGINT NOT NULL,
+       num ${d === 'sqlite' ? 'REAL' : 'DOUBLE PRECISION'}, PRIMARY KEY (field, value, doc_id))${d === 'sqlite' ? ' WITHOUT ROWID' : ''}`,
+    `CREATE INDEX ${SEARCH_VALUES}_doc ON ${SEARCH_VALUES} (doc_id, field, num)`,
+    `CREATE TABLE ${SEARCH_COUNTS} (field ${text} NOT NULL, value ${text} NOT NULL, entity_type ${text} NOT NULL,
+       removed ${d === 'sqlite' ? 'INTEGER' : 'BOOLEAN'} NOT NULL, n BIGINT NOT NULL,
+       PRIMARY KEY (field, removed, entity_type, value))${d === 'sqlite' ? ' WITHOUT ROWID' : ''}`,
+  ];
+  if (d === 'sqlite') {
+    return [
+      `DROP TABLE IF EXISTS ${SEARCH_TABLE_V1}`,
+      `CREATE TABLE ${SEARCH_DOCS} (id INTEGER PRIMARY KEY, urn TEXT NOT NULL UNIQUE, entity_type TEXT NOT NULL,
+         removed INTEGER NOT NULL, sort_name TEXT NOT NULL)`,
+      `CREATE INDEX ${SEARCH_DOCS}_sort ON ${SEARCH_DOCS} (removed, sort_name, urn)`,
+      `CREATE INDEX ${SEARCH_DOCS}_type ON ${SEARCH_DOCS} (entity_type, removed, sort_name)`,
+      // contentless: the text lives in the aspects; contentless_delete lets a document's row go by rowid.
+      `CREATE VIRTUAL TABLE ${SEARCH_FTS} USING fts5(name, body, flags, content = '', contentless_delete = 1,
+         tokenize = 'unicode61', prefix = '2 3')`,
+      ...common,
+    ];
+  }
+  return [
+    `DROP TABLE IF EXISTS ${SEARCH_TABLE_V1}`,
+    `CREATE TABLE ${SEARCH_DOCS} (id BIGSERIAL PRIMARY KEY, urn TEXT NOT NULL UNIQUE, entity_type ${text} NOT NULL,
+       removed BOOLEAN NOT NULL, sort_name ${text} NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL,
+       tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector('simple', name), 'A') || setweight(to_tsvector('simple', body), 'B')) STORED)`,
+    `CREATE INDEX ${SEARCH_DOCS}_tsv ON ${SEARCH_DOCS} USING GIN (tsv)`,
+    `CREATE INDEX ${SEARCH_DOCS}_sort ON ${SEARCH_DOCS} (removed, sort_name, urn)`,
+    `CREATE INDEX ${SEARCH_DOCS}_type ON ${SEARCH_DOCS} (entity_type, removed, sort_name)`,
+    ...common,
   ];
 }
 

@@ -1,14 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { ACTIVITY_TABLE } from './schema.js';
+import type { ActivityEvent } from './types.js';
 import { addLatest, checkUpdate, sameValue } from './aspect-updates.js';
 import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_TABLE, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
   timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
+import {
+  addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, ftsFlags, type FacetRow, numeric, pageStatement, type CountedDoc, type Statement,
+} from './search-sql.js';
 import type {
-  AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, EntityRow, LatestAspects, Relationship, SearchDoc, Store, TableSize,
-  TimeseriesQuery, TimeseriesRecord, TimeseriesWrite,
+  AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, EntityRow, FacetCount, FacetSpec, LatestAspects, Relationship,
+  SearchDoc, SearchDocQuery, SearchSort, Store, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite,
 } from './types.js';
 
 /** SQLite has a limit on bound parameters; chunk IN-lists well below it. */
@@ -76,6 +81,8 @@ export class SqliteStore implements Store {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
+    // The query planner's statistics (ANALYZE), sampled so that gathering them stays a matter of milliseconds.
+    this.db.pragma('analysis_limit = 1000');
     // WAL mode has created -wal and -shm by now: check them (a crash may have left older ones behind).
     if (onDisk) for (const f of [`${file}-wal`, `${file}-shm`]) keepPrivate(f);
   }
@@ -93,7 +100,12 @@ export class SqliteStore implements Store {
       for (const s of timeseriesTableStatements('sqlite')) db.exec(s);
     });
     apply.immediate();
+    // Gathers statistics the planner lacks (on a new or upgraded database), as SQLite advises at open.
+    this.db.pragma('optimize = 0x10002');
   }
+
+  /** Search documents written since the planner's statistics were last refreshed. */
+  private docsSinceOptimize = 0;
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
@@ -224,7 +236,7 @@ export class SqliteStore implements Store {
         if (n) this.changedTable(t);
         timeseriesRows += n;
       }
-      this.stmt(`DELETE FROM ${SEARCH_TABLE} WHERE urn = ?`).run(urn);
+      this.removeSearchDocs([urn]);
       this.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ?`).run(urn);
       this.stmt(`DELETE FROM ${ENTITY_TABLE} WHERE urn = ?`).run(urn);
       return { rows, timeseriesRows };
@@ -330,42 +342,107 @@ export class SqliteStore implements Store {
 
   async upsertSearchDocs(docs: SearchDoc[]): Promise<void> {
     this.db.transaction(() => {
+      const deltas = new Map<string, number>();
+      const insertDoc = this.stmt(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name) VALUES (?, ?, ?, ?)`);
+      const updateDoc = this.stmt(`UPDATE ${SEARCH_DOCS} SET entity_type = ?, removed = ?, sort_name = ? WHERE id = ?`);
+      const insertText = this.stmt(`INSERT INTO ${SEARCH_FTS} (rowid, name, body, flags) VALUES (?, ?, ?, ?)`);
+      const insertValue = this.stmt(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num) VALUES (?, ?, ?, ?)`);
       for (const d of docs) {
-        this.stmt(`DELETE FROM ${SEARCH_TABLE} WHERE urn = ?`).run(d.urn);
-        this.stmt(`INSERT INTO ${SEARCH_TABLE} (urn, entity_type, body) VALUES (?, ?, ?)`).run(d.urn, d.entityType, d.text);
+        const values = distinctValues(d);
+        const old = this.takeSearchDoc(d.urn);
+        let id: number;
+        if (old) {
+          id = old.id;
+          updateDoc.run(d.entityType, d.removed ? 1 : 0, d.sortName, id);
+        } else {
+          id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName).lastInsertRowid);
+        }
+        insertText.run(id, d.name, d.text, ftsFlags(d.entityType, d.removed));
+        for (const [field, value] of values) insertValue.run(field, value, id, numeric(value));
+        addCountDeltas(deltas, old?.doc, { entityType: d.entityType, removed: d.removed, values });
       }
+      this.applyCounts(deltas);
     }).immediate();
+    // Search plans depend on how selective each index is, which changes as the catalog grows.
+    this.docsSinceOptimize += docs.length;
+    if (this.docsSinceOptimize >= 20_000) {
+      this.docsSinceOptimize = 0;
+      this.db.pragma('optimize');
+    }
+  }
+
+  /** Removes a document's text and values (keeping its row and id) and returns what the counts held for it. */
+  private takeSearchDoc(urn: string): { id: number; doc: CountedDoc } | undefined {
+    const row = this.stmt(`SELECT id, entity_type, removed FROM ${SEARCH_DOCS} WHERE urn = ?`).get(urn) as
+      { id: number; entity_type: string; removed: number } | undefined;
+    if (!row) return undefined;
+    const values = (this.stmt(`SELECT field, value FROM ${SEARCH_VALUES} WHERE doc_id = ?`).raw().all(row.id) as [string, string][]);
+    this.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`).run(row.id);
+    this.stmt(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = ?`).run(row.id);
+    return { id: row.id, doc: { entityType: row.entity_type, removed: row.removed === 1, values } };
+  }
+
+  private applyCounts(deltas: Map<string, number>): void {
+    const bump = this.stmt(`INSERT INTO ${SEARCH_COUNTS} (field, removed, entity_type, value, n) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (field, removed, entity_type, value) DO UPDATE SET n = n + excluded.n`);
+    const drop = this.stmt(`DELETE FROM ${SEARCH_COUNTS} WHERE field = ? AND removed = ? AND entity_type = ? AND value = ? AND n <= 0`);
+    for (const c of countChanges(deltas)) {
+      bump.run(c.field, c.removed ? 1 : 0, c.entityType, c.value, c.n);
+      if (c.n < 0) drop.run(c.field, c.removed ? 1 : 0, c.entityType, c.value);
+    }
+  }
+
+  /** Runs inside a write transaction. */
+  private removeSearchDocs(urns: readonly string[]): void {
+    const deltas = new Map<string, number>();
+    for (const u of urns) {
+      const old = this.takeSearchDoc(u);
+      if (!old) continue;
+      this.stmt(`DELETE FROM ${SEARCH_DOCS} WHERE id = ?`).run(old.id);
+      addCountDeltas(deltas, old.doc, undefined);
+    }
+    this.applyCounts(deltas);
   }
 
   async deleteSearchDocs(urns: readonly string[]): Promise<void> {
-    this.db.transaction(() => {
-      for (const u of urns) this.stmt(`DELETE FROM ${SEARCH_TABLE} WHERE urn = ?`).run(u);
-    }).immediate();
+    this.db.transaction(() => this.removeSearchDocs(urns)).immediate();
   }
 
-  async searchDocs(q: { terms: string[]; entityTypes?: string[]; start: number; count: number }) {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    // Terms are [a-z0-9]+ by construction; quoting keeps FTS5 from reading them as operators.
-    if (q.terms.length) { where.push(`${SEARCH_TABLE} MATCH ?`); params.push(q.terms.map((t) => `"${t}"*`).join(' AND ')); }
-    if (q.entityTypes?.length) { where.push(`entity_type IN (${q.entityTypes.map(() => '?').join(',')})`); params.push(...q.entityTypes); }
-    const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = this.stmt(`SELECT COUNT(*) FROM ${SEARCH_TABLE} ${w}`).pluck().get(...params) as number;
-    const order = q.terms.length ? 'ORDER BY bm25(' + SEARCH_TABLE + ', 0, 0, 1), urn' : 'ORDER BY urn';
-    const urns = this.stmt(`SELECT urn FROM ${SEARCH_TABLE} ${w} ${order} LIMIT ? OFFSET ?`).pluck()
-      .all(...params, q.count, q.start) as string[];
-    return { total, urns };
+  private run(s: Statement): unknown[] {
+    return this.stmt(s.sql).all(...s.params);
+  }
+
+  async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number }) {
+    // One read transaction: the total and the page see the same documents.
+    return this.db.transaction(() => {
+      const total = Number((this.run(countStatement('sqlite', q))[0] as { n: number }).n);
+      if (q.count === 0 || total === 0) return { total, urns: [] };
+      const all = Number((this.run(allDocsStatement('sqlite'))[0] as { n: number }).n);
+      const urns = (this.run(pageStatement('sqlite', q, total, all)) as { urn: string }[]).map((r) => r.urn);
+      return { total, urns };
+    }).deferred();
+  }
+
+  async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[]): Promise<FacetCount[][]> {
+    return this.db.transaction(() => {
+      const steps = facetSteps('sqlite', q, facets);
+      let step = steps.next();
+      while (!step.done) step = steps.next(step.value.map((s) => this.run(s) as FacetRow[]));
+      return step.value;
+    }).deferred();
   }
 
   async countSearchDocs(): Promise<number> {
-    return this.stmt(`SELECT COUNT(*) FROM ${SEARCH_TABLE}`).pluck().get() as number;
+    return this.stmt(`SELECT COUNT(*) FROM ${SEARCH_DOCS}`).pluck().get() as number;
   }
 
   async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
     this.db.transaction(() => {
       for (const s of sources) this.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ?`).run(s);
       for (const e of edges) {
-        this.stmt(`INSERT OR IGNORE INTO ${RELATIONSHIP_TABLE} (source, type, destination) VALUES (?, ?, ?)`).run(e.source, e.type, e.destination);
+        this.stmt(`INSERT OR IGNORE INTO ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on,
+          updated_actor, manual) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(e.source, e.type, e.destination, e.createdOn ?? null,
+          e.createdActor ?? null, e.updatedOn ?? null, e.updatedActor ?? null, e.manual ? 1 : 0);
       }
     }).immediate();
   }
@@ -376,9 +453,9 @@ export class SqliteStore implements Store {
     let where = `${self} = ?`;
     if (q.types?.length) { where += ` AND type IN (${q.types.map(() => '?').join(',')})`; params.push(...q.types); }
     const total = this.stmt(`SELECT COUNT(*) FROM ${RELATIONSHIP_TABLE} WHERE ${where}`).pluck().get(...params) as number;
-    const edges = this.stmt(`SELECT source, type, destination FROM ${RELATIONSHIP_TABLE} WHERE ${where} ORDER BY ${other}, type LIMIT ? OFFSET ?`)
-      .all(...params, q.count, q.start) as Relationship[];
-    return { total, edges };
+    const edges = this.stmt(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${where} ORDER BY ${other}, type LIMIT ? OFFSET ?`)
+      .all(...params, q.count, q.start) as EdgeRow[];
+    return { total, edges: edges.map(edgeOf) };
   }
 
   async countRelationships(): Promise<number> {
@@ -389,5 +466,66 @@ export class SqliteStore implements Store {
     this.stmt(`INSERT OR IGNORE INTO ${SETTINGS_TABLE} (key, value) VALUES (?, ?)`).run(key, value);
     return this.stmt(`SELECT value FROM ${SETTINGS_TABLE} WHERE key = ?`).pluck().get(key) as string;
   }
+
+  async relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {
+    if (q.urns.length === 0 || q.types.length === 0) return [];
+    const self = q.direction === 'INCOMING' ? 'destination' : 'source';
+    const out: Relationship[] = [];
+    // Bounded batches keep each statement under SQLite's limit on bound parameters.
+    for (let i = 0; i < q.urns.length; i += 500) {
+      const batch = q.urns.slice(i, i + 500);
+      const rows = this.db.prepare(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} IN (${batch.map(() => '?').join(',')})
+        AND type IN (${q.types.map(() => '?').join(',')})`).all(...batch, ...q.types) as EdgeRow[];
+      for (const r of rows) out.push(edgeOf(r));
+    }
+    return out;
+  }
+
+  async recordActivity(a: ActivityEvent, keep: number): Promise<void> {
+    this.db.transaction(() => {
+      this.stmt(`INSERT INTO ${ACTIVITY_TABLE} (actor, kind, value, at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (actor, kind, value) DO UPDATE SET at = max(at, excluded.at)`).run(a.actor, a.kind, a.value, a.time);
+      // Everything older than the keep-th newest goes (nothing while there are fewer).
+      this.stmt(`DELETE FROM ${ACTIVITY_TABLE} WHERE actor = ? AND kind = ? AND at < (SELECT at FROM ${ACTIVITY_TABLE}
+        WHERE actor = ? AND kind = ? ORDER BY at DESC LIMIT 1 OFFSET ?)`).run(a.actor, a.kind, a.actor, a.kind, keep - 1);
+    }).immediate();
+  }
+
+  async recentActivity(actor: string, kind: string, limit: number): Promise<ActivityEvent[]> {
+    const rows = this.stmt(`SELECT value, at FROM ${ACTIVITY_TABLE} WHERE actor = ? AND kind = ? ORDER BY at DESC, value LIMIT ?`)
+      .all(actor, kind, limit) as { value: string; at: number }[];
+    return rows.map((r) => ({ actor, kind, value: r.value, time: Number(r.at) }));
+  }
+
+  async aspectWritesBy(actor: string, start: number, count: number): Promise<{ urn: string; time: number }[]> {
+    const rows = this.stmt(`SELECT urn, createdon FROM ${ASPECT_TABLE} WHERE createdby = ? ORDER BY createdon DESC, urn LIMIT ? OFFSET ?`)
+      .all(actor, count, start) as { urn: string; createdon: number }[];
+    return rows.map((r) => ({ urn: r.urn, time: Number(r.createdon) }));
+  }
+
+  async datasetUsageLeaders(sinceMillis: number, limit: number): Promise<{ urn: string; queries: number }[]> {
+    const t = tableFor('dataset', 'datasetUsageStatistics');
+    const rows = this.stmt(`SELECT urn, SUM(COALESCE(json_extract(event, '$.totalSqlQueries'), 0)) AS queries FROM ${t}
+      WHERE timestamp_millis >= ? GROUP BY urn HAVING queries > 0 ORDER BY queries DESC, urn LIMIT ?`).all(sinceMillis, limit) as
+      { urn: string; queries: number }[];
+    return rows.map((r) => ({ urn: r.urn, queries: Number(r.queries) }));
+  }
 }
 
+const EDGE_COLUMNS = 'source, type, destination, created_on, created_actor, updated_on, updated_actor, manual';
+
+interface EdgeRow {
+  source: string; type: string; destination: string; created_on: number | null; created_actor: string | null;
+  updated_on: number | null; updated_actor: string | null; manual: number;
+}
+
+/** A row of the relationship table as a Relationship: stamps only where the edge has them. */
+function edgeOf(r: EdgeRow): Relationship {
+  const e: Relationship = { source: r.source, type: r.type, destination: r.destination };
+  if (r.created_on != null) e.createdOn = Number(r.created_on);
+  if (r.created_actor != null) e.createdActor = r.created_actor;
+  if (r.updated_on != null) e.updatedOn = Number(r.updated_on);
+  if (r.updated_actor != null) e.updatedActor = r.updated_actor;
+  if (r.manual) e.manual = true;
+  return e;
+}

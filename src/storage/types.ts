@@ -98,13 +98,64 @@ export interface Relationship {
   /** DataHub's relationship name: DownstreamOf, IsPartOf, OwnedBy, … */
   type: string;
   destination: string;
+  /** When and by whom the edge was created and last updated, where the aspect says (lineage edges); absent otherwise. */
+  createdOn?: number;
+  createdActor?: string;
+  updatedOn?: number;
+  updatedActor?: string;
+  /** Drawn by hand in the UI (the edge's properties.source is 'UI'); absent when false. */
+  manual?: boolean;
 }
 
 export interface SearchDoc {
   urn: string;
   entityType: string;
-  /** Lower-case words separated by spaces, names first. */
+  /** Lower-case words of the entity's name: ranked above the rest of the text. */
+  name: string;
+  /** Lower-case words of everything else the entity says about itself (descriptions, columns, tags, terms). */
   text: string;
+  /** How the entity sorts by name (its display name, lower case). */
+  sortName: string;
+  /** Soft-deleted (`status.removed`): left out of searches unless a condition asks about removal. */
+  removed: boolean;
+  /** Keyword values of the filter fields, in DataHub's field names: each [field, value] once. */
+  values: readonly (readonly [string, string])[];
+}
+
+/**
+ * Which documents a search keeps, as a small tree the engines render to SQL. Columns are the document's own
+ * (entity type, urn, removal); `field` conditions test the keyword values of one filter field.
+ */
+export type SearchCondition =
+  | { all: readonly SearchCondition[] }
+  | { any: readonly SearchCondition[] }
+  | { not: SearchCondition }
+  | { column: 'entityType' | 'urn'; values: readonly string[] }
+  | { column: 'removed'; value: boolean }
+  | { field: string; op: SearchOp; values: readonly string[] };
+
+/** EQUAL: any value equals one given; CONTAIN / START_WITH / END_WITH: as text; GT…LTE: as numbers; EXISTS: any value at all. */
+export type SearchOp = 'EQUAL' | 'CONTAIN' | 'START_WITH' | 'END_WITH' | 'GREATER_THAN' | 'GREATER_THAN_OR_EQUAL_TO' | 'LESS_THAN'
+  | 'LESS_THAN_OR_EQUAL_TO' | 'EXISTS';
+
+export interface SearchDocQuery {
+  /** Every term must match the start of a word of the name or text; none: every document. */
+  terms: readonly string[];
+  where: SearchCondition;
+}
+
+/** Relevance (then name), name, or a field's numeric value (documents without one last). */
+export type SearchSort = { by: 'relevance' } | { by: 'name'; descending: boolean } | { by: 'field'; field: string; descending: boolean };
+
+/** A facet to count: values of one field, entity types, or entity types each with a field's values under it. */
+export type FacetSpec = { kind: 'field'; field: string } | { kind: 'entityType' } | { kind: 'entityTypeThen'; field: string };
+
+/** One count: `value` is the field's value, the entity type, or [entity type, value] for entityTypeThen. */
+export interface FacetCount {
+  value: string;
+  /** The nested value under an entity type (entityTypeThen only); absent on the entity type's own row. */
+  sub?: string;
+  count: number;
 }
 
 export interface EntityRow {
@@ -160,11 +211,13 @@ export interface Store {
   reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void>;
   timeseriesSizes(): Promise<TableSize[]>;
 
-  // Search documents (text prepared by the search service; the engine indexes it)
+  // Search documents (prepared by the search service; the engine indexes them)
   upsertSearchDocs(docs: SearchDoc[]): Promise<void>;
   deleteSearchDocs(urns: readonly string[]): Promise<void>;
-  /** Documents whose text has every term as a word prefix (all documents when `terms` is empty), best first. */
-  searchDocs(q: { terms: string[]; entityTypes?: string[]; start: number; count: number }): Promise<{ total: number; urns: string[] }>;
+  /** The matching documents' urns in the given order, paged, and how many match in all (exactly). */
+  searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number }): Promise<{ total: number; urns: string[] }>;
+  /** Counts per value of each facet over the matching documents, exact, most frequent first. */
+  searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[]): Promise<FacetCount[][]>;
   countSearchDocs(): Promise<number>;
 
   // Relationships between entities (derived from aspects by the relationship service)
@@ -173,8 +226,28 @@ export interface Store {
   /** Edges into (or out of) an entity, of the given types (all when empty), ordered by the other end. */
   relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }): Promise<{ total: number; edges: Relationship[] }>;
   countRelationships(): Promise<number>;
+  /** Every edge of the given types out of (OUTGOING) or into (INCOMING) any of these entities, unpaged (lineage walks). */
+  relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]>;
 
   // Settings (signing key and the like)
   /** Returns the stored value, storing `value` first when the key is absent (first writer wins). */
   getOrSetSetting(key: string, value: string): Promise<string>;
+
+  // User activity (recommendations): what each user viewed and searched recently
+  /** Records one event, replacing an older one of the same value; then keeps only the `keep` newest of that actor and kind. */
+  recordActivity(a: ActivityEvent, keep: number): Promise<void>;
+  /** One actor's events of one kind, newest first. */
+  recentActivity(actor: string, kind: string, limit: number): Promise<ActivityEvent[]>;
+  /** Aspect versions written by one actor (urn and time), newest first, paged. */
+  aspectWritesBy(actor: string, start: number, count: number): Promise<{ urn: string; time: number }[]>;
+  /** Datasets by the sum of `totalSqlQueries` of their usage statistics since a time, most first (ties by urn), only those above 0. */
+  datasetUsageLeaders(sinceMillis: number, limit: number): Promise<{ urn: string; queries: number }[]>;
+}
+
+/** One thing a user did: kind 'view' (value: an entity urn) or 'search' (value: the query), at a time in ms. */
+export interface ActivityEvent {
+  actor: string;
+  kind: string;
+  value: string;
+  time: number;
 }

@@ -25,6 +25,7 @@ export async function requireEntity(urn: string, ctx: GraphQLContext, entityType
   await authorizeRead(ctx, u.raw);
   const loaded = await ctx.loader.load(u.raw);
   if (!loaded.exists) throw notFound(`Entity ${u.raw} does not exist`, { urn: u.raw });
+  await ctx.catalog.recommendations.viewed(ctx.actor, u.raw); // "recently viewed" (not for the system actor)
   return ref(u.raw);
 }
 

@@ -16,11 +16,11 @@ const can = (ctx: GraphQLContext, op: Operation, urn: string) => ctx.catalog.aut
 
 /** Dataset.privileges: what the caller may do on this entity. */
 export async function entityPrivileges(urn: string, ctx: GraphQLContext) {
-  const [docs, tags, owners, links, terms, deprecation, manage] = await Promise.all([
+  const [docs, tags, owners, links, terms, deprecation, manage, lineage] = await Promise.all([
     can(ctx, 'graphql.updateDescription', urn), can(ctx, 'graphql.tags', urn), can(ctx, 'graphql.owners', urn),
     can(ctx, 'graphql.links', urn), can(ctx, 'graphql.terms', urn), can(ctx, 'graphql.updateDataset.deprecation', urn),
-    can(ctx, 'graphql.manageEntity', urn),
+    can(ctx, 'graphql.manageEntity', urn), can(ctx, 'graphql.updateLineage', urn),
   ]);
-  return { canEditLineage: manage, canManageEntity: manage, canEditDescription: docs, canEditTags: tags,
+  return { canEditLineage: lineage, canManageEntity: manage, canEditDescription: docs, canEditTags: tags,
     canEditOwners: owners, canEditLinks: links, canEditGlossaryTerms: terms, canEditDeprecation: deprecation };
 }

@@ -1,0 +1,218 @@
+import { badRequest } from '../../errors.js';
+import { DEFAULT_MAX_HOPS, updateLineage, type LineageDirection, type LineageEdit, type LineageHit, type TimeWindow } from '../../services/lineage.js';
+import { parseUrn } from '../../model/urn.js';
+import type { Facet, FilterClause, MatchedField } from '../../services/search.js';
+import type { EntityRef, GraphQLContext } from '../context.js';
+import { entityTypeOfEnum } from '../entity-types.js';
+import { ref } from './common.js';
+import { authorize } from './privileges.js';
+import { facetsOut, matchedFieldsOut } from './search.js';
+
+/**
+ * `lineage(input:)` on every entity type that declares it, and searchAcrossLineage / scrollAcrossLineage: the
+ * lineage service walks the graph; the search service then narrows the entities reached by types, query and filters,
+ * and counts the facets; results are ordered by degree, then in the search's order.
+ */
+type Ctx = GraphQLContext;
+type Obj = Record<string, any>;
+
+const DIRECTIONS: ReadonlySet<string> = new Set(['UPSTREAM', 'DOWNSTREAM']);
+
+function direction(d: unknown): LineageDirection {
+  if (typeof d !== 'string' || !DIRECTIONS.has(d)) throw badRequest(`direction must be UPSTREAM or DOWNSTREAM, got ${String(d)}`);
+  return d as LineageDirection;
+}
+
+function paging(start: unknown, count: unknown, dfltCount: number) {
+  const s = start == null ? 0 : Number(start);
+  const c = count == null ? dfltCount : Number(count);
+  if (!Number.isInteger(s) || s < 0) throw badRequest(`start must be a whole number ≥ 0, got ${String(start)}`);
+  if (!Number.isInteger(c) || c < 0 || c > 10_000) throw badRequest(`count must be between 0 and 10000, got ${String(count)}`);
+  return { start: s, count: c };
+}
+
+const window = (input: Obj): TimeWindow => ({ startTimeMillis: input.startTimeMillis ?? null, endTimeMillis: input.endTimeMillis ?? null });
+
+/** A hit as DataHub's LineageRelationship: the stamps of the edge it was reached by. */
+function relationshipOut(h: LineageHit) {
+  const e = h.edge;
+  return {
+    type: h.type, entity: ref(h.urn), degree: h.degree,
+    createdOn: e.createdOn ?? null, createdActor: e.createdActor ? ref(e.createdActor) : null,
+    updatedOn: e.updatedOn ?? null, updatedActor: e.updatedActor ? ref(e.updatedActor) : null,
+    isManual: !!e.manual,
+  };
+}
+
+/** One hop of lineage, one way, paged (DataHub's defaults: start 0, count 100). */
+export async function lineageField(r: EntityRef, { input }: { input: Obj }, ctx: Ctx) {
+  const dir = direction(input.direction);
+  const { start, count } = paging(input.start, input.count, 100);
+  const hits = await ctx.catalog.lineage.neighbours(r.urn, dir, window(input));
+  const page = hits.slice(start, start + count);
+  return { start, count: page.length, total: hits.length, filtered: 0, relationships: page.map(relationshipOut) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Search across lineage
+
+const DEGREE_FIELDS: ReadonlySet<string> = new Set(['degree', 'degree.keyword']);
+const DEGREE_VALUES = ['1', '2', '3+'] as const;
+
+function degreeBucket(degree: number): string {
+  return degree === 1 ? '1' : degree === 2 ? '2' : '3+';
+}
+
+function entityTypes(list: readonly string[] | null | undefined): string[] | undefined {
+  if (!list?.length) return undefined;
+  return list.map((t) => {
+    const et = entityTypeOfEnum(t);
+    if (!et) throw badRequest(`Entity type ${t} is not searchable`);
+    return et;
+  });
+}
+
+/** DataHub's `orFilters` (any group, all clauses) and legacy `filters` (all clauses, added to each group). */
+function filterGroups(input: Obj): FilterClause[][] {
+  const clause = (f: Obj): FilterClause => ({ field: f.field, values: f.values ?? (f.value != null ? [f.value] : []),
+    condition: f.condition ?? undefined, negated: f.negated ?? undefined });
+  const groups: FilterClause[][] = (input.orFilters ?? []).map((g: Obj) => (g?.and ?? []).map(clause));
+  if (input.filters?.length) {
+    const all = input.filters.map(clause);
+    return groups.length ? groups.map((g) => [...g, ...all]) : [all];
+  }
+  return groups;
+}
+
+/**
+ * The degree clauses taken out of the filters (the search service knows nothing of degrees): a predicate on the
+ * degree, or null when no group has one. A group without a degree clause admits every degree. When groups differ in
+ * their degree clauses, an entity is kept when some group's degree clause admits it and some group's other clauses
+ * match it (the two groups may differ: a superset of the exact answer, in that rare case only).
+ */
+function splitDegree(groups: FilterClause[][]) {
+  let any = false;
+  const predicates: ((bucket: string) => boolean)[] = [];
+  const rest: FilterClause[][] = [];
+  for (const g of groups) {
+    const degree = g.filter((c) => DEGREE_FIELDS.has(c.field));
+    rest.push(g.filter((c) => !DEGREE_FIELDS.has(c.field)));
+    if (degree.length === 0) { predicates.push(() => true); continue; }
+    any = true;
+    for (const c of degree) {
+      for (const v of c.values) if (!(DEGREE_VALUES as readonly string[]).includes(v)) throw badRequest(`${v} is not a valid filter value for degree filters`);
+    }
+    predicates.push((bucket) => degree.every((c) => c.values.includes(bucket) !== !!c.negated));
+  }
+  // An empty group matches everything, so the whole OR does.
+  const filters = rest.some((g) => g.length === 0) ? [] : rest;
+  return { degree: any ? (bucket: string) => predicates.some((p) => p(bucket)) : null, filters };
+}
+
+type Matched = readonly MatchedField[];
+
+/** Every result of a lineage search, in order, with the facets. */
+async function lineageSearch(ctx: Ctx, input: Obj) {
+  await authorize(ctx, 'graphql.search');
+  if (typeof input.urn !== 'string' || input.urn === '') throw badRequest('urn is required: the entity the lineage search starts from');
+  const dir = direction(input.direction);
+  const types = entityTypes(input.types);
+  const { degree, filters } = splitDegree(filterGroups(input));
+  const skipFacets = !!input.searchFlags?.skipAggregates;
+  // Always the whole walk (DataHub 0.12.1's default of 1000 hops), even under a degree filter: the degree facet counts
+  // every degree whatever the filter says.
+  const walk = await ctx.catalog.lineage.walk(input.urn, dir, { maxHops: DEFAULT_MAX_HOPS, window: window(input) });
+  const byUrn = new Map(walk.hits.map((h) => [h.urn, h]));
+  const query = typeof input.query === 'string' ? input.query : '*';
+  const counts = new Map<string, number>(DEGREE_VALUES.map((v) => [v, 0]));
+  let ordered: string[] = [];
+  let facets: Facet[] = [];
+  let matched = new Map<string, Matched>();
+  if (walk.hits.length > 0) {
+    // Everything reached that matches types, query and the other filters: the degree facet counts these.
+    const all = await ctx.catalog.search.search({ query, entityTypes: types, filters, urns: walk.hits.map((h) => h.urn), start: 0,
+      count: walk.hits.length, facets: degree || skipFacets ? [] : undefined });
+    const matching = all.urns.filter((u) => byUrn.has(u));
+    for (const u of matching) { const b = degreeBucket(byUrn.get(u)!.degree); counts.set(b, counts.get(b)! + 1); }
+    ordered = matching;
+    facets = all.facets;
+    matched = all.matchedFields;
+    if (degree) {
+      const kept = matching.filter((u) => degree(degreeBucket(byUrn.get(u)!.degree)));
+      if (kept.length > 0) {
+        const narrowed = await ctx.catalog.search.search({ query, entityTypes: types, filters, urns: kept, start: 0, count: kept.length,
+          facets: skipFacets ? [] : undefined });
+        ordered = narrowed.urns.filter((u) => byUrn.has(u));
+        facets = narrowed.facets;
+        matched = narrowed.matchedFields;
+      } else {
+        ordered = [];
+        facets = [];
+      }
+    }
+  }
+  // Nearest first; within a degree, the search's order (the sort is stable).
+  const rank = new Map(ordered.map((u, i) => [u, i]));
+  ordered.sort((a, b) => byUrn.get(a)!.degree - byUrn.get(b)!.degree || rank.get(a)! - rank.get(b)!);
+  const degreeFacet = { field: 'degree', displayName: 'Degree of Dependencies',
+    aggregations: DEGREE_VALUES.map((v) => ({ value: v, count: counts.get(v)!, entity: null })) };
+  return { ordered, byUrn, matched, facets: skipFacets ? [] : [degreeFacet, ...facetsOut(facets)] };
+}
+
+function resultOut(h: LineageHit, matched: Matched | undefined) {
+  return { entity: ref(h.urn), insights: [], matchedFields: matchedFieldsOut(matched), paths: [{ path: h.path.map(ref) }], degree: h.degree };
+}
+
+/** The scroll id: the offset of the next page, wrapped so that clients treat it as opaque. */
+const SCROLL_PREFIX = 'almanac-lineage:';
+const encodeScroll = (offset: number) => Buffer.from(`${SCROLL_PREFIX}${offset}`).toString('base64url');
+function decodeScroll(id: string): number {
+  const text = Buffer.from(id, 'base64url').toString('utf8');
+  const offset = text.startsWith(SCROLL_PREFIX) ? Number(text.slice(SCROLL_PREFIX.length)) : NaN;
+  if (!Number.isSafeInteger(offset) || offset < 0 || !/^\d+$/.test(text.slice(SCROLL_PREFIX.length))) {
+    throw badRequest(`Invalid scrollId '${id}'`);
+  }
+  return offset;
+}
+
+/** The edges of an UpdateLineageInput list, urns checked and in their canonical form. */
+function editsOf(list: unknown): LineageEdit[] {
+  if (!Array.isArray(list)) return [];
+  return list.filter((e): e is Obj => e != null)
+    .map((e) => ({ upstreamUrn: parseUrn(String(e.upstreamUrn)).raw, downstreamUrn: parseUrn(String(e.downstreamUrn)).raw }));
+}
+
+export const lineageResolvers = {
+  Mutation: {
+    /** EDIT_ENTITY or EDIT_LINEAGE on both ends of every edge, as DataHub 0.12.1 asks; then each aspect is edited. */
+    updateLineage: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+      const add = editsOf(input.edgesToAdd);
+      const remove = editsOf(input.edgesToRemove);
+      for (const u of new Set([...add, ...remove].flatMap((e) => [e.upstreamUrn, e.downstreamUrn]))) await authorize(ctx, 'graphql.updateLineage', u);
+      await updateLineage(ctx.catalog.entities, add, remove, ctx.actor);
+      ctx.loader.clear();
+      return true;
+    },
+  },
+  AppConfig: {
+    lineageConfig: () => ({ supportsImpactAnalysis: true }),
+  },
+  Query: {
+    searchAcrossLineage: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+      const { start, count } = paging(input.start, input.count, 10);
+      const r = await lineageSearch(ctx, input);
+      const page = r.ordered.slice(start, start + count);
+      return { start, count: page.length, total: r.ordered.length, facets: r.facets, freshness: null,
+        searchResults: page.map((u) => resultOut(r.byUrn.get(u)!, r.matched.get(u))) };
+    },
+    scrollAcrossLineage: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+      const start = input.scrollId ? decodeScroll(String(input.scrollId)) : 0;
+      const { count } = paging(0, input.count, 10);
+      const r = await lineageSearch(ctx, input);
+      const page = r.ordered.slice(start, start + count);
+      const next = start + page.length;
+      return { nextScrollId: page.length > 0 && next < r.ordered.length ? encodeScroll(next) : null, count: page.length,
+        total: r.ordered.length, facets: r.facets, searchResults: page.map((u) => resultOut(r.byUrn.get(u)!, r.matched.get(u))) };
+    },
+  },
+};

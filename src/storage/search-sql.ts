@@ -1,0 +1,392 @@
+import { SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, type Dialect } from './schema.js';
+import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchDocQuery, SearchSort } from './types.js';
+
+/**
+ * The search index's SQL, written once for both engines: each statement is rendered with the engine's parameter
+ * style and the few functions that differ (text matching, array parameters). Documents are aliased `d`, filter values
+ * `v`. Parameters are added in the order they appear in the text, so build each statement left to right.
+ */
+
+/** The counts table's pseudo-field that counts documents per entity type (and so in all). */
+export const TYPE_COUNT_FIELD = '_entityType';
+
+export class SqlParams {
+  readonly list: unknown[] = [];
+  constructor(readonly dialect: Dialect) {}
+
+  add(v: unknown): string {
+    this.list.push(this.dialect === 'sqlite' && typeof v === 'boolean' ? (v ? 1 : 0) : v);
+    return this.dialect === 'sqlite' ? '?' : `$${this.list.length}`;
+  }
+
+  /** `IN (…)` over a few text values. */
+  in(values: readonly string[]): string {
+    return this.dialect === 'sqlite' ? `IN (${values.map((v) => this.add(v)).join(', ')})` : `= ANY(${this.add([...values])}::text[])`;
+  }
+
+  /** `IN (…)` over any number of text values (one parameter either way). */
+  inMany(values: readonly string[]): string {
+    return this.dialect === 'sqlite' ? `IN (SELECT value FROM json_each(${this.add(JSON.stringify(values))}))` : this.in(values);
+  }
+}
+
+/** The largest code point: `value < prefix + MAX_CHAR` holds for every value that starts with `prefix`. */
+const MAX_CHAR = '\u{10FFFF}';
+
+function valueTest(c: Extract<SearchCondition, { field: string }>, p: SqlParams): string {
+  const any = (parts: string[]) => (parts.length ? `(${parts.join(' OR ')})` : '1 = 0');
+  switch (c.op) {
+    case 'EXISTS': return '1 = 1';
+    case 'EQUAL': return `v.value ${p.in(c.values)}`;
+    case 'CONTAIN':
+      return any(c.values.map((x) => (p.dialect === 'sqlite' ? `instr(v.value, ${p.add(x)}) > 0` : `strpos(v.value, ${p.add(x)}) > 0`)));
+    case 'END_WITH':
+      return any(c.values.map((x) => (p.dialect === 'sqlite' ? `substr(v.value, -${p.add(x.length)}) = ${p.add(x)}` : `right(v.value, ${p.add(x.length)}) = ${p.add(x)}`)));
+    case 'START_WITH': return any(c.values.map((x) => `(v.value >= ${p.add(x)} AND v.value < ${p.add(x + MAX_CHAR)})`));
+    case 'GREATER_THAN': return `v.num > ${p.add(Number(c.values[0]))}`;
+    case 'GREATER_THAN_OR_EQUAL_TO': return `v.num >= ${p.add(Number(c.values[0]))}`;
+    case 'LESS_THAN': return `v.num < ${p.add(Number(c.values[0]))}`;
+    case 'LESS_THAN_OR_EQUAL_TO': return `v.num <= ${p.add(Number(c.values[0]))}`;
+  }
+}
+
+export function conditionSql(c: SearchCondition, p: SqlParams): string {
+  if ('all' in c) return c.all.length ? `(${c.all.map((x) => conditionSql(x, p)).join(' AND ')})` : '1 = 1';
+  if ('any' in c) return c.any.length ? `(${c.any.map((x) => conditionSql(x, p)).join(' OR ')})` : '1 = 0';
+  if ('not' in c) return `NOT ${conditionSql(c.not, p)}`;
+  if ('column' in c) {
+    if (c.column === 'removed') return `d.removed = ${p.add(c.value)}`;
+    if (c.column === 'entityType') return `d.entity_type ${p.in(c.values)}`;
+    return `d.urn ${p.inMany(c.values)}`;
+  }
+  return `d.id IN (SELECT v.doc_id FROM ${SEARCH_VALUES} v WHERE v.field = ${p.add(c.field)} AND ${valueTest(c, p)})`;
+}
+
+/**
+ * SQLite's FTS rows carry the document's entity type and removal as words of a third column (`flags`), so that a
+ * query's default conditions are answered inside the text index (user words only match the name and text).
+ */
+export function ftsFlags(entityType: string, removed: boolean): string {
+  return `type${entityType.toLowerCase()} ${removed ? 'removed' : 'live'}`;
+}
+
+/** The top-level entity-type and removal conditions of a query, as FTS flag clauses. */
+function flagClauses(where: SearchCondition): string[] {
+  const parts = 'all' in where ? where.all : [where];
+  const out: string[] = [];
+  for (const c of parts) {
+    if (!('column' in c)) continue;
+    if (c.column === 'removed') out.push(`{flags} : ${c.value ? 'removed' : 'live'}`);
+    else if (c.column === 'entityType' && c.values.length) out.push(`{flags} : (${c.values.map((t) => `type${t.toLowerCase()}`).join(' OR ')})`);
+  }
+  return out;
+}
+
+/**
+ * Terms are [a-z0-9]+ by construction; each must match the start of a word. In SQLite the query's flag clauses join
+ * them, and `negated` asks for the documents those clauses hold for but the words do not match (FTS5's NOT).
+ */
+export function textQuery(dialect: Dialect, terms: readonly string[], where?: SearchCondition, negated = false): string {
+  if (dialect === 'postgres') return terms.map((t) => `${t}:*`).join(' & ');
+  const words = `{name body} : (${terms.map((t) => `"${t}"*`).join(' AND ')})`;
+  const flags = where ? flagClauses(where) : [];
+  if (negated) return `(${flags.length ? flags.join(' AND ') : '{flags} : (live OR removed)'}) NOT (${words})`;
+  return [words, ...flags].join(' AND ');
+}
+
+/** `unindexed`: SQLite must not drive the query from the matches (a unary + on the id), but walk another index. */
+function matchSql(q: SearchDocQuery, p: SqlParams, negated = false, unindexed = false): string {
+  if (q.terms.length === 0) return '1 = 1';
+  const t = p.add(textQuery(p.dialect, q.terms, q.where, negated));
+  if (p.dialect === 'postgres') return `${negated ? 'NOT ' : ''}d.tsv @@ to_tsquery('simple', ${t})`;
+  return `${unindexed ? '+' : ''}d.id IN (SELECT rowid FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${t})`;
+}
+
+/** Matches this dense are paged by walking the name index (about 1/share rows read per result). */
+export const DENSE_SHARE = 0.05;
+
+/** Whether every condition of the query is answered by the FTS flags (then counting needs no other table). */
+function flagsOnly(where: SearchCondition): boolean {
+  const parts = 'all' in where ? where.all : [where];
+  return parts.every((c) => 'column' in c && c.column !== 'urn');
+}
+
+/**
+ * The query's filter when it is nothing but entity types and removal (no text, no field condition): then totals
+ * and facets come from the counts table, whatever the size of the catalog.
+ */
+export function countable(q: SearchDocQuery): { types?: readonly string[]; removed?: boolean } | null {
+  if (q.terms.length) return null;
+  const parts = 'all' in q.where ? q.where.all : [q.where];
+  const out: { types?: readonly string[]; removed?: boolean } = {};
+  for (const c of parts) {
+    if (!('column' in c) || c.column === 'urn') return null;
+    if (c.column === 'removed') {
+      if (out.removed !== undefined && out.removed !== c.value) return null;
+      out.removed = c.value;
+    } else {
+      if (out.types) return null;
+      out.types = c.values;
+    }
+  }
+  return out;
+}
+
+function countsFilter(k: { types?: readonly string[]; removed?: boolean }, p: SqlParams): string {
+  let w = '';
+  if (k.removed !== undefined) w += ` AND removed = ${p.add(k.removed)}`;
+  if (k.types) w += ` AND entity_type ${p.in(k.types)}`;
+  return w;
+}
+
+function countsWhere(field: string, k: { types?: readonly string[]; removed?: boolean }, p: SqlParams): string {
+  return `field = ${p.add(field)}${countsFilter(k, p)}`;
+}
+
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+const stmt = (p: SqlParams, sql: string): Statement => ({ sql, params: p.list });
+
+/** How many documents the index holds (from the counts table). */
+export const allDocsStatement = (dialect: Dialect): Statement => countStatement(dialect, { terms: [], where: { all: [] } });
+
+export function countStatement(dialect: Dialect, q: SearchDocQuery): Statement {
+  const p = new SqlParams(dialect);
+  const k = countable(q);
+  if (k) return stmt(p, `SELECT COALESCE(SUM(n), 0) AS n FROM ${SEARCH_COUNTS} WHERE ${countsWhere(TYPE_COUNT_FIELD, k, p)}`);
+  if (dialect === 'sqlite' && flagsOnly(q.where) && countable({ terms: [], where: q.where })) {
+    return stmt(p, `SELECT COUNT(*) AS n FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${p.add(textQuery(dialect, q.terms, q.where))}`);
+  }
+  return stmt(p, `SELECT COUNT(*) AS n FROM ${SEARCH_DOCS} d WHERE ${matchSql(q, p)} AND ${conditionSql(q.where, p)}`);
+}
+
+/**
+ * Relevance ranks every match (bm25 in SQLite, ts_rank in PostgreSQL), which costs in proportion to the matches:
+ * above this many, the matches of a query are ordered by name instead — found by walking the name index until a
+ * page is full — so that a word found in every document still answers within the latency target.
+ */
+export const RANK_LIMIT = 5_000;
+
+/**
+ * One page of the matching documents' urns. `total` is how many match and `all` how many documents there are: when
+ * matches are dense (DENSE_SHARE of all or more), walking the name index until the page is full beats sorting them.
+ */
+export function pageStatement(dialect: Dialect, q: SearchDocQuery & { sort: SearchSort; start: number; count: number }, total: number, all: number): Statement {
+  const p = new SqlParams(dialect);
+  const dir = (desc: boolean) => (desc ? 'DESC' : 'ASC');
+  if (q.sort.by === 'relevance' && q.terms.length && total <= RANK_LIMIT) {
+    if (dialect === 'sqlite') {
+      // Joining the FTS table (rather than IN) lets bm25 see the match; the name column weighs ten times the text.
+      return stmt(p, `SELECT d.urn FROM ${SEARCH_FTS} f JOIN ${SEARCH_DOCS} d ON d.id = f.rowid
+        WHERE ${SEARCH_FTS} MATCH ${p.add(textQuery(dialect, q.terms, q.where))} AND ${conditionSql(q.where, p)}
+        ORDER BY bm25(${SEARCH_FTS}, 10.0, 1.0, 0.0), d.sort_name, d.urn LIMIT ${p.add(q.count)} OFFSET ${p.add(q.start)}`);
+    }
+    const tq = p.add(textQuery(dialect, q.terms));
+    return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d WHERE d.tsv @@ to_tsquery('simple', ${tq}) AND ${conditionSql(q.where, p)}
+      ORDER BY ts_rank(d.tsv, to_tsquery('simple', ${tq})) DESC, d.sort_name, d.urn LIMIT ${p.add(q.count)} OFFSET ${p.add(q.start)}`);
+  }
+  const walkNames = dialect === 'sqlite' && q.sort.by !== 'field' && total >= all * DENSE_SHARE;
+  const where = `${matchSql(q, p, false, walkNames)} AND ${conditionSql(q.where, p)}`;
+  let order: string;
+  if (q.sort.by === 'field') {
+    order = `(SELECT MAX(v.num) FROM ${SEARCH_VALUES} v WHERE v.doc_id = d.id AND v.field = ${p.add(q.sort.field)}) ${dir(q.sort.descending)} NULLS LAST, d.sort_name, d.urn`;
+  } else {
+    const desc = q.sort.by === 'name' && q.sort.descending;
+    order = `d.sort_name ${dir(desc)}, d.urn ${dir(desc)}`;
+  }
+  return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d WHERE ${where} ORDER BY ${order} LIMIT ${p.add(q.count)} OFFSET ${p.add(q.start)}`);
+}
+
+/**
+ * How facets are counted over the matching documents. `probe` reads every value of the facet fields in order and
+ * probes each against the matches (cost in proportion to the catalog); `seek` looks up the values of each match
+ * (cost in proportion to the matches). `complement` counts the documents that do NOT match the text instead and
+ * subtracts them from the counts table's figures: for a word found in most documents, that set is the small one.
+ */
+export interface FacetPlan {
+  scan: 'probe' | 'seek';
+  complement: boolean;
+}
+
+/**
+ * Looking up one match's values and grouping them costs about as much as probing a hundred value rows (measured at
+ * 100,000 datasets with 20 columns each): seek below this share of the catalog, probe above.
+ */
+const SEEK_SHARE = 0.05;
+
+/**
+ * The cheapest exact plan given how many documents match (`matches`), how many satisfy the query without its text
+ * (`base`, when the counts table knows it) and how many documents there are (`all`).
+ */
+export function facetPlan(matches: number, base: number | null, all: number): FacetPlan {
+  if (base !== null && matches > base / 2) return { complement: true, scan: base - matches <= all * SEEK_SHARE ? 'seek' : 'probe' };
+  return { complement: false, scan: matches <= all * SEEK_SHARE ? 'seek' : 'probe' };
+}
+
+/** The query without its words: what the complement plan subtracts from. */
+export const withoutText = (q: SearchDocQuery): SearchDocQuery => ({ terms: [], where: q.where });
+
+/** The matching (or, negated, the non-matching) documents' ids, as a subquery. */
+function candidates(q: SearchDocQuery, p: SqlParams, negated: boolean): string {
+  return `SELECT d.id FROM ${SEARCH_DOCS} d WHERE ${matchSql(q, p, negated)} AND ${conditionSql(q.where, p)}`;
+}
+
+/**
+ * Values of the given fields among the candidates, grouped by `group` (columns of v and d). `fieldTest` is called
+ * where its text goes, so that its parameters fall in place. SQLite's planner is told
+ * which way to go: CROSS JOIN fixes the candidates as the outer loop (seek), a unary + keeps it off the doc_id index
+ * (probe). PostgreSQL chooses by itself.
+ */
+function valuesOver(q: SearchDocQuery, p: SqlParams, plan: FacetPlan, fieldTest: () => string, cols: string, group: string): string {
+  // The documents table is joined only when a column of it is grouped by (the entity type).
+  const docs = cols.includes('d.') ? ` JOIN ${SEARCH_DOCS} d ON d.id = v.doc_id` : '';
+  if (p.dialect === 'sqlite' && plan.scan === 'seek') {
+    const cands = candidates(q, p, plan.complement);
+    return `WITH c(id) AS (${cands}) SELECT ${cols}, COUNT(*) AS n FROM c CROSS JOIN ${SEARCH_VALUES} v ON v.doc_id = c.id${docs}
+      WHERE ${fieldTest()} GROUP BY ${group}`;
+  }
+  const head = `SELECT ${cols}, COUNT(*) AS n FROM ${SEARCH_VALUES} v${docs} WHERE ${fieldTest()}`;
+  return `${head} AND ${p.dialect === 'sqlite' ? '+' : ''}v.doc_id IN (${candidates(q, p, plan.complement)}) GROUP BY ${group}`;
+}
+
+/** A facet statement and which of the requested facets each of its rows counts for. */
+export interface FacetStatement extends Statement {
+  /** Index of the facet spec the rows belong to, or, for a statement over several fields, each field's index. */
+  target: number | ReadonlyMap<string, number>;
+}
+
+/**
+ * The statements that count the given facets: one over all plain fields together, and one per entity-type facet
+ * (two when another field nests under the type). Rows are (field, value, n) for the shared statement, (value, n)
+ * per type, or (value, sub, n) under types. Counts are of distinct documents: a document has each (field, value)
+ * once. A query without words or field conditions reads the counts table; `plan` says how to count the others
+ * (with `complement`, the statements count the documents the words do NOT match).
+ */
+export function facetStatements(dialect: Dialect, q: SearchDocQuery, specs: readonly FacetSpec[], plan: FacetPlan = { scan: 'probe', complement: false }): FacetStatement[] {
+  const k = countable(q);
+  const out: FacetStatement[] = [];
+  const fields = new Map<string, number>();
+  specs.forEach((f, i) => { if (f.kind === 'field') fields.set(f.field, i); });
+  if (fields.size) {
+    const p = new SqlParams(dialect);
+    const names = [...fields.keys()];
+    out.push({ ...(k
+      ? stmt(p, `SELECT field, value, SUM(n) AS n FROM ${SEARCH_COUNTS} WHERE field ${p.in(names)}${countsFilter(k, p)} GROUP BY field, value`)
+      : stmt(p, valuesOver(q, p, plan, () => `v.field ${p.in(names)}`, 'v.field AS field, v.value AS value', 'v.field, v.value'))), target: fields });
+  }
+  specs.forEach((f, i) => {
+    if (f.kind === 'field') return;
+    const p = new SqlParams(dialect);
+    out.push({ ...(k
+      ? stmt(p, `SELECT entity_type AS value, SUM(n) AS n FROM ${SEARCH_COUNTS} WHERE ${countsWhere(TYPE_COUNT_FIELD, k, p)} GROUP BY entity_type`)
+      : stmt(p, `SELECT d.entity_type AS value, COUNT(*) AS n FROM ${SEARCH_DOCS} d
+          WHERE ${matchSql(q, p, plan.complement)} AND ${conditionSql(q.where, p)} GROUP BY d.entity_type`)), target: i });
+    if (f.kind !== 'entityTypeThen') return;
+    const p2 = new SqlParams(dialect);
+    out.push({ ...(k
+      ? stmt(p2, `SELECT entity_type AS value, value AS sub, SUM(n) AS n FROM ${SEARCH_COUNTS} WHERE ${countsWhere(f.field, k, p2)} GROUP BY entity_type, value`)
+      : stmt(p2, valuesOver(q, p2, plan, () => `v.field = ${p2.add(f.field)}`, 'd.entity_type AS value, v.value AS sub', 'd.entity_type, v.value'))), target: i });
+  });
+  return out;
+}
+
+/**
+ * Counting facets, written once for both engines as steps: each `yield` hands the engine statements to run (in one
+ * read transaction where the engine has one) and receives their rows. First how many documents match (and, for a
+ * query with words, how many would without them), then the plan's statements.
+ */
+export function* facetSteps(dialect: Dialect, q: SearchDocQuery, specs: readonly FacetSpec[]): Generator<Statement[], FacetCount[][], FacetRow[][]> {
+  if (countable(q)) {
+    const statements = facetStatements(dialect, q, specs);
+    const rows = yield statements;
+    return facetResults(specs.length, statements.map((statement, i) => ({ statement, rows: rows[i]! })));
+  }
+  const baseKnown = q.terms.length > 0 && countable(withoutText(q)) !== null;
+  const sized = [allDocsStatement(dialect), countStatement(dialect, q),
+    ...(baseKnown ? [countStatement(dialect, withoutText(q))] : [])];
+  const n = (yield sized).map((r) => Number(r[0]!.n));
+  const plan = facetPlan(n[1]!, baseKnown ? n[2]! : null, n[0]!);
+  const statements = facetStatements(dialect, q, specs, plan);
+  const base = plan.complement ? facetStatements(dialect, withoutText(q), specs) : [];
+  const rows = yield [...statements, ...base];
+  const counted = facetResults(specs.length, statements.map((statement, i) => ({ statement, rows: rows[i]! })));
+  if (!plan.complement) return counted;
+  const all = facetResults(specs.length, base.map((statement, i) => ({ statement, rows: rows[statements.length + i]! })));
+  return subtractFacets(all, counted);
+}
+
+/** base − complement, per facet value: the counts of the documents the words match. */
+export function subtractFacets(base: FacetCount[][], complement: FacetCount[][]): FacetCount[][] {
+  const key = (c: FacetCount) => `${c.value}\u0000${c.sub ?? ''}`;
+  return base.map((rows, i) => {
+    const minus = new Map((complement[i] ?? []).map((c) => [key(c), c.count]));
+    return rows.map((c) => ({ ...c, count: c.count - (minus.get(key(c)) ?? 0) })).filter((c) => c.count > 0);
+  });
+}
+
+/** Spreads the rows of facet statements over the requested facets. */
+export function facetResults(count: number, results: readonly { statement: FacetStatement; rows: readonly FacetRow[] }[]): FacetCount[][] {
+  const out: FacetCount[][] = Array.from({ length: count }, () => []);
+  for (const { statement, rows } of results) {
+    for (const r of rows) {
+      const i = typeof statement.target === 'number' ? statement.target : statement.target.get(r.field!);
+      if (i !== undefined) out[i]!.push(facetRow(r));
+    }
+  }
+  return out;
+}
+
+export type FacetRow = { field?: string; value: string; sub?: string; n: number | string };
+
+/** A row of a facet statement as a count. */
+export function facetRow(r: FacetRow): FacetCount {
+  return r.sub === undefined ? { value: r.value, count: Number(r.n) } : { value: r.value, sub: r.sub, count: Number(r.n) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Keeping the counts table in step with the documents
+
+export interface CountedDoc {
+  entityType: string;
+  removed: boolean;
+  values: readonly (readonly [string, string])[];
+}
+
+/** Adds what replacing `before` by `after` (either absent) changes in the counts table, keyed for a stable order. */
+export function addCountDeltas(deltas: Map<string, number>, before: CountedDoc | undefined, after: CountedDoc | undefined): void {
+  const add = (d: CountedDoc, sign: number) => {
+    for (const [field, value] of [[TYPE_COUNT_FIELD, d.entityType] as const, ...d.values]) {
+      const key = JSON.stringify([field, d.removed, d.entityType, value]);
+      deltas.set(key, (deltas.get(key) ?? 0) + sign);
+    }
+  };
+  if (before) add(before, -1);
+  if (after) add(after, 1);
+}
+
+/** The changed counts in key order (so concurrent writers lock rows in one order), unchanged ones dropped. */
+export function countChanges(deltas: Map<string, number>): { field: string; removed: boolean; entityType: string; value: string; n: number }[] {
+  return [...deltas].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, n]) => {
+    const [field, removed, entityType, value] = JSON.parse(key) as [string, boolean, string, string];
+    return { field, removed, entityType, value, n };
+  });
+}
+
+/** A filter value as a number where it reads as one (range conditions compare these). */
+export function numeric(value: string): number | null {
+  if (!/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(value)) return null;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Each (field, value) of a document once. */
+export function distinctValues(doc: SearchDoc): (readonly [string, string])[] {
+  const seen = new Set<string>();
+  return doc.values.filter(([f, v]) => {
+    const k = `${f}\u0000${v}`;
+    return !seen.has(k) && !!seen.add(k);
+  });
+}
