@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Kind, parse, print, visit, type DefinitionNode, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { forEachEngine } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';
+import { webappText } from './support/webapp.js';
 
 /**
  * browseV2, browse and browsePaths as DataHub 0.12.1 serves them, over a fixture ingested through the REST API: two
@@ -124,29 +122,6 @@ function expectLegacy(type: Fx['type'], at: string[], pred?: Pred) {
 // ---------------------------------------------------------------------------------------------------------------
 // The web app's documents, with the fragments they spread (from whichever file defines them)
 
-const WEBAPP = path.resolve(import.meta.dirname, 'fixtures/datahub-webapp-graphql');
-function webappDocument(name: string): string {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  const operations = new Map<string, OperationDefinitionNode>();
-  for (const f of readdirSync(WEBAPP).filter((n) => n.endsWith('.graphql'))) {
-    for (const d of parse(readFileSync(path.join(WEBAPP, f), 'utf8')).definitions) {
-      if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-      else if (d.kind === Kind.OPERATION_DEFINITION && d.name) operations.set(d.name.value, d);
-    }
-  }
-  const defs: DefinitionNode[] = [operations.get(name)!];
-  const seen = new Set<string>();
-  const walk = (node: DefinitionNode) => visit(node, { FragmentSpread(s) {
-    if (seen.has(s.name.value)) return;
-    seen.add(s.name.value);
-    const frag = fragments.get(s.name.value)!;
-    defs.push(frag);
-    walk(frag);
-  } });
-  walk(defs[0]!);
-  return print({ kind: Kind.DOCUMENT, definitions: defs } as DocumentNode);
-}
-
 const V2_QUERY = `query($input: BrowseV2Input!) { browseV2(input: $input) { groups { name count hasSubGroups entity { urn type } }
   start count total metadata { path totalNumEntities } } }`;
 const LEGACY_QUERY = `query($input: BrowseInput!) { browse(input: $input) { entities { urn type } groups { name count }
@@ -259,7 +234,7 @@ forEachEngine('browse', (ctx) => {
   });
 
   test('the web app\'s browseV2 document, verbatim, as the sidebar sends it', async () => {
-    const doc = webappDocument('getBrowseResultsV2');
+    const doc = webappText('getBrowseResultsV2');
     const data = await gql(doc, { input: { type: 'DATASET', path: [], start: 0, count: 5,
       orFilters: [{ and: [{ field: 'origin', values: ['PROD'] }, { field: 'platform', values: ['urn:li:dataPlatform:snowflake'] }] }], query: '*' } });
     assert.deepEqual(data, { browseV2: {
@@ -344,12 +319,12 @@ forEachEngine('browse', (ctx) => {
     const onEntity = await gql('query($u: String!) { dataset(urn: $u) { browsePaths { path } } }', { u: ds('s3', 'bucket/raw/file.csv') });
     assert.deepEqual(onEntity, { dataset: { browsePaths: [{ path: ['prod', 's3', 'bucket', 'raw'] }] } });
     // The web app's document, verbatim.
-    assert.deepEqual(await gql(webappDocument('getBrowsePaths'), { input: { type: 'DATASET', urn: ds('hive', 'warehouse.sales.orders') } }),
+    assert.deepEqual(await gql(webappText('getBrowsePaths'), { input: { type: 'DATASET', urn: ds('hive', 'warehouse.sales.orders') } }),
       { browsePaths: [{ path: ['prod', 'hive', 'warehouse', 'sales'] }] });
   });
 
   test('the web app\'s legacy browse document, verbatim', async () => {
-    const data = await gql(webappDocument('getBrowseResults'), { input: { type: 'DATASET', path: ['prod', 'kafka'], start: 0, count: 10 } });
+    const data = await gql(webappText('getBrowseResults'), { input: { type: 'DATASET', path: ['prod', 'kafka'], start: 0, count: 10 } });
     const topic = ds('kafka', 'topic_a');
     assert.deepEqual(data, { browse: {
       entities: [{ urn: topic, type: 'DATASET', name: 'topic_a', origin: 'PROD', properties: { name: 'topic_a', description: null },

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { buildSchema, Kind, parse, print, validate, visit, type DefinitionNode, type DocumentNode, type FragmentDefinitionNode,
-  type OperationDefinitionNode } from 'graphql';
+import { buildSchema, print, validate } from 'graphql';
 import { schemaSdl } from '../src/graphql/schema.js';
 import { migrations } from '../src/storage/schema.js';
 import { DEFAULT_MAX_HOPS, edgeInWindow, lineageRegistry } from '../src/services/lineage.js';
 import { forEachEngine } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';
+import { webappDocument, webappOperations } from './support/webapp.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // The fixture: a lineage graph of six hops with a cycle, through a data job, on three platforms.
@@ -166,33 +165,6 @@ function degreeFacet(hits: Expected[]) {
 
 // ---------------------------------------------------------------------------------------------------------------
 // The web app's documents
-
-const WEBAPP = path.resolve(import.meta.dirname, 'fixtures/datahub-webapp-graphql');
-function webappOperations() {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  const operations = new Map<string, OperationDefinitionNode>();
-  for (const f of readdirSync(WEBAPP).filter((n) => n.endsWith('.graphql'))) {
-    for (const d of parse(readFileSync(path.join(WEBAPP, f), 'utf8')).definitions) {
-      if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-      else if (d.kind === Kind.OPERATION_DEFINITION && d.name) operations.set(d.name.value, d);
-    }
-  }
-  /** The operation with every fragment it spreads, from whichever file defines it. */
-  const document = (name: string): DocumentNode => {
-    const defs: DefinitionNode[] = [operations.get(name)!];
-    const seen = new Set<string>();
-    const walk = (node: DefinitionNode) => visit(node, { FragmentSpread(s) {
-      if (seen.has(s.name.value)) return;
-      seen.add(s.name.value);
-      const frag = fragments.get(s.name.value)!;
-      defs.push(frag);
-      walk(frag);
-    } });
-    walk(defs[0]!);
-    return { kind: Kind.DOCUMENT, definitions: defs };
-  };
-  return { names: [...operations.keys()], document };
-}
 
 /**
  * Gaps of Almanac's schema outside lineage that the web app's lineage documents also touch (fields of other areas);
@@ -458,7 +430,8 @@ forEachEngine('lineage', (ctx) => {
   });
 
   test('the web app\'s lineage documents: valid but for other areas\' gaps, and served with real data', async () => {
-    const { names, document } = webappOperations();
+    const names = [...new Set(webappOperations().map((o) => o.name))];
+    const document = (name: string) => webappDocument(name);
     const schema = buildSchema(schemaSdl());
     // Every operation that reads lineage: a lineage field, a search across lineage, or column-level lineage.
     const lineageOps = names.filter((n) => /\blineage\(|AcrossLineage|fineGrainedLineages/.test(print(document(n))));

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { buildSchema, Kind, parse, print, TypeInfo, validate, visit, visitWithTypeInfo, type DefinitionNode, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { buildSchema, Kind, print, TypeInfo, validate, visit, visitWithTypeInfo, type DocumentNode } from 'graphql';
 import { systemActor, type Actor } from '../src/services/actor.js';
 import { KEEP } from '../src/services/recommendations.js';
 import { schemaSdl } from '../src/graphql/schema.js';
 import { forEachEngine } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';
+import { webappDocument } from './support/webapp.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // The fixture: datasets on four platforms, charts, a dashboard, a pipeline; tags, terms and domains on them; usage
@@ -138,29 +137,7 @@ const MODULES = `modules { title moduleId renderType content { value entity { ur
 // ---------------------------------------------------------------------------------------------------------------
 // The web app's document, with the fragments it spreads.
 
-const WEBAPP = path.resolve(import.meta.dirname, 'fixtures/datahub-webapp-graphql');
-function webappDocument(name: string): DocumentNode {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  let op: OperationDefinitionNode | undefined;
-  for (const f of readdirSync(WEBAPP).filter((n) => n.endsWith('.graphql'))) {
-    for (const d of parse(readFileSync(path.join(WEBAPP, f), 'utf8')).definitions) {
-      if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-      else if (d.kind === Kind.OPERATION_DEFINITION && d.name?.value === name && f === 'recommendations.graphql') op = d;
-    }
-  }
-  assert.ok(op, `the web app's ${name}`);
-  const defs: DefinitionNode[] = [op];
-  const seen = new Set<string>();
-  const walk = (node: DefinitionNode) => visit(node, { FragmentSpread(s) {
-    if (seen.has(s.name.value)) return;
-    seen.add(s.name.value);
-    const frag = fragments.get(s.name.value)!;
-    defs.push(frag);
-    walk(frag);
-  } });
-  walk(op);
-  return { kind: Kind.DOCUMENT, definitions: defs };
-}
+const webappRecommendations = () => webappDocument('listRecommendations', 'recommendations.graphql');
 
 /**
  * Gaps of Almanac's entity types (not of recommendations) that the web app's entity preview fragment touches, each
@@ -283,7 +260,7 @@ forEachEngine('recommendations', (ctx) => {
   });
 
   test('the web app\'s listRecommendations document, verbatim, for the home and search pages', async () => {
-    const doc = print(withoutGaps(webappDocument('listRecommendations')));
+    const doc = print(withoutGaps(webappRecommendations()));
     const home = await ok(doc, { input: { userUrn: ALICE, requestContext: { scenario: 'HOME' }, limit: 10 } }, alice);
     const search = await ok(doc, { input: { userUrn: ALICE, requestContext: { scenario: 'SEARCH_RESULTS',
       searchRequestContext: { query: 'orders', filters: [{ field: 'platform', values: [PLATFORM('hive')] }] } }, limit: 3 } }, alice);
