@@ -387,7 +387,6 @@ export const dataset = defineEntity({
     name: (k) => decodeUrnPart(k.name ?? ''),
     facets: {
       origin: (k) => (k.origin ? [k.origin] : []),
-      env: (k) => (k.origin ? [k.origin] : []),
     },
   },
   // DataHub's default: /<origin>/<platform name>/<name's parts but the last, split at the platform's delimiter>, lower

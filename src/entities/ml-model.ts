@@ -401,7 +401,8 @@ export const mlModel = defineEntity({
       cost: async (f) => costOut(await f.aspect(shared.cost)),
     },
   },
-  search: {},
+  // The environment is one of DataHub's filters of ML models (MLModelKey.origin).
+  search: { facets: { origin: (k) => (k.origin ? [k.origin] : []) } },
   // DataHub 0.12.1 gives the types it has no rule for an empty default browse path.
   browsePath: () => '',
   platform: (k) => k.platform,

@@ -198,8 +198,14 @@ const CONDITIONS: Readonly<Record<string, SearchOp>> = {
   GREATER_THAN_OR_EQUAL_TO: 'GREATER_THAN_OR_EQUAL_TO', LESS_THAN: 'LESS_THAN', LESS_THAN_OR_EQUAL_TO: 'LESS_THAN_OR_EQUAL_TO',
 };
 
-/** A filter field as indexed: DataHub clients may name the keyword sub-field (`platform.keyword`). */
-const fieldName = (f: string) => f.replace(/\.keyword$/, '');
+/** Other names clients use for an indexed field. */
+const FIELD_ALIASES: Readonly<Record<string, string>> = { dataPlatformInstance: 'platformInstance', env: 'origin' };
+
+/** A filter field as indexed: DataHub clients may name the keyword sub-field (`platform.keyword`) or an alias. */
+const fieldName = (f: string) => {
+  const name = f.replace(/\.keyword$/, '');
+  return FIELD_ALIASES[name] ?? name;
+};
 
 /** An entity type filter value: DataHub's enum (DATASET, DATASETS as the UI's views send it) or the entity name. */
 function entityNameOf(value: string): string {

@@ -3,7 +3,7 @@ import { ACTIVITY_TABLE } from './schema.js';
 import type { ActivityEvent } from './types.js';
 import { addLatest, checkUpdate, lockNames, sameValue } from './aspect-updates.js';
 import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_VALUES, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_TEXT, SEARCH_VALUES, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
   timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import {
@@ -295,8 +295,8 @@ export class PostgresStore implements Store {
       const deltas = new Map<string, number>();
       for (const d of sorted) {
         const values = distinctValues(d);
-        const inserted = await c.query(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, name, body) VALUES ($1, $2, $3, $4, $5, $6)
-          ON CONFLICT (urn) DO NOTHING RETURNING id`, [d.urn, d.entityType, d.removed, d.sortName, d.name, d.text]);
+        const inserted = await c.query(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name) VALUES ($1, $2, $3, $4)
+          ON CONFLICT (urn) DO NOTHING RETURNING id`, [d.urn, d.entityType, d.removed, d.sortName]);
         let id: number;
         let old: CountedDoc | undefined;
         if (inserted.rows.length) {
@@ -305,9 +305,12 @@ export class PostgresStore implements Store {
           const taken = (await this.takeSearchDoc(c, d.urn))!;
           id = taken.id;
           old = taken.doc;
-          await c.query(`UPDATE ${SEARCH_DOCS} SET entity_type = $1, removed = $2, sort_name = $3, name = $4, body = $5 WHERE id = $6`,
-            [d.entityType, d.removed, d.sortName, d.name, d.text, id]);
+          await c.query(`UPDATE ${SEARCH_DOCS} SET entity_type = $1, removed = $2, sort_name = $3 WHERE id = $4`,
+            [d.entityType, d.removed, d.sortName, id]);
         }
+        await c.query(`INSERT INTO ${SEARCH_TEXT} (doc_id, tsv)
+          VALUES ($1, setweight(to_tsvector('simple', $2), 'A') || setweight(to_tsvector('simple', $3), 'B'))
+          ON CONFLICT (doc_id) DO UPDATE SET tsv = excluded.tsv`, [id, d.name, d.text]);
         if (values.length) {
           await c.query(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num)
             SELECT f, v, $3, n FROM UNNEST($1::text[], $2::text[], $4::float8[]) AS t(f, v, n)`,
@@ -347,6 +350,7 @@ export class PostgresStore implements Store {
       const old = await this.takeSearchDoc(c, u);
       if (!old) continue;
       await c.query(`DELETE FROM ${SEARCH_DOCS} WHERE id = $1`, [old.id]);
+      await c.query(`DELETE FROM ${SEARCH_TEXT} WHERE doc_id = $1`, [old.id]);
       addCountDeltas(deltas, old.doc, undefined);
     }
     await this.applyCounts(c, deltas);

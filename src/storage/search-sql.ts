@@ -1,4 +1,4 @@
-import { SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, type Dialect } from './schema.js';
+import { SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_TEXT, SEARCH_VALUES, type Dialect } from './schema.js';
 import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchDocQuery, SearchSort } from './types.js';
 
 /**
@@ -98,7 +98,7 @@ export function textQuery(dialect: Dialect, terms: readonly string[], where?: Se
 function matchSql(q: SearchDocQuery, p: SqlParams, negated = false, unindexed = false): string {
   if (q.terms.length === 0) return '1 = 1';
   const t = p.add(textQuery(p.dialect, q.terms, q.where, negated));
-  if (p.dialect === 'postgres') return `${negated ? 'NOT ' : ''}d.tsv @@ to_tsquery('simple', ${t})`;
+  if (p.dialect === 'postgres') return `d.id ${negated ? 'NOT ' : ''}IN (SELECT t.doc_id FROM ${SEARCH_TEXT} t WHERE t.tsv @@ to_tsquery('simple', ${t}))`;
   return `${unindexed ? '+' : ''}d.id IN (SELECT rowid FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${t})`;
 }
 
@@ -185,8 +185,9 @@ export function pageStatement(dialect: Dialect, q: SearchDocQuery & { sort: Sear
         ORDER BY bm25(${SEARCH_FTS}, 10.0, 1.0, 0.0), d.sort_name, d.urn LIMIT ${p.add(q.count)} OFFSET ${p.add(q.start)}`);
     }
     const tq = p.add(textQuery(dialect, q.terms));
-    return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d WHERE d.tsv @@ to_tsquery('simple', ${tq}) AND ${conditionSql(q.where, p)}
-      ORDER BY ts_rank(d.tsv, to_tsquery('simple', ${tq})) DESC, d.sort_name, d.urn LIMIT ${p.add(q.count)} OFFSET ${p.add(q.start)}`);
+    return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d JOIN ${SEARCH_TEXT} t ON t.doc_id = d.id
+      WHERE t.tsv @@ to_tsquery('simple', ${tq}) AND ${conditionSql(q.where, p)}
+      ORDER BY ts_rank(t.tsv, to_tsquery('simple', ${tq})) DESC, d.sort_name, d.urn LIMIT ${p.add(q.count)} OFFSET ${p.add(q.start)}`);
   }
   const walkNames = dialect === 'sqlite' && q.sort.by !== 'field' && total >= all * DENSE_SHARE;
   const where = `${matchSql(q, p, false, walkNames)} AND ${conditionSql(q.where, p)}`;
