@@ -2,6 +2,9 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildServer, type RestFeature } from './http/server.js';
 import { graphqlFeature } from './graphql/plugin.js';
 import { graphiqlFeature } from './http/graphiql.js';
+import { trackRoutes } from './http/track.js';
+import { loginRoutes } from './http/login.js';
+import { webappFeature } from './http/webapp.js';
 import { operationsRoutes } from './http/rest/operations.js';
 import { testEvaluationRoutes } from './http/rest/test-evaluation.js';
 import { usageRoutes } from './http/rest/usage.js';
@@ -12,10 +15,11 @@ import type { Catalog } from './services/catalog.js';
  * means adding it to these lists, nothing else.
  */
 const REST_FEATURES: RestFeature[] = [operationsRoutes, usageRoutes, testEvaluationRoutes];
-const ROOT_FEATURES: RestFeature[] = [graphqlFeature, graphiqlFeature];
+const ROOT_FEATURES: RestFeature[] = [graphqlFeature, graphiqlFeature, trackRoutes, loginRoutes];
 
-export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
-  const app = await buildServer(catalog, { logger: opts.logger, restFeatures: REST_FEATURES, rootFeatures: ROOT_FEATURES });
+export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger']; webappDir?: string } = {}): Promise<FastifyInstance> {
+  const rootFeatures = opts.webappDir ? [...ROOT_FEATURES, webappFeature(opts.webappDir)] : ROOT_FEATURES;
+  const app = await buildServer(catalog, { logger: opts.logger, restFeatures: REST_FEATURES, rootFeatures });
   // The catalog's warnings become the server's JSON log lines, their subject as fields.
   catalog.metadataTests.warn = (message, fields) => app.log.warn(fields, message);
   return app;

@@ -219,7 +219,7 @@ const OPS: Op[] = [
   { name: 'updateUserStatus', graphql: 'mutation { updateUserStatus(urn: "urn:li:corpuser:jdoe", status: ACTIVE) }', needsPrivilege: true,
     check: dataThen({ updateUserStatus: 'urn:li:corpuser:jdoe' }, async (c) => assert.equal((await latest(c, 'urn:li:corpuser:jdoe', 'corpUserStatus')).status, 'ACTIVE')) },
   { name: 'reportOperation', graphql: `mutation { reportOperation(input: { urn: "${HIVE}", operationType: INSERT, sourceType: MANUAL }) }`, needsPrivilege: true,
-    check: dataThen({ reportOperation: HIVE }, async (c) => assert.ok((await c.t.catalog.store.queryTimeseries({ entityType: 'dataset', aspect: 'operation', urn: HIVE }))
+    check: dataThen({ reportOperation: 'true' }, async (c) => assert.ok((await c.t.catalog.store.queryTimeseries({ entityType: 'dataset', aspect: 'operation', urn: HIVE }))
       .some((r: any) => r.value.operationType === 'INSERT' && r.value.sourceType === 'MANUAL'))) },
 ];
 

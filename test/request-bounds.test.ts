@@ -60,12 +60,11 @@ forEachEngine('request bounds', (ctx) => {
 
   test('entities(urns:) with 200,000 urns (13 MB) is refused at once, naming the argument and the limit', async () => {
     const urns = Array.from({ length: 200_000 }, (_, i) => `urn:li:dataset:(urn:li:dataPlatform:hive,db.table_${i},PROD)`);
-    const started = performance.now();
+    // Refused before execution (it used to take 7 s and 2 GB, blocking every other request; `npm run bench` is where
+    // speed is measured, not here).
     const res = await http.graphql('query many($urns: [String!]!) { entities(urns: $urns) { urn } }', { urns });
-    const ms = performance.now() - started;
     assert.deepEqual(res, { status: 200, body: { errors: [refused("Argument 'urns' of 'entities' holds 200000 items; at most 1000 are allowed")],
       data: null, extensions: {} } });
-    assert.ok(ms < 3_000, `took ${ms} ms`); // was 7 s and 2 GB, blocking every other request
     // The server is free at once.
     assert.deepEqual(await http.graphql(`{ entities(urns: ["${HDFS}"]) { urn } }`),
       { status: 200, body: { data: { entities: [{ urn: HDFS }] }, extensions: {} } });
@@ -98,15 +97,73 @@ forEachEngine('request bounds', (ctx) => {
     assert.deepEqual(ok, { status: 200, body: { data: { batchAddTags: true }, extensions: {} } });
   });
 
-  test('list items count in the cost: ten lists of 1,000 urns with a selection are too costly', async () => {
-    const urns = Array.from({ length: 1_000 }, (_, i) => `urn:li:tag:t${i}`);
-    const query = `query q($u: [String!]!) { ${Array.from({ length: 10 }, (_, i) => `a${i}: entities(urns: $u) { urn type }`).join(' ')} }`;
-    assert.deepEqual(await http.graphql(query, { u: urns }), { status: 200, body: { errors: [refused(
-      'Query is too costly: the fields it selects plus the items of its list arguments come to more than 10000 once fragments are expanded')],
-    data: null, extensions: {} } });
-    // Nine of them fit.
-    const nine = await http.graphql(query.replace(' a9: entities(urns: $u) { urn type }', ''), { u: urns });
-    assert.equal(nine.body.errors, undefined, JSON.stringify(nine.body.errors));
+  /** `relationships` one hop downstream: a page of `count` edges, selecting `inner` of each entity. */
+  const rel = (count: number, inner: string) =>
+    `relationships(input: {types: ["DownstreamOf"], direction: INCOMING, count: ${count}}) { relationships { entity { ${inner} } } }`;
+  const urns1000 = Array.from({ length: 1_000 }, (_, i) => `urn:li:tag:t${i}`);
+  const tooCostly = (at: string) => refused('Query is too costly: its cost (each field counted once for every item of the lists it is in, '
+    + `with the items of its list arguments) comes to more than 55000000, passed at '${at}'`);
+
+  test('page sizes multiply: pages of pages of pages are refused, naming where the cost passed the limit', async () => {
+    // 1,000 urns, each with a page of 1,000 edges, each with a page of 1,000: two billion fields to resolve.
+
+    const three = `query q($u: [String!]!) { entities(urns: $u) { ${rel(1000, rel(1000, 'urn'))} } }`;
+    assert.deepEqual(await http.graphql(three, { u: urns1000 }), { status: 200, body: { errors: [
+      tooCostly('entities.relationships.relationships.entity.relationships.relationships.entity'),
+    ], data: null, extensions: {} } });
+    // The same as literals is refused at validation, before any variable is read.
+    const literal = `{ entities(urns: ${JSON.stringify(urns1000)}) { ${rel(1000, rel(1000, 'urn'))} } }`;
+    assert.deepEqual(await http.graphql(literal), { status: 200, body: { errors: [
+      tooCostly('entities.relationships.relationships.entity.relationships.relationships.entity'),
+    ], data: null, extensions: {} } });
+    // A page size sent as a variable counts its value; a small one passes, and the list argument's length counts.
+    const sized = `query q($u: [String!]!, $n: Int) { entities(urns: $u) {
+      relationships(input: {types: ["DownstreamOf"], direction: INCOMING, count: 1000}) { relationships { entity {
+        relationships(input: {types: ["DownstreamOf"], direction: INCOMING, count: $n}) { relationships { entity { urn } } } } } } } }`;
+    assert.deepEqual(await http.graphql(sized, { u: urns1000, n: 1000 }), { status: 200, body: { errors: [
+      tooCostly('entities.relationships.relationships.entity.relationships.relationships.entity'),
+    ], data: null, extensions: {} } });
+    const LOGGING = 'urn:li:dataset:(urn:li:dataPlatform:hive,logging_events,PROD)';
+
+    assert.deepEqual(await http.graphql(sized, { u: [HDFS], n: 2 }), { status: 200, body: { data: { entities: [
+      { relationships: { relationships: [{ entity: { relationships: { relationships: [{ entity: { urn: LOGGING } }] } } }] } },
+    ] }, extensions: {} } });
+    assert.deepEqual(await http.graphql(sized, { u: urns1000, n: 10 }),
+      { status: 200, body: { data: { entities: [] }, extensions: {} } });
+  });
+
+  test('aliases multiplying a costly field are refused; a few of them pass', async () => {
+    // Each: a search page of 1,000 results with a page of 2,000 edges each, about 6 million fields.
+    const one = (i: number) => `a${i}: searchAcrossEntities(input: {query: "*", count: 1000}) { searchResults { entity { urn ${rel(2000, 'urn type')} } } }`;
+    const query = (n: number) => `{ ${Array.from({ length: n }, (_, i) => one(i)).join(' ')} }`;
+    assert.deepEqual(await http.graphql(query(10)), { status: 200, body: { errors: [
+      tooCostly('a9.searchResults.entity.relationships.relationships.entity'),
+    ], data: null, extensions: {} } });
+    const five = await http.graphql(query(5));
+    assert.equal(five.body.errors, undefined, JSON.stringify(five.body.errors));
+    assert.deepEqual(Object.keys(five.body.data), ['a0', 'a1', 'a2', 'a3', 'a4']);
+  });
+
+  test('fragments that fan out are refused by the field count, however short the document', async () => {
+    // Each fragment spreads the one below it ten times: 10^5 copies of two fields from a document of 700 bytes.
+    const frags = Array.from({ length: 5 }, (_, i) => `fragment F${i + 1} on Dataset { ${Array.from({ length: 10 }, () => `...F${i}`).join(' ')} }`);
+    const query = `{ dataset(urn: "${HDFS}") { ...F5 } } fragment F0 on Dataset { urn type } ${frags.join(' ')}`;
+    assert.ok(query.length < 1_000);
+    assert.deepEqual(await http.graphql(query), { status: 200, body: { errors: [
+      refused('Query is too large: it selects more than 60000 fields once fragments are expanded'),
+    ], data: null, extensions: {} } });
+    // Two levels of it (200 copies) are fine: the same fields merge in the answer.
+    const small = `{ dataset(urn: "${HDFS}") { ...F2 } } fragment F0 on Dataset { urn type } ${frags.slice(0, 2).join(' ')}`;
+    assert.deepEqual(await http.graphql(small), { status: 200, body: { data: { dataset: { urn: HDFS, type: 'DATASET' } }, extensions: {} } });
+  });
+
+  test('deep recursion is refused past the depth DataHub\'s deepest page needs (22)', async () => {
+    const nest = (n: number) => `{ dataset(urn: "${HDFS}") { ${'container { '.repeat(n)}urn${' }'.repeat(n)} } }`;
+    const deep = await http.graphql(nest(30));
+    assert.equal(deep.body.errors[0].extensions.code, 400);
+    assert.match(deep.body.errors[0].message, /query depth \(32\) exceeds the query depth limit of 30/);
+    const ok = await http.graphql(nest(20));
+    assert.deepEqual(ok, { status: 200, body: { data: { dataset: { container: null } }, extensions: {} } });
   });
 
   test('1,000 aliases of an introspection field (60 KB asking for 20 MB) are refused', async () => {

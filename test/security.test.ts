@@ -358,6 +358,11 @@ const OPERATIONS: Record<keyof typeof REQUIRES, Call> = {
   'graphql.domains': { graphql: `mutation { unsetDomain(entityUrn: "${HIVE}") }` },
   'graphql.deprecation': { graphql: `mutation { updateDeprecation(input: { urn: "${HIVE}", deprecated: true, note: "old" }) }` },
   'graphql.reportOperation': { graphql: `mutation { reportOperation(input: { urn: "${HIVE}", operationType: INSERT, sourceType: MANUAL }) }` },
+  'graphql.updateEmbed': { graphql: `mutation { updateEmbed(input: { urn: "${HIVE}", renderUrl: "https://example.com/embed" }) }` },
+  'graphql.editQueries': { graphql: `mutation { createQuery(input: { properties: { statement: { value: "SELECT 1", language: SQL } }, subjects: [{ datasetUrn: "${HIVE}" }] }) { urn } }` },
+  // an assertion on HIVE, ingested before the table runs
+  'graphql.deleteAssertion': { graphql: 'mutation { deleteAssertion(urn: "urn:li:assertion:security-check") }' },
+  'graphql.softDelete': { graphql: `mutation { batchUpdateSoftDeleted(input: { urns: ["${HIVE}"], deleted: false }) }` },
   'graphql.updateLineage': { graphql: `mutation { updateLineage(input: { edgesToAdd: [{ downstreamUrn: "${HIVE}", upstreamUrn: "${KAFKA}" }], edgesToRemove: [] }) }` },
   'graphql.createTag': { graphql: 'mutation { createTag(input: { id: "inactive-tag", name: "t" }) }' },
   'graphql.updateTag': { graphql: 'mutation { updateTag(urn: "urn:li:tag:Legacy", input: { urn: "urn:li:tag:Legacy", name: "Legacy" }) { urn } }' },
@@ -369,11 +374,24 @@ const OPERATIONS: Record<keyof typeof REQUIRES, Call> = {
   'graphql.managePolicies': { graphql: '{ listPolicies(input: { start: 0, count: 10 }) { total } }' },
   'graphql.manageTests': { graphql: 'mutation { createTest(input: { id: "inactive", name: "m", category: "c", definition: { json: "{\\"on\\": {\\"types\\": [\\"dataset\\"]}, \\"rules\\": []}" } }) }' },
   'graphql.manageUsersAndGroups': { graphql: 'mutation { createGroup(input: { id: "inactive-group", name: "g" }) }' },
+  'graphql.manageUserCredentials': { graphql: 'mutation { createNativeUserResetToken(input: { userUrn: "urn:li:corpuser:jdoe" }) { resetToken } }' },
   'graphql.groupMembers': { graphql: 'mutation { addGroupMembers(input: { groupUrn: "urn:li:corpGroup:bfoo", userUrns: ["urn:li:corpuser:jdoe"] }) }' },
   'graphql.userProfile': { graphql: 'mutation { updateCorpUserProperties(urn: "urn:li:corpuser:jdoe", input: { title: "t" }) { urn } }' },
   'graphql.userContactInfo': { graphql: 'mutation { updateCorpUserProperties(urn: "urn:li:corpuser:jdoe", input: { slack: "s" }) { urn } }' },
   'graphql.groupProperties': { graphql: 'mutation { updateCorpGroupProperties(urn: "urn:li:corpGroup:bfoo", input: { description: "d" }) { urn } }' },
   'graphql.manageOwnershipTypes': { graphql: 'mutation { createOwnershipType(input: { name: "Reviewer", description: "Reviews it" }) { urn } }' },
+  'graphql.createDomain': { graphql: 'mutation { createDomain(input: { id: "sec-domain", name: "Sec" }) }' },
+  'graphql.manageDomains': { graphql: 'mutation { moveDomain(input: { resourceUrn: "urn:li:domain:sec-domain" }) }' },
+  'graphql.deleteDomain': { graphql: 'mutation { deleteDomain(urn: "urn:li:domain:none") }' },
+  'graphql.manageGlossaries': { graphql: 'mutation { addRelatedTerms(input: { urn: "urn:li:glossaryTerm:SavingAccount", termUrns: ["urn:li:glossaryTerm:AccountBalance"], relationshipType: isA }) }' },
+  'graphql.manageGlossaryChildren': { graphql: 'mutation { createGlossaryTerm(input: { id: "sec-term", name: "Sec", parentNode: "urn:li:glossaryNode:ClientsAndAccounts" }) }' },
+  'graphql.manageAllGlossaryChildren': { graphql: 'mutation { createGlossaryNode(input: { id: "sec-node", name: "Sec", parentNode: "urn:li:glossaryNode:ClientsAndAccounts" }) }' },
+  'graphql.manageDataProducts': { graphql: 'mutation { createDataProduct(input: { domainUrn: "urn:li:domain:sec-domain", properties: { name: "P" } }) { urn } }' },
+  'graphql.dataProducts': { graphql: `mutation { batchSetDataProduct(input: { resourceUrns: ["${HIVE}"] }) }` },
+  'graphql.manageGlobalViews': { graphql: 'mutation { updateGlobalViewsSettings(input: {}) }' },
+  'graphql.createPost': { graphql: 'mutation { createPost(input: { postType: HOME_PAGE_ANNOUNCEMENT, content: { contentType: TEXT, title: "Hello" } }) }' },
+  'graphql.deletePost': { graphql: 'mutation { deletePost(urn: "urn:li:post:none") }' },
+  'graphql.viewAnalytics': { graphql: '{ getHighlights { value } }' },
   'read.dataHubPolicy': { graphql: '{ entity(urn: "urn:li:dataHubPolicy:7") { urn } }' },
   'read.dataHubAccessToken': { graphql: '{ entity(urn: "urn:li:dataHubAccessToken:none") { urn } }' },
   'read.dataHubSecret': { graphql: '{ entity(urn: "urn:li:dataHubSecret:none") { urn } }' },
@@ -386,6 +404,9 @@ forEachEngine('security: with every editable policy inactive, only the root user
   before(async () => {
     t = await startApp(ctx);
     await ingestSamples(t.catalog, 'bootstrap_mce.json');
+    await t.catalog.entities.ingest([{ urn: 'urn:li:assertion:security-check', entityType: 'assertion', aspect: 'assertionInfo', changeType: 'UPSERT',
+      systemMetadata: null, value: { type: 'DATASET', datasetAssertion: { dataset: HIVE, scope: 'DATASET_ROWS', operator: 'GREATER_THAN' } } }],
+    { urn: 'urn:li:corpuser:datahub', kind: 'user' });
   });
   after(async () => t.close());
 

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { ALMANAC_VERSION, DATAHUB_VERSION } from '../version.js';
 import { registerIngest } from './ingest.js';
+import { registerPassword } from './password.js';
 import { registerServe } from './serve.js';
 import { registerTests } from './tests-command.js';
 import { registerTimeseries } from './timeseries.js';
@@ -12,6 +13,7 @@ const program = new Command('almanac')
 registerServe(program);
 registerIngest(program);
 registerToken(program);
+registerPassword(program);
 registerTimeseries(program);
 registerTests(program);
 

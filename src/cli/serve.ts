@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { createApp } from '../app.js';
 import { startRetentionJob } from '../services/retention-job.js';
 import { fail, openFromEnv, redact } from './context.js';
@@ -7,9 +9,14 @@ export function registerServe(program: Command) {
   program
     .command('serve')
     .description('serve the catalog (REST, GraphQL and the explorer) on PORT')
-    .action(async () => {
+    .option('--webapp-dir <dir>', "also serve a built copy of DataHub's web app from this folder (its index.html for the app's own paths)")
+    .action(async (opts: { webappDir?: string }) => {
+      const webappDir = opts.webappDir === undefined ? undefined : path.resolve(opts.webappDir);
+      if (webappDir !== undefined && !(existsSync(webappDir) && statSync(webappDir).isDirectory() && existsSync(path.join(webappDir, 'index.html')))) {
+        fail(`almanac: --webapp-dir ${opts.webappDir}: not a folder holding the web app's index.html`);
+      }
       const catalog = await openFromEnv();
-      const app = await createApp(catalog);
+      const app = await createApp(catalog, { webappDir });
       let closing = false;
       let stopRetention = () => {};
       const shutdown = async (signal: string) => {

@@ -103,7 +103,7 @@ async function runEvents(f: FieldContext) {
 }
 
 const SDL = gql`
-type Assertion implements Entity {
+type Assertion implements EntityWithRelationships & Entity {
   urn: String!
   type: EntityType!
   "The platform of the dataPlatformInstance aspect, else urn:li:dataPlatform:unknown."
@@ -114,6 +114,8 @@ type Assertion implements Entity {
   runEvents(status: AssertionRunStatus, startTimeMillis: Long, endTimeMillis: Long, filter: FilterInput, limit: Int): AssertionRunEventsResult
   exists: Boolean
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
+  "One hop of lineage: an empty page, as no lineage edge starts or ends at an assertion."
+  lineage(input: LineageInput!): EntityLineageResult
 }
 
 type AssertionRunEventsResult {

@@ -46,6 +46,7 @@ type CorpGroupProperties {
   displayName: String
   description: String
   email: String
+  slack: String
 }
 
 type CorpGroupInfo {
@@ -87,7 +88,8 @@ export const corpGroup = defineEntity({
       },
       properties: async (f) => {
         const i = await f.aspect(corpGroupInfo);
-        return i ? { displayName: i.displayName ?? null, description: i.description ?? null, email: i.email ?? null } : null;
+        return i ? { displayName: i.displayName ?? null, description: i.description ?? null, email: i.email ?? null,
+          slack: i.slack ?? null } : null;
       },
       info: async (f) => {
         const i = await f.aspect(corpGroupInfo);

@@ -64,7 +64,7 @@ type CorpUser implements Entity {
   tags: GlobalTags
   isNativeUser: Boolean
   info: CorpUserInfo
-  editableInfo: CorpUserEditableProperties
+  editableInfo: CorpUserEditableInfo @deprecated(reason: "Use editableProperties")
   globalTags: GlobalTags
   exists: Boolean
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
@@ -106,6 +106,16 @@ type CorpUserEditableProperties {
   slack: String
   phone: String
   email: String
+}
+
+"The edits a user made to their profile, under the older type name (and fields) DataHub's clients see for editableInfo."
+type CorpUserEditableInfo {
+  displayName: String
+  title: String
+  aboutMe: String
+  teams: [String!]
+  skills: [String!]
+  pictureLink: String
 }
 
 enum CorpUserStatus { ACTIVE SUSPENDED }

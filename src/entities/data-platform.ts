@@ -21,7 +21,7 @@ type DataPlatform implements Entity {
   name: String!
   displayName: String
   properties: DataPlatformProperties
-  info: DataPlatformProperties
+  info: DataPlatformInfo @deprecated(reason: "Use properties")
   lastIngested: Long
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
 }
@@ -29,6 +29,14 @@ type DataPlatform implements Entity {
 enum PlatformType { FILE_SYSTEM KEY_VALUE_STORE MESSAGE_BROKER OBJECT_STORE OLAP_DATASTORE QUERY_ENGINE RELATIONAL_DB SEARCH_ENGINE OTHERS }
 
 type DataPlatformProperties {
+  type: PlatformType!
+  displayName: String
+  datasetNameDelimiter: String!
+  logoUrl: String
+}
+
+"The same as DataPlatformProperties, under the older type name DataHub's clients still see for info."
+type DataPlatformInfo {
   type: PlatformType!
   displayName: String
   datasetNameDelimiter: String!

@@ -1,5 +1,4 @@
-import { badRequest } from '../errors.js';
-import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect } from './descriptor.js';
 import { COMMON_FIELDS, customProperties } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, rec, str } from './schema.js';
@@ -13,44 +12,6 @@ export const dataProductProperties = aspect('dataProductProperties', 'com.linked
   searchText: shared.propertiesText,
 });
 
-const safeDecode = (u: string) => {
-  try {
-    return decodeURIComponent(u);
-  } catch {
-    return u;
-  }
-};
-
-type AssetsInput = { types?: string[] | null; query?: string | null; start?: number | null; count?: number | null;
-  filters?: unknown[] | null; orFilters?: unknown[] | null };
-
-/**
- * The product's assets as DataHub's `entities` search answers them: those stored and not soft-deleted, of the
- * types asked, matching the query (`*` or empty: all; otherwise words found in the asset's urn, case-insensitive).
- * Facet filters are refused rather than ignored; facets and matched fields are empty.
- */
-async function assets(f: FieldContext) {
-  const input = (f.args.input ?? {}) as AssetsInput;
-  if (input.filters?.length || input.orFilters?.length) throw badRequest('Filters on a data product\'s entities are not supported');
-  const start = Math.max(0, Number(input.start ?? 0));
-  const count = Math.min(10_000, Math.max(0, Number(input.count ?? 10)));
-  // Loaded lazily: the registry lists this descriptor.
-  const { descriptorOfUrn } = await import('./index.js');
-  const listed = [...new Set(((await f.aspect(dataProductProperties))?.assets ?? []).map((a) => a.destinationUrn))];
-  const words = (input.query ?? '').trim() === '*' ? [] : (input.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-  const found: string[] = [];
-  for (const u of listed) {
-    const d = descriptorOfUrn(u);
-    if (!d || (input.types?.length && !input.types.includes(d.graphql.entityType))) continue;
-    const text = safeDecode(u).toLowerCase();
-    if (!words.every((w) => text.includes(w))) continue;
-    if ((await f.aspect(d.key, u)) === undefined || (await f.aspect(shared.status, u))?.removed) continue;
-    found.push(u);
-  }
-  const page = found.slice(start, start + count);
-  return { start, count: page.length, total: found.length, facets: [], searchResults: page.map((u) => ({ entity: ref(u), matchedFields: [] })) };
-}
-
 const SDL = gql`
 type DataProduct implements Entity {
   urn: String!
@@ -59,7 +20,7 @@ type DataProduct implements Entity {
   ownership: Ownership
   institutionalMemory: InstitutionalMemory
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
-  "The product's assets that exist (see the descriptor for how the query matches; filters are refused)."
+  "A search over the product's assets (its query, filters and paging applied, with facets), as listDataProductAssets."
   entities(input: SearchAcrossEntitiesInput): SearchResults
   glossaryTerms: GlossaryTerms
   domain: DomainAssociation
@@ -94,7 +55,6 @@ export const dataProduct = defineEntity({
     rootField: 'dataProduct',
     fields: {
       ...COMMON_FIELDS,
-      entities: assets,
       properties: async (f) => {
         const p = await f.aspect(dataProductProperties);
         return p ? { name: p.name ?? f.key.id, description: p.description ?? null, externalUrl: p.externalUrl ?? null,

@@ -114,7 +114,7 @@ function mergeLabels<K extends 'tags' | 'terms'>(key: K, id: 'tag' | 'urn', ...a
 }
 
 /** schemaMetadata with each field's visible description and both layers of tags and terms. */
-function schemaMetadataOut(urnText: string, schema: shared.SchemaMetadata, editable: shared.EditableSchemaMetadata | undefined, version: number) {
+export function schemaMetadataOut(urnText: string, schema: shared.SchemaMetadata, editable: shared.EditableSchemaMetadata | undefined, version: number) {
   const edits = new Map((editable?.editableSchemaFieldInfo ?? []).map((e) => [e.fieldPath, e]));
   return {
     aspectVersion: version,
@@ -167,6 +167,9 @@ type SiblingProperties {
   siblings: [Entity]
 }
 
+"The kind of a dataset on its platform (deprecated; DataHub 0.12.1 never sets it on a dataset)."
+enum PlatformNativeType { TABLE VIEW DICTIONARY STREAM BUCKET }
+
 type Dataset implements EntityWithRelationships & Entity & BrowsableEntity {
   urn: String!
   type: EntityType!
@@ -210,7 +213,7 @@ type Dataset implements EntityWithRelationships & Entity & BrowsableEntity {
   externalUrl: String
   "Where the dataset lives, as its source names it (datasetProperties.uri)."
   uri: String
-  platformNativeType: String
+  platformNativeType: PlatformNativeType @deprecated
 }
 
 type DatasetProperties {

@@ -7,7 +7,9 @@ export const domainKey = keyAspect('domainKey', 'com.linkedin.metadata.key.Domai
 
 export const domainProperties = aspect('domainProperties', 'com.linkedin.domain.DomainProperties',
   rec({ name: str, 'description?': str, 'created?': shared.auditStamp, 'parentDomain?': urn }),
-  { edges: (v, add) => add('IsPartOf', v.parentDomain), searchText: shared.propertiesText });
+  { edges: (v, add) => add('IsPartOf', v.parentDomain), searchText: shared.propertiesText,
+    // DataHub's index fields: listDomains filters on the parent, and sorts by when the domain was made.
+    facets: { parentDomain: (v) => (v.parentDomain ? [v.parentDomain] : []), createdTime: (v) => (v.created ? [String(v.created.time)] : []) } });
 
 const SDL = gql`
 type Domain implements Entity {
@@ -18,7 +20,7 @@ type Domain implements Entity {
   ownership: Ownership
   institutionalMemory: InstitutionalMemory
   parentDomains: ParentDomainsResult
-  "The entities in the domain, paged (query and filters are not applied yet); child domains are not among them."
+  "A search over the entities in the domain (its query, filters and paging applied, with facets); child domains are not among them."
   entities(input: DomainEntitiesInput): SearchResults
   exists: Boolean
   relationships(input: RelationshipsInput!): EntityRelationshipsResult
@@ -57,14 +59,6 @@ export const domain = defineEntity({
     fields: {
       ...COMMON_FIELDS,
       id: (f) => f.key.id,
-      entities: async (f) => {
-        const input = f.args.input as { start?: number | null; count?: number | null } | undefined;
-        const start = Math.max(0, Number(input?.start ?? 0));
-        const count = Math.min(1000, Math.max(0, Number(input?.count ?? 20)));
-        const members = await f.related({ direction: 'INCOMING', types: ['AssociatedWith'], start, count });
-        return { start, count: members.edges.length, total: members.total,
-          searchResults: members.edges.map((e) => ({ entity: ref(e.source), matchedFields: [] })) };
-      },
       parentDomains: async (f) => {
         const domains = [];
         const seen = new Set<string>([f.urn]);

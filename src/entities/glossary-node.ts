@@ -7,7 +7,8 @@ export const glossaryNodeKey = keyAspect('glossaryNodeKey', 'com.linkedin.metada
 
 export const glossaryNodeInfo = aspect('glossaryNodeInfo', 'com.linkedin.glossary.GlossaryNodeInfo',
   rec({ definition: str, 'parentNode?': urn, 'name?': str, 'id?': str }),
-  { edges: (v, add) => add('IsPartOf', v.parentNode), searchText: shared.propertiesText });
+  { edges: (v, add) => add('IsPartOf', v.parentNode), searchText: shared.propertiesText,
+    facets: { parentNode: (v) => (v.parentNode ? [v.parentNode] : []) } });
 
 const SDL = gql`
 type GlossaryNode implements Entity {

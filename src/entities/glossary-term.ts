@@ -9,7 +9,8 @@ export const glossaryTermKey = keyAspect('glossaryTermKey', 'com.linkedin.metada
 export const glossaryTermInfo = aspect('glossaryTermInfo', 'com.linkedin.glossary.GlossaryTermInfo', rec({
   ...shared.customPropertiesField, 'id?': str, 'name?': str, definition: str, 'parentNode?': urn, termSource: str, 'sourceRef?': str,
   'sourceUrl?': str, 'rawSchema?': str,
-}), { edges: (v, add) => add('IsPartOf', v.parentNode), searchText: shared.propertiesText });
+}), { edges: (v, add) => add('IsPartOf', v.parentNode), searchText: shared.propertiesText,
+    facets: { parentNode: (v) => (v.parentNode ? [v.parentNode] : []) } });
 
 export const glossaryRelatedTerms = aspect('glossaryRelatedTerms', 'com.linkedin.glossary.GlossaryRelatedTerms', rec({
   'isRelatedTerms?': arr(urn), 'hasRelatedTerms?': arr(urn), 'values?': arr(urn), 'relatedTerms?': arr(urn),

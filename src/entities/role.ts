@@ -1,4 +1,4 @@
-import { aspect, defineEntity, keyAspect } from './descriptor.js';
+import { aspect, defineEntity, gql, keyAspect, ref } from './descriptor.js';
 import * as shared from './shared-aspects.js';
 import { arr, rec, str, urn } from './schema.js';
 
@@ -13,11 +13,59 @@ export const actors = aspect('actors', 'com.linkedin.role.Actors', rec({ 'users?
   edges: (v, add) => { for (const u of v.users ?? []) add('Has', u.user); },
 });
 
+const SDL = gql`
+"A role of an external access-management system, which gives access to the assets whose access aspect names it."
+type Role implements Entity {
+  urn: String!
+  type: EntityType!
+  "The id part of the urn."
+  id: String!
+  properties: RoleProperties
+  "The users given the role (the actors aspect)."
+  actors: Actor
+  exists: Boolean
+  relationships(input: RelationshipsInput!): EntityRelationshipsResult
+}
+
+type RoleProperties {
+  name: String!
+  description: String
+  "The kind of access, as the external system names it (e.g. READ, WRITE)."
+  type: String
+  "Where a user asks for the role."
+  requestUrl: String
+}
+
+type Actor {
+  users: [RoleUser!]
+}
+
+type RoleUser {
+  user: CorpUser!
+}
+`;
+
 /** Access roles of external systems that give access to assets (see the `access` aspect). */
 export const role = defineEntity({
   name: 'role',
   category: 'core',
   key: roleKey,
   aspects: [roleProperties, actors],
-  graphql: { entityType: 'ROLE' },
+  graphql: {
+    entityType: 'ROLE',
+    objectType: 'Role',
+    rootField: 'role',
+    sdl: SDL,
+    fields: {
+      id: (f) => f.key.id,
+      properties: async (f) => {
+        const p = await f.aspect(roleProperties);
+        return p ? { name: p.name, description: p.description ?? null, type: p.type, requestUrl: p.requestUrl ?? null } : null;
+      },
+      actors: async (f) => {
+        const a = await f.aspect(actors);
+        return a ? { users: a.users ? a.users.map((u) => ({ user: ref(u.user) })) : null } : null;
+      },
+    },
+  },
 });

@@ -7,16 +7,23 @@ import { sendError } from '../http/errors.js';
 import { EntityLoader, type GraphQLContext } from './context.js';
 import { checkVariables, costLimitRule, listItemsIn, type RequestLimits } from './cost-limit.js';
 import { formatExecutionError, formatRequestError } from './errors.js';
-import { coerceIntStrings } from './int-strings.js';
+import { coerceNumericStrings } from './int-strings.js';
 import { resolvers, schemaSdl } from './schema.js';
 
 /**
- * Limits that refuse abusive requests before anything runs (src/graphql/cost-limit.ts). DataHub's own web app stays
- * well inside them: at most 5 names for one field in a selection set, lists it sends sized by what a user selects
- * (a search page holds at most 100 results), and getEntities selects 3,864 fields once its fragments are expanded.
+ * Limits that refuse abusive requests before anything runs (src/graphql/cost-limit.ts), derived from what DataHub
+ * 0.12.1's web app really sends: every operation of test/fixtures/datahub-webapp-graphql with its fragments and the
+ * `__typename` its client (Apollo) adds to every selection set, page sizes sent in variables counted at 1,000 (the
+ * largest it sends, and the most Almanac's list resolvers answer). The highest of those operations, and the limit
+ * set at about twice that (test/webapp-contract.test.ts measures them all against these limits):
+ * - cost 26,558,006 (searchAcrossLineage: 1,000 results, each with up to 1,000 assertions) → 55,000,000;
+ * - fields 28,886 (getEntityLineage) → 60,000;
+ * - depth 22 (getEntityLineage; getChart 21) → 30;
+ * - tokens 2,608 (listDataProductAssets) → 50,000 (bounding the parse itself);
+ * - aliases: at most 10 names for one field in a selection set; list arguments: at most 1,000 items.
  */
 export const LIMITS: RequestLimits & { depth: number; tokens: number } = {
-  depth: 20, tokens: 50_000, fields: 5_000, cost: 10_000, listItems: 1_000, namesPerField: 10,
+  depth: 30, tokens: 50_000, fields: 60_000, cost: 55_000_000, listItems: 1_000, namesPerField: 10,
 };
 
 /** Thrown to refuse a request before execution; the handler answers with its errors. */
@@ -46,8 +53,8 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
   });
   // Lists passed in variables, measured against the operation about to run (its document is parsed and cached).
   const operationNames = new WeakMap<object, string | undefined>();
-  app.graphql.addHook('preExecution', async (_schema, document, context, variables) => {
-    const errors = checkVariables(document, operationNames.get(context), variables as Record<string, unknown> | undefined, LIMITS);
+  app.graphql.addHook('preExecution', async (executableSchema, document, context, variables) => {
+    const errors = checkVariables(executableSchema, document, operationNames.get(context), variables as Record<string, unknown> | undefined, LIMITS);
     if (errors.length) throw refusal(errors);
   });
 
@@ -66,7 +73,8 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
     const log = (e: unknown) => request.log.error({ err: e }, 'GraphQL resolver failed');
     reply.type('application/json; charset=utf-8');
     try {
-      const vars = coerceIntStrings(query, (variables ?? undefined) as Record<string, unknown> | undefined);
+      const vars = coerceNumericStrings(app.graphql.schema, query, (operationName ?? undefined) as string | undefined,
+        (variables ?? undefined) as Record<string, unknown> | undefined);
       // Variables holding big lists are measured before graphql coerces them item by item.
       if (listItemsIn(vars, LIMITS.listItems) > LIMITS.listItems) {
         let doc;
@@ -75,7 +83,7 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
         } catch {
           doc = undefined; // the syntax error is reported by the normal path
         }
-        const errors = doc ? checkVariables(doc, (operationName ?? undefined) as string | undefined, vars, LIMITS) : [];
+        const errors = doc ? checkVariables(app.graphql.schema, doc, (operationName ?? undefined) as string | undefined, vars, LIMITS) : [];
         if (errors.length) throw refusal(errors);
       }
       operationNames.set(context, (operationName ?? undefined) as string | undefined);

@@ -3,17 +3,23 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { authResolvers } from './resolvers/auth.js';
+import { analyticsResolvers } from './resolvers/analytics.js';
+import { ingestionResolvers } from './resolvers/ingestion.js';
 import { entityResolvers } from './resolvers/common.js';
 import { entityReaders } from './resolvers/entities.js';
 import { lineageResolvers } from './resolvers/lineage.js';
 import { metadataTestResolvers } from './resolvers/metadata-tests.js';
+import { nativeUserResolvers } from './resolvers/native-users.js';
 import { entityUpdateSdl, mutationResolvers } from './resolvers/mutations.js';
 import { ownershipTypeResolvers } from './resolvers/ownership-types.js';
 import { recommendationResolvers } from './resolvers/recommendations.js';
 import { searchResolvers } from './resolvers/search.js';
 import { browseResolvers } from './resolvers/browse.js';
+import { domainGlossaryResolvers } from './resolvers/domains-glossary.js';
+import { datasetPageResolvers } from './resolvers/dataset-pages.js';
 import { timeseriesResolvers } from './resolvers/timeseries.js';
 import { userResolvers } from './resolvers/users.js';
+import { settingsResolvers } from './resolvers/settings.js';
 import { LongScalar } from './scalars.js';
 import { descriptorResolvers, descriptorSdl } from './entity-resolvers.js';
 
@@ -23,7 +29,7 @@ import { descriptorResolvers, descriptorSdl } from './entity-resolvers.js';
  * its descriptor.
  */
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'schema');
-const FILES = ['common', 'datasets', 'tags', 'entities', 'auth', 'search', 'timeseries', 'metadata-tests', 'relationships', 'users', 'ownership-types', 'lineage', 'recommendations', 'browse'];
+const FILES = ['common', 'datasets', 'tags', 'entities', 'auth', 'search', 'timeseries', 'metadata-tests', 'relationships', 'users', 'ownership-types', 'lineage', 'recommendations', 'browse', 'settings', 'ingestion', 'analytics', 'native-users', 'dataset-pages', 'domains-glossary'];
 export const schemaFiles = () => FILES.map((f) => path.join(dir, `${f}.graphql`));
 
 /** The whole schema text: the areas' files, then the descriptors' SDL. */
@@ -31,7 +37,7 @@ export function schemaSdl(): string {
   return [...schemaFiles().map((f) => readFileSync(f, 'utf8')), descriptorSdl(), entityUpdateSdl()].join('\n');
 }
 
-const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, entityReaders, mutationResolvers, authResolvers, searchResolvers, timeseriesResolvers, metadataTestResolvers, userResolvers, ownershipTypeResolvers, lineageResolvers, recommendationResolvers, browseResolvers];
+const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, entityReaders, mutationResolvers, authResolvers, searchResolvers, timeseriesResolvers, metadataTestResolvers, userResolvers, ownershipTypeResolvers, lineageResolvers, recommendationResolvers, browseResolvers, settingsResolvers, ingestionResolvers, analyticsResolvers, nativeUserResolvers, datasetPageResolvers, domainGlossaryResolvers];
 
 /** Object type → the fields the schema declares for it (extensions included). */
 function declaredFields(sdl: string): Map<string, Set<string>> {

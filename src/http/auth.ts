@@ -5,6 +5,7 @@ import { unauthenticated } from '../errors.js';
 import type { Actor } from '../services/actor.js';
 import type { Catalog } from '../services/catalog.js';
 import { sendError } from './errors.js';
+import { readSession } from './session.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,10 +23,19 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** Authenticates every request that is not public: `Bearer <PAT>` or the system client's `Basic id:secret`. */
+/**
+ * Authenticates every request that is not public: `Bearer <PAT>`, the system client's `Basic id:secret`, or, without
+ * an Authorization header, the web app's session cookies (src/http/session.ts).
+ */
 export async function authenticate(catalog: Catalog, request: FastifyRequest): Promise<Actor> {
   const header = request.headers.authorization;
-  if (!header) throw unauthenticated();
+  if (!header) {
+    const session = readSession(catalog, request);
+    if (!session) throw unauthenticated();
+    const actor = await catalog.tokens.authenticate(session.token);
+    if (actor.urn !== session.actor) throw unauthenticated();
+    return actor;
+  }
   const space = header.indexOf(' ');
   const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
   const credentials = space < 0 ? '' : header.slice(space + 1).trim();

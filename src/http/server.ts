@@ -29,7 +29,7 @@ function parseJson(body: string): unknown {
 
 export async function buildServer(catalog: Catalog, opts: ServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger ?? { level: catalog.config.logLevel, redact: ['req.headers.authorization'] },
+    logger: opts.logger ?? { level: catalog.config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: catalog.config.bodyLimit,
     // Urns are long: a dataset urn with a deep path easily passes find-my-way's 100-character default.
     routerOptions: { maxParamLength: 4096, ignoreDuplicateSlashes: true },

@@ -8,6 +8,7 @@ import { EntityService } from './entities.js';
 import { IdentityService } from './identities.js';
 import { LineageService } from './lineage.js';
 import { MetadataTestService } from './metadata-tests/runner.js';
+import { NativeUserService } from './native-users.js';
 import { OwnershipTypeService } from './ownership-types.js';
 import { PolicyService } from './policies.js';
 import { RecommendationService } from './recommendations.js';
@@ -15,6 +16,9 @@ import { RelationshipService } from './relationships.js';
 import { SearchService } from './search.js';
 import { TimeseriesService } from './timeseries.js';
 import { TokenService } from './tokens.js';
+import { AnalyticsService } from './analytics.js';
+import { IngestionService } from './ingestion.js';
+import { UsageEventService } from './usage-events.js';
 
 /** Everything the HTTP surface and the CLI use: the services, built once over one store. */
 export interface Catalog {
@@ -33,9 +37,17 @@ export interface Catalog {
   timeseries: TimeseriesService;
   metadataTests: MetadataTestService;
   identities: IdentityService;
+  /** Native users' passwords, sign-up with invite tokens, password resets and web app sessions. */
+  nativeUsers: NativeUserService;
   ownershipTypes: OwnershipTypeService;
   /** listRecommendations' modules, and the views and searches they remember per user. */
   recommendations: RecommendationService;
+  /** Managed-ingestion records: ingestion sources, secrets (encrypted), execution requests. */
+  ingestion: IngestionService;
+  /** The web app's usage events (/track). */
+  usageEvents: UsageEventService;
+  /** The analytics page's charts and highlights. */
+  analytics: AnalyticsService;
   close(): Promise<void>;
 }
 
@@ -53,10 +65,14 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   await policies.bootstrap(systemActor());
   const ownershipTypes = new OwnershipTypeService(entities, s);
   await ownershipTypes.bootstrap(systemActor());
+  const recommendations = new RecommendationService(s, search);
   return {
+    ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret')),
+    usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
     config, store: s, entities, tokens, relationships, lineage: new LineageService(s), edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s),
-    identities: new IdentityService(entities, s, tokens), ownershipTypes, recommendations: new RecommendationService(s, search),
+    identities: new IdentityService(entities, s, tokens), ownershipTypes,
+    nativeUsers: new NativeUserService(entities, s, tokens, config.systemClientId), recommendations,
     metadataTests: new MetadataTestService(entities, s, (m) => process.stderr.write(`almanac: warning: ${m}\n`)), close: () => s.close(),
   };
 }

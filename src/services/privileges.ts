@@ -49,6 +49,13 @@ export const REQUIRES = {
   'graphql.domains': [['EDIT_ENTITY'], ['EDIT_DOMAINS_PRIVILEGE']],
   'graphql.deprecation': [['EDIT_ENTITY'], ['EDIT_ENTITY_DEPRECATION'], ['EDIT_DEPRECATION_PRIVILEGE']],
   'graphql.reportOperation': [['EDIT_ENTITY'], ['EDIT_ENTITY_OPERATIONS']],
+  // GraphQL: the dataset, chart and dashboard pages (src/graphql/resolvers/dataset-pages.ts)
+  'graphql.updateEmbed': [['EDIT_ENTITY'], ['EDIT_ENTITY_EMBED']],
+  // on every dataset a query is about (before and after an update)
+  'graphql.editQueries': [['EDIT_ENTITY'], ['EDIT_ENTITY_QUERIES']],
+  // on the dataset the assertion is about
+  'graphql.deleteAssertion': [['EDIT_ENTITY'], ['EDIT_ENTITY_ASSERTIONS']],
+  'graphql.softDelete': [['EDIT_ENTITY'], ['DELETE_ENTITY']],
   // updateLineage: on both ends of every edge drawn or erased
   'graphql.updateLineage': [['EDIT_ENTITY'], ['EDIT_LINEAGE']],
   // GraphQL: tags (platform privileges, except per-tag edits)
@@ -63,11 +70,30 @@ export const REQUIRES = {
   'graphql.managePolicies': [['MANAGE_POLICIES']],
   'graphql.manageTests': [['MANAGE_TESTS']],
   'graphql.manageUsersAndGroups': [['MANAGE_USERS_AND_GROUPS']],
+  'graphql.manageUserCredentials': [['MANAGE_USER_CREDENTIALS']],
   'graphql.groupMembers': [['MANAGE_USERS_AND_GROUPS'], ['EDIT_GROUP_MEMBERS']],
   'graphql.userProfile': [['EDIT_ENTITY'], ['EDIT_USER_PROFILE']],
   'graphql.userContactInfo': [['EDIT_ENTITY'], ['EDIT_CONTACT_INFO']],
   'graphql.groupProperties': [['MANAGE_USERS_AND_GROUPS'], ['EDIT_ENTITY_DOCS'], ['EDIT_ENTITY']],
   'graphql.manageOwnershipTypes': [['MANAGE_GLOBAL_OWNERSHIP_TYPES']],
+  'graphql.viewAnalytics': [['VIEW_ANALYTICS']],
+  // GraphQL: domains, the business glossary and data products, as DataHub 0.12.1 checks them
+  'graphql.createDomain': [['CREATE_DOMAINS'], ['MANAGE_DOMAINS']],
+  'graphql.manageDomains': [['MANAGE_DOMAINS']],
+  'graphql.deleteDomain': [['MANAGE_DOMAINS'], ['DELETE_ENTITY']],
+  'graphql.manageGlossaries': [['MANAGE_GLOSSARIES']],
+  // on the parent node of what is created, moved or deleted; the next on any node above it
+  'graphql.manageGlossaryChildren': [['MANAGE_GLOSSARIES'], ['MANAGE_GLOSSARY_CHILDREN']],
+  'graphql.manageAllGlossaryChildren': [['MANAGE_GLOSSARIES'], ['MANAGE_ALL_GLOSSARY_CHILDREN']],
+  // on the product's domain (on the product itself when it has none)
+  'graphql.manageDataProducts': [['EDIT_ENTITY'], ['MANAGE_DATA_PRODUCTS']],
+  // on each asset put in or taken out of a product
+  'graphql.dataProducts': [['EDIT_ENTITY'], ['EDIT_ENTITY_DATA_PRODUCTS']],
+  // GraphQL: the web app's settings (src/graphql/resolvers/settings.ts). Personal views need no privilege (their
+  // owner only edits them); roles and invitations are administered with MANAGE_POLICIES, as in DataHub.
+  'graphql.manageGlobalViews': [['MANAGE_GLOBAL_VIEWS']],
+  'graphql.createPost': [['CREATE_GLOBAL_ANNOUNCEMENTS'], ['MANAGE_GLOBAL_ANNOUNCEMENTS']],
+  'graphql.deletePost': [['MANAGE_GLOBAL_ANNOUNCEMENTS']],
 
   // Reads of administrative entity types, beyond the read operation's own privilege, whichever way the entity is
   // read (GraphQL entity/entities, REST entities, entitiesV2, aspects, test evaluation): they are for those who

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { badRequest, notFound, unauthenticated } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
@@ -46,6 +46,8 @@ export interface CreateTokenInput {
   description?: string;
   /** Lifetime in ms; null for no expiry (only when configuration allows it). */
   durationMs: number | null;
+  /** PERSONAL (the default) or SESSION (a web app sign-in, issued through src/services/native-users.ts). */
+  type?: 'PERSONAL' | 'SESSION';
 }
 
 export class TokenService {
@@ -66,6 +68,17 @@ export class TokenService {
     return new TokenService(new TextEncoder().encode(secret), entities, opts.cacheMs, opts.allowNoExpiry);
   }
 
+  /** An HMAC of `data` under a key derived from the signing key for one purpose (e.g. the web app's session cookie). */
+  mac(purpose: string, data: string): string {
+    const key = createHmac('sha256', this.key).update(`almanac:${purpose}`).digest();
+    return createHmac('sha256', key).update(data).digest('base64url');
+  }
+
+  /** A 256-bit key for another purpose (e.g. encrypting secrets at rest), derived from the signing secret (HKDF-SHA256). */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, 'almanac', purpose, 32));
+  }
+
   static hash(token: string): string {
     return createHash('sha256').update(token).digest('base64url');
   }
@@ -79,7 +92,7 @@ export class TokenService {
     }
     const now = Date.now();
     const expiresAt = input.durationMs === null ? undefined : now + input.durationMs;
-    const jwt = new SignJWT({ actorType: 'USER', actorId: actorUrn.key, type: 'PERSONAL', version: '2' })
+    const jwt = new SignJWT({ actorType: 'USER', actorId: actorUrn.key, type: input.type ?? 'PERSONAL', version: '2' })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(actorUrn.key)
       .setIssuer(ISSUER)

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { ACTIVITY_TABLE } from './schema.js';
-import type { ActivityEvent } from './types.js';
+import { ACTIVITY_TABLE, USAGE_EVENT_TABLE } from './schema.js';
+import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
 import { addLatest, checkUpdate, lockNames, sameValue } from './aspect-updates.js';
 import {
   ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_TEXT, SEARCH_VALUES, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
@@ -456,6 +456,60 @@ export class PostgresStore implements Store {
       WHERE timestamp_millis >= $1 GROUP BY urn HAVING SUM(COALESCE((event::jsonb ->> 'totalSqlQueries')::numeric, 0)) > 0
       ORDER BY queries DESC, urn COLLATE "C" LIMIT $2`, [sinceMillis, limit]);
     return rows.map((r) => ({ urn: r.urn as string, queries: Number(r.queries) }));
+  }
+
+  async recordUsageEvents(events: readonly UsageEventRow[]): Promise<void> {
+    if (events.length === 0) return;
+    const cols = ['at', 'type', 'actor', 'browser_id', 'entity_urn', 'entity_type', 'query', 'section', 'action_type', 'event'] as const;
+    await this.pool.query(`INSERT INTO ${USAGE_EVENT_TABLE} (${cols.join(', ')})
+      SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])`,
+    cols.map((c) => events.map((e) => e[c])));
+  }
+
+  async countUsageEvents(q: UsageEventCountQuery): Promise<{ keys: (string | null)[]; count: number }[]> {
+    const col = (c: UsageColumn) => {
+      if (!USAGE_COLUMNS.includes(c)) throw new Error(`unknown usage event column ${c}`);
+      return c;
+    };
+    const params: unknown[] = [q.from, q.to];
+    const where = ['at >= $1', 'at < $2'];
+    if (q.types) {
+      if (q.types.length === 0) return [];
+      params.push([...q.types]);
+      where.push(`type = ANY($${params.length})`);
+    }
+    for (const [c, v] of Object.entries(q.where ?? {})) {
+      params.push(v);
+      where.push(`${col(c as UsageColumn)} = $${params.length}`);
+    }
+    const keys = q.groupBy.map(col);
+    const count = q.distinct ? `COUNT(DISTINCT ${col(q.distinct)})` : 'COUNT(*)';
+    const select = keys.map((k, i) => `${k} AS k${i}`).join(', ');
+    const sql = `SELECT ${select}${select ? ', ' : ''}${count} AS n FROM ${USAGE_EVENT_TABLE} WHERE ${where.join(' AND ')}`
+      + (keys.length ? ` GROUP BY ${keys.join(', ')} ORDER BY n DESC, ${keys.map((k) => `${k} IS NULL, ${k} COLLATE "C"`).join(', ')}` : '')
+      + (q.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(q.limit))}` : '');
+    const { rows } = await this.pool.query(sql, params);
+    return rows.map((r) => ({ keys: keys.map((_, i) => (r[`k${i}`] ?? null) as string | null), count: Number(r.n) }));
+  }
+
+  async deleteUsageEventsBefore(time: number): Promise<number> {
+    const r = await this.pool.query(`DELETE FROM ${USAGE_EVENT_TABLE} WHERE at < $1`, [time]);
+    return r.rowCount ?? 0;
+  }
+
+  async latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> {
+    // strpos narrows the scan cheaply; the JSON test decides.
+    const { rows } = await this.pool.query(`SELECT urn, aspect FROM ${ASPECT_TABLE} WHERE version = 0 AND strpos(systemmetadata, $1) > 0
+      AND systemmetadata::jsonb ->> 'runId' = $1 ORDER BY urn COLLATE "C", aspect COLLATE "C"`, [runId]);
+    return rows.map((r) => ({ urn: r.urn as string, aspect: r.aspect as string }));
+  }
+
+  async deleteTimeseriesOfRun(runId: string): Promise<number> {
+    return this.tx(async (c) => {
+      let n = 0;
+      for (const t of timeseriesTableNames()) n += (await c.query(`DELETE FROM ${t} WHERE run_id = $1`, [runId])).rowCount ?? 0;
+      return n;
+    });
   }
 }
 

@@ -24,6 +24,8 @@ export const SEARCH_COUNTS = 'almanac_search_counts';
 export const RELATIONSHIP_TABLE = 'almanac_relationships';
 /** Per user: entities recently viewed and queries recently searched (migration 7). */
 export const ACTIVITY_TABLE = 'almanac_activity';
+/** The web app's usage events (its POSTs to /track), for the analytics charts (migration 8). */
+export const USAGE_EVENT_TABLE = 'almanac_usage_events';
 
 const SAFE_NAME = /^[a-z][a-z0-9_]*$/;
 
@@ -111,6 +113,18 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
            PRIMARY KEY (actor, kind, value))`,
         `CREATE INDEX ${ACTIVITY_TABLE}_recent ON ${ACTIVITY_TABLE} (actor, kind, at)`,
         `CREATE INDEX ${ASPECT_TABLE}_createdby ON ${ASPECT_TABLE} (createdby, createdon)`,
+      ],
+    },
+    {
+      // Usage events the web app posts to /track (page and entity views, searches, actions), one row each: the
+      // fields the analytics charts group by as columns, the whole event as sent in `event`.
+      version: 8,
+      statements: [
+        `CREATE TABLE ${USAGE_EVENT_TABLE} (id ${d === 'sqlite' ? 'INTEGER PRIMARY KEY AUTOINCREMENT' : 'BIGSERIAL PRIMARY KEY'},
+           at ${bigint} NOT NULL, type TEXT NOT NULL, actor TEXT, browser_id TEXT, entity_urn TEXT, entity_type TEXT, query TEXT,
+           section TEXT, action_type TEXT, event TEXT NOT NULL)`,
+        `CREATE INDEX ${USAGE_EVENT_TABLE}_type_at ON ${USAGE_EVENT_TABLE} (type, at)`,
+        `CREATE INDEX ${USAGE_EVENT_TABLE}_at ON ${USAGE_EVENT_TABLE} (at)`,
       ],
     },
   ];

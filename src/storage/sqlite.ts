@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ACTIVITY_TABLE } from './schema.js';
-import type { ActivityEvent } from './types.js';
+import { ACTIVITY_TABLE, USAGE_EVENT_TABLE } from './schema.js';
+import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
 import { addLatest, checkUpdate, sameValue } from './aspect-updates.js';
 import {
   ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
@@ -509,6 +509,61 @@ export class SqliteStore implements Store {
       WHERE timestamp_millis >= ? GROUP BY urn HAVING queries > 0 ORDER BY queries DESC, urn LIMIT ?`).all(sinceMillis, limit) as
       { urn: string; queries: number }[];
     return rows.map((r) => ({ urn: r.urn, queries: Number(r.queries) }));
+  }
+
+  async recordUsageEvents(events: readonly UsageEventRow[]): Promise<void> {
+    if (events.length === 0) return;
+    const insert = this.stmt(`INSERT INTO ${USAGE_EVENT_TABLE} (at, type, actor, browser_id, entity_urn, entity_type, query, section,
+      action_type, event) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.db.transaction(() => {
+      for (const e of events) {
+        insert.run(e.at, e.type, e.actor, e.browser_id, e.entity_urn, e.entity_type, e.query, e.section, e.action_type, e.event);
+      }
+    }).immediate();
+  }
+
+  async countUsageEvents(q: UsageEventCountQuery): Promise<{ keys: (string | null)[]; count: number }[]> {
+    const col = (c: UsageColumn) => {
+      if (!USAGE_COLUMNS.includes(c)) throw new Error(`unknown usage event column ${c}`);
+      return c;
+    };
+    const where = ['at >= ?', 'at < ?'];
+    const params: unknown[] = [q.from, q.to];
+    if (q.types) {
+      if (q.types.length === 0) return [];
+      where.push(`type IN (${q.types.map(() => '?').join(',')})`);
+      params.push(...q.types);
+    }
+    for (const [c, v] of Object.entries(q.where ?? {})) {
+      where.push(`${col(c as UsageColumn)} = ?`);
+      params.push(v);
+    }
+    const keys = q.groupBy.map(col);
+    const count = q.distinct ? `COUNT(DISTINCT ${col(q.distinct)})` : 'COUNT(*)';
+    const select = keys.map((k, i) => `${k} AS k${i}`).join(', ');
+    const sql = `SELECT ${select}${select ? ', ' : ''}${count} AS n FROM ${USAGE_EVENT_TABLE} WHERE ${where.join(' AND ')}`
+      + (keys.length ? ` GROUP BY ${keys.join(', ')} ORDER BY n DESC, ${keys.map((k) => `${k} IS NULL, ${k}`).join(', ')}` : '')
+      + (q.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(q.limit))}` : '');
+    const rows = this.db.prepare(sql).all(...params) as Record<string, unknown>[];
+    return rows.map((r) => ({ keys: keys.map((_, i) => (r[`k${i}`] ?? null) as string | null), count: Number(r.n) }));
+  }
+
+  async deleteUsageEventsBefore(time: number): Promise<number> {
+    return this.stmt(`DELETE FROM ${USAGE_EVENT_TABLE} WHERE at < ?`).run(time).changes;
+  }
+
+  async latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> {
+    // The LIKE narrows the scan cheaply; the JSON test decides.
+    return this.db.prepare(`SELECT urn, aspect FROM ${ASPECT_TABLE} WHERE version = 0 AND systemmetadata LIKE ?
+      AND json_extract(systemmetadata, '$.runId') = ? ORDER BY urn, aspect`).all(`%${runId}%`, runId) as { urn: string; aspect: string }[];
+  }
+
+  async deleteTimeseriesOfRun(runId: string): Promise<number> {
+    let n = 0;
+    this.db.transaction(() => {
+      for (const t of timeseriesTableNames()) n += this.db.prepare(`DELETE FROM ${t} WHERE run_id = ?`).run(runId).changes;
+    }).immediate();
+    return n;
   }
 }
 

@@ -1,6 +1,7 @@
 import { requirePrivilege, requireRead, type Requirement } from '../../services/authz.js';
 import { REQUIRES, type Operation } from '../../services/privileges.js';
 import type { GraphQLContext } from '../context.js';
+import { pagePrivileges } from './dataset-pages.js';
 
 /** Refuses with a 403-coded error unless the caller holds the operation's privileges on the resource. */
 export function authorize(ctx: GraphQLContext, op: Operation, resourceUrn?: string) {
@@ -22,5 +23,6 @@ export async function entityPrivileges(urn: string, ctx: GraphQLContext) {
     can(ctx, 'graphql.manageEntity', urn), can(ctx, 'graphql.updateLineage', urn),
   ]);
   return { canEditLineage: lineage, canManageEntity: manage, canEditDescription: docs, canEditTags: tags,
-    canEditOwners: owners, canEditLinks: links, canEditGlossaryTerms: terms, canEditDeprecation: deprecation };
+    canEditOwners: owners, canEditLinks: links, canEditGlossaryTerms: terms, canEditDeprecation: deprecation,
+    ...(await pagePrivileges(urn, ctx)) };
 }

@@ -82,7 +82,8 @@ export const timeseriesResolvers = {
         ...(input.customProperties ? { customProperties: Object.fromEntries(input.customProperties.map((e: Obj) => [e.key, e.value ?? ''])) } : {}),
       };
       await ctx.catalog.entities.ingest([{ urn, entityType: 'dataset', aspect: 'operation', changeType: 'UPSERT', value, systemMetadata: null }], ctx.actor);
-      return urn;
+      // DataHub 0.12.1 declares String and its resolver answers the boolean true, which its String scalar writes "true".
+      return 'true';
     },
   },
 };
