@@ -8,6 +8,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   'aspect-validation': () => import('./aspect-validation.js'),
   'metadata-tests': () => import('./metadata-tests.js'),
   timeseries: () => import('./timeseries.js'),
+  search: () => import('./search.js'),
 };
 
 const only = process.argv.slice(2);
