@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { systemActor } from '../src/services/actor.js';
 import { after, before, test } from 'node:test';
 import { parseRetention } from '../src/services/timeseries.js';
 import { forEachEngine } from './support/engines.js';
@@ -57,6 +58,26 @@ forEachEngine('time series', (ctx) => {
     assert.equal(res.body.data.dataset.operations.length, 1);
     assert.equal(res.body.data.dataset.operations[0].operationType, 'DELETE');
     assert.equal(res.body.data.dataset.operations[0].timestampMillis, 1631664000000);
+  });
+
+  test('operations(filter:) keeps the events its clauses hold for, before the limit', async () => {
+    const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,ops_filtered,PROD)';
+    const ops = [['INSERT', 'DATA_PROCESS', 10], ['DELETE', 'MANUAL', 20], ['INSERT', 'MANUAL', 30], ['UPDATE', 'DATA_PROCESS', 40]] as const;
+    await t.catalog.entities.ingest(ops.map(([operationType, sourceType, at]) => ({ urn, entityType: 'dataset', aspect: 'operation',
+      changeType: 'UPSERT' as const, systemMetadata: null, value: { timestampMillis: 1_700_000_000_000 + at, lastUpdatedTimestamp: at,
+        operationType, sourceType, partitionSpec: { type: 'PARTITION', partition: `p${at}` } } })), systemActor());
+    const read = async (filter: string, limit = 10) => {
+      const res = await t.graphql(`{ dataset(urn: "${urn}") { operations(filter: ${filter}, limit: ${limit}) { lastUpdatedTimestamp } } }`);
+      assert.equal(res.body.errors, undefined, JSON.stringify(res.body.errors));
+      return res.body.data.dataset.operations.map((o: { lastUpdatedTimestamp: number }) => o.lastUpdatedTimestamp);
+    };
+    assert.deepEqual(await read('{ and: [{ field: "operationType", values: ["INSERT"] }] }'), [30, 10]);
+    assert.deepEqual(await read('{ and: [{ field: "operationType", values: ["INSERT"] }] }', 1), [30]);
+    assert.deepEqual(await read('{ and: [{ field: "operationType", values: ["INSERT"], negated: true }, { field: "sourceType", values: ["DATA_PROCESS"] }] }'), [40]);
+    assert.deepEqual(await read('{ or: [{ and: [{ field: "sourceType", values: ["MANUAL"] }] }, { and: [{ field: "lastUpdatedTimestamp", condition: GREATER_THAN, values: ["35"] }] }] }'), [40, 30, 20]);
+    assert.deepEqual(await read('{ and: [{ field: "partition", values: ["p20"] }] }'), [20]);
+    const bad = await t.graphql(`{ dataset(urn: "${urn}") { operations(filter: { and: [{ field: "lastUpdatedTimestamp", condition: LESS_THAN, values: ["soon"] }] }) { lastUpdatedTimestamp } } }`);
+    assert.equal(bad.body.errors[0].extensions.type, 'BAD_REQUEST');
   });
 
   test('usageStats over all time; statsSummary over the last 30 days', async () => {

@@ -4,18 +4,23 @@ import type { EntityRef, GraphQLContext } from '../context.js';
 import { ref } from './common.js';
 import { authorize } from './privileges.js';
 import type { UsageResult } from '../../services/timeseries.js';
+import { eventFilter, type EventFilter } from '../../services/timeseries-filter.js';
 
 /** Profiles, operations and usage of a dataset, from its time-series tables; and reportOperation. */
 type Ctx = GraphQLContext;
 type Obj = Record<string, any>;
-type Range = { startTimeMillis?: number | null; endTimeMillis?: number | null; limit?: number | null };
+type Range = { startTimeMillis?: number | null; endTimeMillis?: number | null; limit?: number | null; filter?: EventFilter | null };
 
+/** Events read to find `limit` that pass a filter (time-series are read newest first). */
+const FILTERED_READ = 10_000;
 
 async function rows(ctx: Ctx, urn: string, aspect: string, r: Range, dfltLimit: number) {
   const limit = r.limit ?? dfltLimit;
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw badRequest(`limit must be between 1 and 10000, got ${limit}`);
-  return ctx.catalog.timeseries.values({ urn, entityType: 'dataset', aspect, startTimeMillis: r.startTimeMillis ?? undefined,
-    endTimeMillis: r.endTimeMillis ?? undefined, limit });
+  const keep = eventFilter(r.filter);
+  const read = await ctx.catalog.timeseries.values({ urn, entityType: 'dataset', aspect, startTimeMillis: r.startTimeMillis ?? undefined,
+    endTimeMillis: r.endTimeMillis ?? undefined, limit: keep ? FILTERED_READ : limit });
+  return keep ? read.filter((e) => keep(e.value)).slice(0, limit) : read;
 }
 
 const partitionOf = (v: Obj) => (v.partitionSpec ? { type: v.partitionSpec.type ?? 'FULL_TABLE', partition: v.partitionSpec.partition ?? '' } : null);
