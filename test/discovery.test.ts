@@ -120,13 +120,13 @@ function buildFixture(): Fixture[] {
 
 const FIXTURE = buildFixture();
 const TYPES = ['DATASET', 'CHART', 'CONTAINER', 'TAG', 'DOMAIN'];
-const DEFAULT_FACETS = ['_entityType', 'platform', 'origin', 'typeNames', 'tags', 'glossaryTerms', 'owners', 'domains', 'container', 'platformInstance'];
-const DISPLAY: Record<string, string> = { _entityType: 'Type', platform: 'Platform', origin: 'Environment', typeNames: 'Sub Type', tags: 'Tag',
+const DEFAULT_FACETS = ['_entityType', 'entity', 'platform', 'origin', 'typeNames', 'tags', 'glossaryTerms', 'owners', 'domains', 'container', 'platformInstance'];
+const DISPLAY: Record<string, string> = { _entityType: 'Type', entity: 'Type', platform: 'Platform', origin: 'Environment', typeNames: 'Sub Type', tags: 'Tag',
   glossaryTerms: 'Glossary Term', owners: 'Owned By', domains: 'Domain', container: 'Container', platformInstance: 'Platform Instance' };
 
 type Pred = (f: Fixture) => boolean;
 const visible: Pred = (f) => !f.removed;
-const valuesOf = (f: Fixture, field: string) => (field === '_entityType' ? [f.type] : f.values[field] ?? []);
+const valuesOf = (f: Fixture, field: string) => (field === '_entityType' || field === 'entity' ? [f.type] : f.values[field] ?? []);
 const has = (field: string, ...values: string[]): Pred => (f) => valuesOf(f, field).some((v) => values.includes(v));
 
 /** The aggregations DataHub's facet would show: counts over the matching entities, most frequent first, top 20. */
@@ -261,6 +261,19 @@ forEachEngine('discovery: facets, filters, sorting, views', (ctx) => {
     const ends = await t.catalog.search.search({ query: '*', entityTypes: ['dataset'], count: 100, facets: [],
       filters: [[{ field: 'fieldPaths', condition: 'END_WITH', values: ['ount'] }]] });
     assert.deepEqual(sortUrns(ends.urns), sortUrns(FIXTURE.filter((f) => visible(f) && valuesOf(f, 'fieldPaths').some((v) => v.endsWith('ount'))).map((f) => f.urn)));
+  });
+
+  test('a search that names no types searches DataHub\'s searchable types: platforms and metadata tests only when named', async () => {
+    const platform = 'urn:li:dataPlatform:orderbase';
+    await t.catalog.entities.ingest([item(platform, 'dataPlatform', 'dataPlatformInfo', { name: 'orderbase', type: 'RELATIONAL_DB',
+      datasetNameDelimiter: '.' })], systemActor());
+    const byDefault = await gql('{ searchAcrossEntities(input: { query: "orderbase" }) { total searchResults { entity { urn } } } }');
+    assert.deepEqual(byDefault.searchAcrossEntities, { total: 0, searchResults: [] });
+    const named = await gql('{ searchAcrossEntities(input: { query: "orderbase", types: [DATA_PLATFORM] }) { total searchResults { entity { urn } } } }');
+    assert.deepEqual(named.searchAcrossEntities, { total: 1, searchResults: [{ entity: { urn: platform } }] });
+    const types = await gql('{ aggregateAcrossEntities(input: { query: "*", facets: ["_entityType"] }) { facets { aggregations { value } } } }');
+    const seen = types.aggregateAcrossEntities.facets[0].aggregations.map((a: { value: string }) => a.value);
+    assert.ok(!seen.includes('DATA_PLATFORM') && !seen.includes('TEST'), JSON.stringify(seen));
   });
 
   test('soft-deleted entities are found only when a filter asks about removal', async () => {

@@ -349,6 +349,11 @@ forEachEngine('webapp login: /auth endpoints, session cookies and the served web
         [200, 'text/javascript; charset=utf-8', 'console.log("app")', 'public, max-age=31536000, immutable']);
       res = await get('/manifest.json');
       assert.deepEqual([res.statusCode, res.headers['content-type'], res.body], [200, 'application/json; charset=utf-8', '{"name":"DataHub"}']);
+      // DataHub's build (datahub-web-react/dist) asks for its files under /assets, where datahub-frontend serves them.
+      res = await get('/assets/static/js/main.0a1b2c3d.js');
+      assert.deepEqual([res.statusCode, res.headers['content-type'], res.body], [200, 'text/javascript; charset=utf-8', 'console.log("app")']);
+      res = await get('/assets/missing.js');
+      assert.deepEqual([res.statusCode, res.headers['content-type'], res.body], [200, 'text/html; charset=utf-8', index]);
       // API paths: unknown ones are JSON 404s, known ones answer as ever (and still need credentials).
       res = await get('/api/nothing-here');
       assert.deepEqual([res.statusCode, json(res.body)], [404, { status: 404, code: 'NOT_FOUND', message: 'No route for GET /api/nothing-here' }]);

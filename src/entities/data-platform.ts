@@ -64,5 +64,5 @@ export const dataPlatform = defineEntity({
       lastIngested: (f) => f.lastObserved(),
     },
   },
-  search: {},
+  search: { onlyWhenNamed: true },
 });

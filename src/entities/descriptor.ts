@@ -175,6 +175,11 @@ export interface SearchPart {
   readonly name?: (key: KeyValues) => string;
   /** Filter fields whose values come from the urn (aspects add theirs through `facets`). */
   readonly facets?: Readonly<Record<string, (key: KeyValues) => readonly string[]>>;
+  /**
+   * Found only by a search that names this type: a search across entities without types leaves it out, as DataHub's
+   * SEARCHABLE_ENTITY_TYPES does (its web app cannot show such results).
+   */
+  readonly onlyWhenNamed?: boolean;
 }
 
 /** Where updateDescription writes an entity's documentation. */

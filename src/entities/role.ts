@@ -68,4 +68,6 @@ export const role = defineEntity({
       },
     },
   },
+  // External access roles are among the types DataHub 0.12.1 searches (its search page and autocomplete show them).
+  search: {},
 });

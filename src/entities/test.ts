@@ -43,5 +43,5 @@ export const test = defineEntity({
       definition: async (f) => ({ json: (await f.aspect(testInfo))?.definition?.json ?? null }),
     },
   },
-  search: {},
+  search: { onlyWhenNamed: true },
 });

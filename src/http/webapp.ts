@@ -69,7 +69,10 @@ export function webappFeature(dir: string) {
       if (isApiPath(urlPath)) {
         return sendError(request, reply, notFound(`No route for ${request.method} ${urlPath}`));
       }
-      const found = urlPath === '/' ? null : await fileFor(urlPath);
+      // The web app is built to be served under /assets (its PUBLIC_URL), as datahub-frontend serves it: a built folder
+      // (datahub-web-react/dist) holds at its root what the page asks for under /assets/.
+      const found = urlPath === '/' ? null
+        : (await fileFor(urlPath)) ?? (urlPath.startsWith('/assets/') ? await fileFor(urlPath.slice('/assets'.length)) : null);
       if (found) return send(reply, found.file, found.size, found.file === index);
       const page = await fileFor('/index.html');
       if (!page) return sendError(request, reply, notFound(`The web app folder has no index.html: ${root}`));

@@ -21,6 +21,9 @@ type Aspects = ReadonlyMap<string, unknown>;
 /** Entity types worth finding (those whose descriptor has a search part). Access tokens, policies and the like are not. */
 export const SEARCHABLE: ReadonlySet<string> = new Set(ENTITY_DESCRIPTORS.filter((d) => d.search).map((d) => d.name));
 
+/** What a search that names no types searches: DataHub's SEARCHABLE_ENTITY_TYPES, from the descriptors. */
+export const SEARCHED_BY_DEFAULT: readonly string[] = ENTITY_DESCRIPTORS.filter((d) => d.search && !d.search.onlyWhenNamed).map((d) => d.name);
+
 /** `SampleKafkaDataset.fct_users2` → `samplekafkadataset sample kafka dataset fct users 2 …`. */
 export function words(text: string): string[] {
   const out: string[] = [];
@@ -177,13 +180,16 @@ export interface SearchResponse {
 export const FACET_SEPARATOR = '\u241e';
 const ENTITY_TYPE_FIELDS = new Set(['_entityType', 'entityType', '_index', 'entity']);
 
-/** The facets DataHub 0.12.1 returns when none are asked for: the fields its models add to filters, and the type. */
-export const DEFAULT_FACETS: readonly string[] = ['_entityType', 'platform', 'origin', 'typeNames', 'tags', 'glossaryTerms', 'owners',
+/**
+ * The facets DataHub 0.12.1 returns when none are asked for: the fields its models add to filters, and the type —
+ * twice, as `_entityType` and as the legacy `entity` its web app's tag and term pages read.
+ */
+export const DEFAULT_FACETS: readonly string[] = ['_entityType', 'entity', 'platform', 'origin', 'typeNames', 'tags', 'glossaryTerms', 'owners',
   'domains', 'container', 'platformInstance'];
 
 /** DataHub's display names of filter fields (its models' filterNameOverride). */
 const DISPLAY_NAMES: Readonly<Record<string, string>> = {
-  _entityType: 'Type', platform: 'Platform', origin: 'Environment', env: 'Environment', typeNames: 'Sub Type', tags: 'Tag',
+  _entityType: 'Type', entity: 'Type', platform: 'Platform', origin: 'Environment', env: 'Environment', typeNames: 'Sub Type', tags: 'Tag',
   glossaryTerms: 'Glossary Term', owners: 'Owned By', domains: 'Domain', container: 'Container', platformInstance: 'Platform Instance',
   deprecated: 'Deprecated', hasDescription: 'Has Description', degree: 'Degree',
 };
@@ -256,7 +262,7 @@ const facetFieldOf = (c: FilterClause) => {
 };
 
 function facetSpec(field: string): FacetSpec {
-  if (field === '_entityType') return { kind: 'entityType' };
+  if (ENTITY_TYPE_FIELDS.has(field)) return { kind: 'entityType' };
   const [first, second, ...rest] = field.split(FACET_SEPARATOR);
   if (second !== undefined && rest.length === 0 && ENTITY_TYPE_FIELDS.has(first!)) return { kind: 'entityTypeThen', field: second };
   if (second !== undefined) throw badRequest(`Facet ${field}: only the entity type can have a facet nested under it`, { field });
@@ -332,8 +338,7 @@ export class SearchService {
    */
   private condition(req: SearchRequest, skipFacet?: string): SearchCondition {
     const all: SearchCondition[] = [];
-    // The index holds searchable types only: without a list of types, no condition on them is needed.
-    if (req.entityTypes?.length) all.push({ column: 'entityType', values: [...req.entityTypes] });
+    all.push({ column: 'entityType', values: req.entityTypes?.length ? [...req.entityTypes] : SEARCHED_BY_DEFAULT });
     if (req.urns) all.push({ column: 'urn', values: req.urns });
     const groups = (req.filters ?? []).filter((g) => g.length > 0);
     if (!groups.some((g) => g.some((c) => fieldName(c.field) === 'removed'))) all.push({ column: 'removed', value: false });
@@ -345,7 +350,7 @@ export class SearchService {
 
   /** A facet's own clauses: its field, or for the nested type facet, the type and sub-type clauses too. */
   private sameFacet(clauseField: string, facet: string): boolean {
-    if (clauseField === facet) return true;
+    if (clauseField === facet || (ENTITY_TYPE_FIELDS.has(facet) && clauseField === '_entityType')) return true;
     const parts = facet.split(FACET_SEPARATOR).map((p) => (ENTITY_TYPE_FIELDS.has(p) ? '_entityType' : p));
     return parts.length > 1 && (parts.includes(clauseField) || clauseField === parts.join(FACET_SEPARATOR));
   }
@@ -458,7 +463,7 @@ export class SearchService {
     }));
     const selected = selectedValues(req.filters ?? []);
     return wanted.flatMap((field, i) => {
-      const aggregations = formatFacet(field, specs[i]!, counts[i]!, selected.get(field) ?? []);
+      const aggregations = formatFacet(field, specs[i]!, counts[i]!, selected.get(ENTITY_TYPE_FIELDS.has(field) ? '_entityType' : field) ?? []);
       return aggregations.length ? [{ field, displayName: displayNameOfField(field), aggregations }] : [];
     });
   }
