@@ -168,6 +168,7 @@ forEachEngine('web app: domains, glossary and data products', (ctx) => {
     const kafkaUrn = 'urn:li:dataPlatform:kafka';
     const facets = (platforms: [string, number][], n: number) => [
       { field: '_entityType', displayName: 'Type', aggregations: [{ value: 'DATASET', count: n, entity: null }] },
+      { field: 'entity', displayName: 'Type', aggregations: [{ value: 'DATASET', count: n, entity: null }] },
       { field: 'platform', displayName: 'Platform', aggregations: platforms.map(([p, c]) => ({ value: p, count: c, entity: { urn: p } })) },
       { field: 'origin', displayName: 'Environment', aggregations: [{ value: 'PROD', count: n, entity: null }] },
       { field: 'domains', displayName: 'Domain', aggregations: [{ value: FINANCE, count: n, entity: { urn: FINANCE } }] },
@@ -290,6 +291,7 @@ forEachEngine('web app: domains, glossary and data products', (ctx) => {
     // D1 is labelled with T1 (the glossary test).
     const facets = (platforms: [string, number][], domains: [string, number][], n: number, terms: [string, number][] = []) => [
       { field: '_entityType', aggregations: [{ value: 'DATASET', count: n }] },
+      { field: 'entity', aggregations: [{ value: 'DATASET', count: n }] },
       { field: 'platform', aggregations: platforms.map(([value, count]) => ({ value, count })) },
       { field: 'origin', aggregations: [{ value: 'PROD', count: n }] },
       ...(terms.length ? [{ field: 'glossaryTerms', aggregations: terms.map(([value, count]) => ({ value, count })) }] : []),
