@@ -71,15 +71,27 @@ export function ftsFlags(entityType: string, removed: boolean): string {
 }
 
 /** The top-level entity-type and removal conditions of a query, as FTS flag clauses. */
-function flagClauses(where: SearchCondition): string[] {
+function flagClauses(where: SearchCondition): { required: string[]; excluded: string[] } {
   const parts = 'all' in where ? where.all : [where];
-  const out: string[] = [];
+  const required: string[] = [];
+  const excluded: string[] = [];
+  const types = (values: readonly string[]) => `{flags} : (${values.map((t) => `type${t.toLowerCase()}`).join(' OR ')})`;
   for (const c of parts) {
+    const excludedTypes = excludedTypesOf(c);
+    if (excludedTypes) {
+      if (excludedTypes.length) excluded.push(types(excludedTypes));
+      continue;
+    }
     if (!('column' in c)) continue;
-    if (c.column === 'removed') out.push(`{flags} : ${c.value ? 'removed' : 'live'}`);
-    else if (c.column === 'entityType' && c.values.length) out.push(`{flags} : (${c.values.map((t) => `type${t.toLowerCase()}`).join(' OR ')})`);
+    if (c.column === 'removed') required.push(`{flags} : ${c.value ? 'removed' : 'live'}`);
+    else if (c.column === 'entityType' && c.values.length) required.push(types(c.values));
   }
-  return out;
+  return { required, excluded };
+}
+
+/** The entity types a `not (entity type in …)` condition leaves out, or undefined for any other condition. */
+function excludedTypesOf(c: SearchCondition): readonly string[] | undefined {
+  return 'not' in c && 'column' in c.not && c.not.column === 'entityType' ? c.not.values : undefined;
 }
 
 /**
@@ -89,9 +101,11 @@ function flagClauses(where: SearchCondition): string[] {
 export function textQuery(dialect: Dialect, terms: readonly string[], where?: SearchCondition, negated = false): string {
   if (dialect === 'postgres') return terms.map((t) => `${t}:*`).join(' & ');
   const words = `{name body} : (${terms.map((t) => `"${t}"*`).join(' AND ')})`;
-  const flags = where ? flagClauses(where) : [];
-  if (negated) return `(${flags.length ? flags.join(' AND ') : '{flags} : (live OR removed)'}) NOT (${words})`;
-  return [words, ...flags].join(' AND ');
+  const { required, excluded } = where ? flagClauses(where) : { required: [], excluded: [] };
+  // FTS5's NOT is binary (left NOT right): each excluded set is taken out of what the rest matches.
+  const without = (q: string) => excluded.reduce((acc, x) => `(${acc}) NOT (${x})`, q);
+  if (negated) return `(${without(required.length ? required.join(' AND ') : '{flags} : (live OR removed)')}) NOT (${words})`;
+  return without([words, ...required].join(' AND '));
 }
 
 /** `unindexed`: SQLite must not drive the query from the matches (a unary + on the id), but walk another index. */
@@ -108,18 +122,24 @@ export const DENSE_SHARE = 0.05;
 /** Whether every condition of the query is answered by the FTS flags (then counting needs no other table). */
 function flagsOnly(where: SearchCondition): boolean {
   const parts = 'all' in where ? where.all : [where];
-  return parts.every((c) => 'column' in c && c.column !== 'urn');
+  return parts.every((c) => excludedTypesOf(c) !== undefined || ('column' in c && c.column !== 'urn'));
 }
 
 /**
  * The query's filter when it is nothing but entity types and removal (no text, no field condition): then totals
  * and facets come from the counts table, whatever the size of the catalog.
  */
-export function countable(q: SearchDocQuery): { types?: readonly string[]; removed?: boolean } | null {
+export function countable(q: SearchDocQuery): Countable | null {
   if (q.terms.length) return null;
   const parts = 'all' in q.where ? q.where.all : [q.where];
-  const out: { types?: readonly string[]; removed?: boolean } = {};
+  const out: { types?: readonly string[]; removed?: boolean; excludedTypes?: readonly string[] } = {};
   for (const c of parts) {
+    const excluded = excludedTypesOf(c);
+    if (excluded) {
+      if (out.excludedTypes) return null;
+      out.excludedTypes = excluded;
+      continue;
+    }
     if (!('column' in c) || c.column === 'urn') return null;
     if (c.column === 'removed') {
       if (out.removed !== undefined && out.removed !== c.value) return null;
@@ -132,14 +152,18 @@ export function countable(q: SearchDocQuery): { types?: readonly string[]; remov
   return out;
 }
 
-function countsFilter(k: { types?: readonly string[]; removed?: boolean }, p: SqlParams): string {
+/** A query the counts table answers: entity types kept or left out, and removal. */
+type Countable = { types?: readonly string[]; removed?: boolean; excludedTypes?: readonly string[] };
+
+function countsFilter(k: Countable, p: SqlParams): string {
   let w = '';
   if (k.removed !== undefined) w += ` AND removed = ${p.add(k.removed)}`;
   if (k.types) w += ` AND entity_type ${p.in(k.types)}`;
+  if (k.excludedTypes?.length) w += ` AND NOT entity_type ${p.in(k.excludedTypes)}`;
   return w;
 }
 
-function countsWhere(field: string, k: { types?: readonly string[]; removed?: boolean }, p: SqlParams): string {
+function countsWhere(field: string, k: Countable, p: SqlParams): string {
   return `field = ${p.add(field)}${countsFilter(k, p)}`;
 }
 
