@@ -3,15 +3,15 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import {
-  Kind, Lexer, Source, TokenKind, buildClientSchema, getIntrospectionQuery, print, validate, visit,
-  type DocumentNode, type GraphQLSchema, type IntrospectionQuery, type OperationDefinitionNode, type SelectionSetNode,
+  Lexer, Source, TokenKind, buildClientSchema, getIntrospectionQuery, print, validate,
+  type DocumentNode, type GraphQLSchema, type IntrospectionQuery, type OperationDefinitionNode,
 } from 'graphql';
 import { fragmentsOf, measureOperation } from '../src/graphql/cost-limit.js';
 import { LIMITS } from '../src/graphql/plugin.js';
 import { systemActor } from '../src/services/actor.js';
 import { forEachEngine } from './support/engines.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
-import { webappDocument, webappOperations } from './support/webapp.js';
+import { webappDocument, webappOperations, withTypename } from './support/webapp.js';
 
 /**
  * The contract with DataHub 0.12.1's web app (issue 15): every GraphQL operation it sends
@@ -26,18 +26,6 @@ import { webappDocument, webappOperations } from './support/webapp.js';
  */
 const NOT_YET_VALID = new Set<string>([]);
 
-/** What Apollo Client sends: `__typename` added to every selection set but the operation's own. */
-export function withTypename(doc: DocumentNode): DocumentNode {
-  return visit(doc, {
-    SelectionSet: {
-      leave(node: SelectionSetNode, _key, parent) {
-        if (parent && !Array.isArray(parent) && (parent as { kind?: string }).kind === Kind.OPERATION_DEFINITION) return undefined;
-        if (node.selections.some((s) => s.kind === Kind.FIELD && s.name.value === '__typename')) return undefined;
-        return { ...node, selections: [...node.selections, { kind: Kind.FIELD, name: { kind: Kind.NAME, value: '__typename' } }] };
-      },
-    },
-  }) as DocumentNode;
-}
 
 const require = createRequire(import.meta.url);
 /** mercurius' own depth measure, the one that refuses requests (LIMITS.depth). */

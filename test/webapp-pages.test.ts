@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { buildSchema, Kind, parse, print, visit, type DocumentNode, type SelectionSetNode } from 'graphql';
+import { buildSchema, parse, print } from 'graphql';
 import { jitWorthy } from '../src/graphql/plugin.js';
 import { schemaSdl } from '../src/graphql/schema.js';
 import { forEachEngine } from './support/engines.js';
 import { ingestSamples, readSample, startApp, type TestApp } from './support/app.js';
-import { webappDocument } from './support/webapp.js';
+import { webappDocument, withTypename } from './support/webapp.js';
 
 /**
  * The pages of DataHub 0.12.1's web app, executed (issue 15): home, search, and the dataset, chart, dashboard, data
@@ -16,18 +16,6 @@ import { webappDocument } from './support/webapp.js';
  * container, in a domain, with a glossary term). Expectations are read from the fixture files, not from Almanac.
  */
 
-/** What Apollo Client sends: `__typename` added to every selection set but the operation's own. */
-function withTypename(doc: DocumentNode): DocumentNode {
-  return visit(doc, {
-    SelectionSet: {
-      leave(node: SelectionSetNode, _key, parent) {
-        if (parent && !Array.isArray(parent) && (parent as { kind?: string }).kind === Kind.OPERATION_DEFINITION) return undefined;
-        if (node.selections.some((s) => s.kind === Kind.FIELD && s.name.value === '__typename')) return undefined;
-        return { ...node, selections: [...node.selections, { kind: Kind.FIELD, name: { kind: Kind.NAME, value: '__typename' } }] };
-      },
-    },
-  }) as DocumentNode;
-}
 const sent = new Map<string, string>();
 const webappSent = (name: string) => {
   if (!sent.has(name)) sent.set(name, print(withTypename(webappDocument(name))));

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Kind, parse, print, visit, type DefinitionNode, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { Kind, parse, print, visit, type DefinitionNode, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode,
+  type SelectionSetNode } from 'graphql';
 
 /**
  * DataHub 0.12.1's web-app GraphQL documents (test/fixtures/datahub-webapp-graphql): each operation with every
@@ -54,3 +55,16 @@ export function webappDocument(name: string, file?: string): DocumentNode {
 
 /** The same, as text to send. */
 export const webappText = (name: string, file?: string): string => print(webappDocument(name, file));
+
+/** What Apollo Client sends: `__typename` added to every selection set but the operation's own. */
+export function withTypename(doc: DocumentNode): DocumentNode {
+  return visit(doc, {
+    SelectionSet: {
+      leave(node: SelectionSetNode, _key, parent) {
+        if (parent && !Array.isArray(parent) && (parent as { kind?: string }).kind === Kind.OPERATION_DEFINITION) return undefined;
+        if (node.selections.some((s) => s.kind === Kind.FIELD && s.name.value === '__typename')) return undefined;
+        return { ...node, selections: [...node.selections, { kind: Kind.FIELD, name: { kind: Kind.NAME, value: '__typename' } }] };
+      },
+    },
+  }) as DocumentNode;
+}
