@@ -360,7 +360,8 @@ forEachEngine('webapp login: /auth endpoints, session cookies and the served web
       assert.equal((await get('/health')).statusCode, 200);
       assert.equal((await get('/config')).statusCode, 401);
       assert.equal((await app.inject({ method: 'POST', url: '/api/v2/graphql', payload: { query: '{ me { corpUser { urn } } }' } })).statusCode, 401);
-      // The whole sign-in round trip on the served app.
+      // The whole sign-in round trip on the served app (alice's password set here too, so the test stands alone).
+      await t.catalog.nativeUsers.setPassword('urn:li:corpuser:alice', 'correct horse', systemActor());
       const login = await app.inject({ method: 'POST', url: '/logIn', payload: { username: 'alice', password: 'correct horse' } });
       assert.equal(login.statusCode, 200, login.body);
       const who = await app.inject({ method: 'POST', url: '/api/v2/graphql', headers: { cookie: cookieHeader(login) },
