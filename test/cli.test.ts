@@ -1,37 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
 import { SAMPLES } from './support/app.js';
+import { BIN, freePort, runCli } from './support/processes.js';
 
 // The CLI and the server as real child processes, the way a user runs them.
-const BIN = path.resolve(import.meta.dirname, '../bin/almanac.js');
 const HDFS = 'urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)';
-
-function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function serve(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
   const port = await freePort();
@@ -59,16 +37,16 @@ forEachEngine('CLI and server processes', (ctx) => {
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'almanac-cli-'));
     env = { DATABASE_URL: ctx.engine === 'sqlite' ? `sqlite:${path.join(dir, 'almanac.db')}` : ctx.url };
-    const made = await run(['token', 'create', '--user', 'datahub'], env);
+    const made = await runCli(['token', 'create', '--user', 'datahub'], env);
     assert.equal(made.code, 0, made.stderr);
     token = made.stdout.trim();
-    const loaded = await run(['ingest', ...SAMPLE_FILES()], env);
+    const loaded = await runCli(['ingest', ...SAMPLE_FILES()], env);
     assert.equal(loaded.code, 0, loaded.stderr);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   test('token create prints the token alone on stdout', async () => {
-    const res = await run(['token', 'create', '--user', 'datahub'], env);
+    const res = await runCli(['token', 'create', '--user', 'datahub'], env);
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\n$/);
   });
@@ -78,7 +56,7 @@ forEachEngine('CLI and server processes', (ctx) => {
     const db = await freshSharedDatabaseUrl(ctx.engine);
     let res;
     try {
-      res = await run(['ingest', ...SAMPLE_FILES()], { DATABASE_URL: db.url });
+      res = await runCli(['ingest', ...SAMPLE_FILES()], { DATABASE_URL: db.url });
     } finally {
       await db.cleanup();
     }
@@ -94,7 +72,7 @@ forEachEngine('CLI and server processes', (ctx) => {
       { entityType: 'tag', entityUrn: 'urn:li:tag:cli_bad', changeType: 'UPSERT', aspectName: 'tagProperties', aspect: { json: { name: 7 } } },
       { something: 'else' },
     ]));
-    const res = await run(['ingest', file], env);
+    const res = await runCli(['ingest', file], env);
     assert.equal(res.code, 1);
     assert.equal(res.stderr,
       `refused: ${file} record 1 (urn:li:tag:cli_bad): Invalid aspect tagProperties: name: expected a string, got number\n` +
@@ -133,7 +111,7 @@ forEachEngine('CLI and server processes', (ctx) => {
         privileges: ["EDIT_ENTITY"], resources: { resources: ["${HDFS}"], allResources: false },
         actors: { users: ["urn:li:corpuser:alice"], allUsers: false, allGroups: false, resourceOwners: false } }) }`);
       assert.equal(created.errors, undefined, JSON.stringify(created.errors));
-      const aliceToken = await run(['token', 'create', '--user', 'alice'], env);
+      const aliceToken = await runCli(['token', 'create', '--user', 'alice'], env);
       assert.equal(aliceToken.code, 0, aliceToken.stderr);
       const alice = `Bearer ${aliceToken.stdout.trim()}`;
 
@@ -182,10 +160,10 @@ forEachEngine('CLI and server processes', (ctx) => {
   });
 
   test('invalid configuration stops start-up with one clear line', async () => {
-    const res = await run(['serve'], { ...env, PORT: 'eighty' });
+    const res = await runCli(['serve'], { ...env, PORT: 'eighty' });
     assert.equal(res.code, 1);
     assert.equal(res.stderr, "almanac: invalid configuration: PORT must be a whole number, got 'eighty'\n");
-    const db = await run(['serve'], { DATABASE_URL: 'mysql://x' });
+    const db = await runCli(['serve'], { DATABASE_URL: 'mysql://x' });
     assert.equal(db.stderr, "almanac: invalid configuration: DATABASE_URL must be sqlite:<path> or postgres://…, got 'mysql://x'\n");
   });
 });

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { forEachEngine } from './support/engines.js';
 import { REPO, artifactPath } from './support/run-env.js';
+import { freePort } from './support/processes.js';
 
 /**
  * The README's first steps, as a newcomer runs them: the server started with `npm start` on a fresh database,
@@ -71,16 +71,6 @@ function normalise(value: unknown): unknown {
       [k, VARYING_KEYS.has(k) && typeof v === 'number' ? '<number>' : normalise(v)]));
   }
   return value;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 const isAlive = (pid: number) => {

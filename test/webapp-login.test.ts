@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -13,6 +12,7 @@ import { encodeSession } from '../src/http/session.js';
 import { systemActor } from '../src/services/actor.js';
 import { forEachEngine } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';
+import { BIN, freePort, runCli } from './support/processes.js';
 
 /**
  * DataHub's sign-in path against Almanac, end to end over HTTP: the metadata service's /auth/* endpoints as a stock
@@ -377,29 +377,6 @@ forEachEngine('webapp login: /auth endpoints, session cookies and the served web
 
 // The CLI and the server as real processes: a password set with the CLI, then the web app served by `serve
 // --webapp-dir` over a real socket, signed in with fetch as a browser would.
-const BIN = path.resolve(import.meta.dirname, '../bin/almanac.js');
-
-function run(args: string[], env: Record<string, string>, stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 forEachEngine('webapp login: `almanac password set` and `almanac serve --webapp-dir` as processes', (ctx) => {
   let dir: string;
@@ -417,12 +394,12 @@ forEachEngine('webapp login: `almanac password set` and `almanac serve --webapp-
   });
 
   test('a folder without index.html is refused with one line', async () => {
-    const res = await run(['serve', '--webapp-dir', path.join(dir, 'missing')], env);
+    const res = await runCli(['serve', '--webapp-dir', path.join(dir, 'missing')], env);
     assert.deepEqual([res.code, res.stderr], [1, `almanac: --webapp-dir ${path.join(dir, 'missing')}: not a folder holding the web app's index.html\n`]);
   });
 
   test('the root user signs in to the served web app with the password set by the CLI', async () => {
-    const set = await run(['password', 'set', '--user', 'datahub'], env, 'root passphrase\n');
+    const set = await runCli(['password', 'set', '--user', 'datahub'], env, 'root passphrase\n');
     assert.deepEqual([set.code, set.stdout, set.stderr], [0, '', 'Password set for urn:li:corpuser:datahub\n']);
     const port = await freePort();
     child = spawn(process.execPath, [BIN, 'serve', '--webapp-dir', path.join(dir, 'build')], {
