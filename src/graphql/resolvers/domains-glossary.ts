@@ -99,8 +99,7 @@ export const domainGlossaryResolvers = {
     /** DataHub's default: every entity in the domain, 20 at a time; the input's facet filters all apply. */
     entities: async (r: EntityRef, { input }: { input?: Obj | null }, ctx: Ctx) => {
       const i = input ?? {};
-      const own: FilterClause[] = (i.filters ?? []).map((f: Obj) => ({ field: f.field, values: f.values ?? (f.value != null ? [f.value] : []),
-        condition: f.condition, negated: f.negated }));
+      const own: FilterClause[] = filtersOf({ filters: i.filters })[0] ?? [];
       // The domain clause is a hard limit: the members (from the relationship index) bound the search too, so that the
       // Domain facet, whose own clause does not narrow it, counts this domain's entities only.
       const members = await ctx.catalog.relationships.list({ urn: r.urn, direction: 'INCOMING', types: ['AssociatedWith'], start: 0, count: MEMBER_CAP });

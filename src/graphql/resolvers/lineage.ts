@@ -3,10 +3,9 @@ import { DEFAULT_MAX_HOPS, updateLineage, type LineageDirection, type LineageEdi
 import { parseUrn } from '../../model/urn.js';
 import type { Facet, FilterClause, MatchedField } from '../../services/search.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
-import { entityTypeOfEnum } from '../entity-types.js';
 import { ref } from './common.js';
 import { authorize } from './privileges.js';
-import { facetsOut, matchedFieldsOut } from './search.js';
+import { entityTypesOf, facetsOut, filtersOf, matchedFieldsOut } from './search.js';
 
 /**
  * `lineage(input:)` on every entity type that declares it, and searchAcrossLineage / scrollAcrossLineage: the
@@ -63,27 +62,6 @@ function degreeBucket(degree: number): string {
   return degree === 1 ? '1' : degree === 2 ? '2' : '3+';
 }
 
-function entityTypes(list: readonly string[] | null | undefined): string[] | undefined {
-  if (!list?.length) return undefined;
-  return list.map((t) => {
-    const et = entityTypeOfEnum(t);
-    if (!et) throw badRequest(`Entity type ${t} is not searchable`);
-    return et;
-  });
-}
-
-/** DataHub's `orFilters` (any group, all clauses) and legacy `filters` (all clauses, added to each group). */
-function filterGroups(input: Obj): FilterClause[][] {
-  const clause = (f: Obj): FilterClause => ({ field: f.field, values: f.values ?? (f.value != null ? [f.value] : []),
-    condition: f.condition ?? undefined, negated: f.negated ?? undefined });
-  const groups: FilterClause[][] = (input.orFilters ?? []).map((g: Obj) => (g?.and ?? []).map(clause));
-  if (input.filters?.length) {
-    const all = input.filters.map(clause);
-    return groups.length ? groups.map((g) => [...g, ...all]) : [all];
-  }
-  return groups;
-}
-
 /**
  * The degree clauses taken out of the filters (the search service knows nothing of degrees): a predicate on the
  * degree, or null when no group has one. A group without a degree clause admits every degree. When groups differ in
@@ -116,8 +94,8 @@ async function lineageSearch(ctx: Ctx, input: Obj) {
   await authorize(ctx, 'graphql.search');
   if (typeof input.urn !== 'string' || input.urn === '') throw badRequest('urn is required: the entity the lineage search starts from');
   const dir = direction(input.direction);
-  const types = entityTypes(input.types);
-  const { degree, filters } = splitDegree(filterGroups(input));
+  const types = entityTypesOf(input.types);
+  const { degree, filters } = splitDegree(filtersOf(input));
   const skipFacets = !!input.searchFlags?.skipAggregates;
   // Always the whole walk (DataHub 0.12.1's default of 1000 hops), even under a degree filter: the degree facet counts
   // every degree whatever the filter says.
