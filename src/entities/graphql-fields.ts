@@ -1,4 +1,4 @@
-import { ref, type EntityRef, type FieldContext, type FieldResolver } from './descriptor.js';
+import { ref, type EntityDescriptor, type EntityRef, type FieldContext, type FieldResolver } from './descriptor.js';
 import { dataPlatformInfo } from './data-platform.js';
 import { ownershipTypeOf } from './ownership-types.js';
 import * as shared from './shared-aspects.js';
@@ -123,6 +123,17 @@ export async function defaultBrowsePathV2(f: Pick<FieldContext, 'urn' | 'key' | 
     if (parts.length) return { path: parts.map((id) => ({ id })) };
   }
   return { path: [{ id: 'Default' }] };
+}
+
+/**
+ * The legacy browse path DataHub 0.12.1 generates for an entity ingested without one: its descriptor's, given the
+ * dataset name delimiter of the platform its urn names (from that platform's dataPlatformInfo, when it gives one).
+ */
+export async function defaultBrowsePath(d: EntityDescriptor, f: Pick<FieldContext, 'key' | 'aspect'>): Promise<string | undefined> {
+  if (!d.browsePath) return undefined;
+  const platform = d.platform?.(f.key);
+  const delimiter = platform ? (await f.aspect(dataPlatformInfo, platform))?.datasetNameDelimiter?.[0] : undefined;
+  return d.browsePath(f.key, delimiter);
 }
 
 /** Mappings of the shared aspects to the fields DataHub gives every entity type that has them. */

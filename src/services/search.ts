@@ -1,6 +1,6 @@
 import { badRequest, notFound } from '../errors.js';
 import { aspectDef, aspectsOf, descriptorOfGraphQLType, descriptorOfUrn, ENTITY_DESCRIPTORS, entityDescriptor, keyValuesOf } from '../entities/index.js';
-import { defaultBrowsePathV2 } from '../entities/graphql-fields.js';
+import { defaultBrowsePath, defaultBrowsePathV2 } from '../entities/graphql-fields.js';
 import { browsePathV2Key } from '../entities/shared-aspects.js';
 import type { AnyAspect, EntityDescriptor, KeyValues } from '../entities/descriptor.js';
 import { decodeUrnPart, tryParseUrn } from '../model/urn.js';
@@ -109,7 +109,7 @@ function hasDescription(aspects: Aspects): boolean {
  * and from each aspect's facets; `hasDescription` and the browse paths DataHub derives when none was sent.
  */
 function fieldValues(d: EntityDescriptor, key: KeyValues, aspects: Aspects, defaultPathV2: string | undefined,
-  delimiter?: string): [string, string][] {
+  defaultPath: string | undefined): [string, string][] {
   const out: [string, string][] = [];
   const platform = d.platform?.(key);
   if (platform) out.push(['platform', platform]);
@@ -120,7 +120,7 @@ function fieldValues(d: EntityDescriptor, key: KeyValues, aspects: Aspects, defa
   }
   out.push(['hasDescription', String(hasDescription(aspects))]);
   if (!aspects.has('browsePathsV2') && defaultPathV2 !== undefined) out.push(['browsePathV2', defaultPathV2]);
-  if (!aspects.has('browsePaths') && d.browsePath) out.push(['browsePaths', d.browsePath(key, delimiter)]);
+  if (!aspects.has('browsePaths') && defaultPath !== undefined) out.push(['browsePaths', defaultPath]);
   return out;
 }
 
@@ -289,7 +289,13 @@ export class SearchService {
     if (wanted.length === 0) return;
     const existing = await this.store.existing(wanted);
     const latest = await this.store.getLatest([...existing]);
-    const platformInfo = new Map<string, unknown>();
+    // Aspects of other entities the defaults read (a platform's name delimiter), read once per batch.
+    const others = new Map<string, Promise<unknown>>();
+    const other = (of: string, aspect: string) => {
+      const k = `${of}\n${aspect}`;
+      if (!others.has(k)) others.set(k, this.store.getLatest([of], [aspect]).then((m) => m.get(of)?.get(aspect)?.value));
+      return others.get(k)!;
+    };
     const docs: SearchDoc[] = [];
     for (const urn of existing) {
       const u = tryParseUrn(urn);
@@ -297,22 +303,10 @@ export class SearchService {
       const d = entityDescriptor(u.entityType)!;
       const key = keyValuesOf(d, u) ?? {};
       const aspects = new Map([...(latest.get(urn) ?? new Map())].map(([k, r]) => [k, r.value]));
-      let defaultPathV2: string | undefined;
-      if (!aspects.has('browsePathsV2')) {
-        const path = await defaultBrowsePathV2({ urn, key, aspect: async (def, of) => {
-          if (of === undefined || of === urn) return aspects.get(def.name) as never;
-          if (!platformInfo.has(of)) platformInfo.set(of, (await this.store.getLatest([of], [def.name])).get(of)?.get(def.name)?.value);
-          return platformInfo.get(of) as never;
-        } });
-        defaultPathV2 = browsePathV2Key(path.path);
-      }
-      // A dataset's platform's name delimiter, which DataHub's default legacy browse path splits its name at.
-      const legacyDelimiter = async () => {
-        if (aspects.has('browsePaths') || !d.browsePath || u.entityType !== 'dataset' || typeof key.platform !== 'string') return undefined;
-        const p = key.platform;
-        if (!platformInfo.has(p)) platformInfo.set(p, (await this.store.getLatest([p], ['dataPlatformInfo'])).get(p)?.get('dataPlatformInfo')?.value);
-        return (platformInfo.get(p) as { datasetNameDelimiter?: string } | undefined)?.datasetNameDelimiter?.[0];
-      };
+      const reads = { urn, key, aspect: async (def: { name: string }, of?: string) =>
+        (of === undefined || of === urn ? aspects.get(def.name) : await other(of, def.name)) as never };
+      const defaultPathV2 = aspects.has('browsePathsV2') ? undefined : browsePathV2Key((await defaultBrowsePathV2(reads)).path);
+      const defaultPath = aspects.has('browsePaths') ? undefined : await defaultBrowsePath(d, reads);
       const name = nameOf(urn);
       const display = displayNameOf(urn, aspects);
       docs.push({
@@ -321,7 +315,7 @@ export class SearchService {
         text: bodyText(urn, aspects),
         sortName: display.toLowerCase(),
         removed: (aspects.get('status') as { removed?: unknown } | undefined)?.removed === true,
-        values: fieldValues(d, key, aspects, defaultPathV2, await legacyDelimiter()),
+        values: fieldValues(d, key, aspects, defaultPathV2, defaultPath),
       });
     }
     await this.store.upsertSearchDocs(docs);

@@ -1,5 +1,5 @@
 import { keyValuesOf, descriptorOfUrn, entityDescriptor } from '../../entities/index.js';
-import { browsePaths as browsePathsOut } from '../../entities/graphql-fields.js';
+import { browsePaths as browsePathsOut, defaultBrowsePath } from '../../entities/graphql-fields.js';
 import { browsePaths as browsePathsAspect } from '../../entities/shared-aspects.js';
 import type { EntityDescriptor } from '../../entities/descriptor.js';
 import { badRequest } from '../../errors.js';
@@ -178,12 +178,7 @@ export async function legacyBrowsePaths(ctx: Ctx, d: EntityDescriptor, urn: stri
   const stored = await ctx.loader.aspect<{ paths?: string[] }>(urn, browsePathsAspect.name);
   const u = tryParseUrn(urn);
   const key = d.browsePath && stored === undefined && typeof u !== 'string' ? keyValuesOf(d, u) : undefined;
-  let fallback: string | undefined;
-  if (key) {
-    const delimiter = d.name === 'dataset' && typeof key.platform === 'string'
-      ? (await ctx.loader.aspect<{ datasetNameDelimiter?: string }>(key.platform, 'dataPlatformInfo'))?.datasetNameDelimiter?.[0] : undefined;
-    fallback = d.browsePath!(key, delimiter);
-  }
+  const fallback = key ? await defaultBrowsePath(d, { key, aspect: (def, of) => ctx.loader.aspect(of ?? urn, def.name) }) : undefined;
   return browsePathsOut(stored, fallback);
 }
 
