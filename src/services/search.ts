@@ -361,10 +361,10 @@ export class SearchService {
     for (const t of req.entityTypes ?? []) if (!SEARCHABLE.has(t)) throw badRequest(`Entity type ${t} is not searchable`);
     const terms = queryTerms(req.query);
     const sort = sortOf(req.sort);
-    const [page, facets] = await Promise.all([
-      this.store.searchDocs({ terms, where: this.condition(req), sort, start, count }),
-      this.facets(req, terms, req.facets ?? DEFAULT_FACETS),
-    ]);
+    const where = this.condition(req);
+    const page = await this.store.searchDocs({ terms, where, sort, start, count });
+    // The page's total is how many the facets sharing its condition count over: not counted a second time.
+    const facets = await this.facets(req, terms, req.facets ?? DEFAULT_FACETS, { where, total: page.total });
     const matchedFields = terms.length ? await this.matchedFields(page.urns, terms) : new Map<string, MatchedField[]>();
     return { start, count: page.urns.length, total: page.total, urns: page.urns, facets, matchedFields };
   }
@@ -442,7 +442,8 @@ export class SearchService {
   }
 
   /** Counts of each facet: the facets whose own clauses are alike are counted together, in one read each. */
-  async facets(req: SearchRequest, terms: readonly string[], fields: readonly string[]): Promise<Facet[]> {
+  async facets(req: SearchRequest, terms: readonly string[], fields: readonly string[],
+    counted?: { where: SearchCondition; total: number }): Promise<Facet[]> {
     const wanted = [...new Set(fields)].filter((f) => f !== 'degree');
     const specs = wanted.map(facetSpec);
     // Facets counted alike under one condition are counted once (`_entityType` and the legacy `entity` are one count).
@@ -456,9 +457,10 @@ export class SearchService {
       byCondition.set(k, entry);
     });
     const counts: FacetCount[][] = new Array(wanted.length);
-    await Promise.all([...byCondition.values()].map(async ({ where, specs: same }) => {
+    const countedKey = counted && JSON.stringify(counted.where);
+    await Promise.all([...byCondition].map(async ([k, { where, specs: same }]) => {
       const groups = [...same.values()];
-      const res = await this.store.searchFacets({ terms, where }, groups.map((idx) => specs[idx[0]!]!));
+      const res = await this.store.searchFacets({ terms, where }, groups.map((idx) => specs[idx[0]!]!), k === countedKey ? counted!.total : undefined);
       groups.forEach((idx, j) => { for (const i of idx) counts[i] = res[j]!; });
     }));
     const selected = selectedValues(req.filters ?? []);

@@ -368,8 +368,8 @@ export class PostgresStore implements Store {
     return { total, urns: (await this.pool.query(page.sql, page.params)).rows.map((r) => r.urn as string) };
   }
 
-  async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[]): Promise<FacetCount[][]> {
-    const steps = facetSteps('postgres', q, facets);
+  async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
+    const steps = facetSteps('postgres', q, facets, matches);
     let step = steps.next();
     while (!step.done) {
       const rows = await Promise.all(step.value.map(async (s) => (await this.pool.query(s.sql, s.params)).rows as FacetRow[]));

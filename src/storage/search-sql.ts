@@ -320,20 +320,21 @@ export function facetStatements(dialect: Dialect, q: SearchDocQuery, specs: read
 
 /**
  * Counting facets, written once for both engines as steps: each `yield` hands the engine statements to run (in one
- * read transaction where the engine has one) and receives their rows. First how many documents match (and, for a
- * query with words, how many would without them), then the plan's statements.
+ * read transaction where the engine has one) and receives their rows. First how many documents match (unless the
+ * caller already counted them: `matches`) and, for a query with words, how many would without them; then the plan's
+ * statements.
  */
-export function* facetSteps(dialect: Dialect, q: SearchDocQuery, specs: readonly FacetSpec[]): Generator<Statement[], FacetCount[][], FacetRow[][]> {
+export function* facetSteps(dialect: Dialect, q: SearchDocQuery, specs: readonly FacetSpec[], matches?: number): Generator<Statement[], FacetCount[][], FacetRow[][]> {
   if (countable(q)) {
     const statements = facetStatements(dialect, q, specs);
     const rows = yield statements;
     return facetResults(specs.length, statements.map((statement, i) => ({ statement, rows: rows[i]! })));
   }
   const baseKnown = q.terms.length > 0 && countable(withoutText(q)) !== null;
-  const sized = [allDocsStatement(dialect), countStatement(dialect, q),
-    ...(baseKnown ? [countStatement(dialect, withoutText(q))] : [])];
+  const sized = [allDocsStatement(dialect), ...(baseKnown ? [countStatement(dialect, withoutText(q))] : []),
+    ...(matches === undefined ? [countStatement(dialect, q)] : [])];
   const n = (yield sized).map((r) => Number(r[0]!.n));
-  const plan = facetPlan(n[1]!, baseKnown ? n[2]! : null, n[0]!);
+  const plan = facetPlan(matches ?? n[n.length - 1]!, baseKnown ? n[1]! : null, n[0]!);
   const statements = facetStatements(dialect, q, specs, plan);
   const base = plan.complement ? facetStatements(dialect, withoutText(q), specs) : [];
   const rows = yield [...statements, ...base];

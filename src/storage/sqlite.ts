@@ -423,9 +423,9 @@ export class SqliteStore implements Store {
     }).deferred();
   }
 
-  async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[]): Promise<FacetCount[][]> {
+  async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
     return this.db.transaction(() => {
-      const steps = facetSteps('sqlite', q, facets);
+      const steps = facetSteps('sqlite', q, facets, matches);
       let step = steps.next();
       while (!step.done) step = steps.next(step.value.map((s) => this.run(s) as FacetRow[]));
       return step.value;

@@ -216,8 +216,8 @@ export interface Store {
   deleteSearchDocs(urns: readonly string[]): Promise<void>;
   /** The matching documents' urns in the given order, paged, and how many match in all (exactly). */
   searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number }): Promise<{ total: number; urns: string[] }>;
-  /** Counts per value of each facet over the matching documents, exact, most frequent first. */
-  searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[]): Promise<FacetCount[][]>;
+  /** Counts per value of each facet over the matching documents, exact; `matches`: how many match, when known. */
+  searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]>;
   countSearchDocs(): Promise<number>;
 
   // Relationships between entities (derived from aspects by the relationship service)
