@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
+  | 'PRECONDITION_FAILED'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNPROCESSABLE'
   | 'INTERNAL';
@@ -20,6 +21,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   UNPROCESSABLE: 422,
   INTERNAL: 500,
@@ -46,6 +48,9 @@ export const notFound = (message: string, details?: Record<string, unknown>) =>
   new AlmanacError('NOT_FOUND', message, details);
 export const conflict = (message: string, details?: Record<string, unknown>) =>
   new AlmanacError('CONFLICT', message, details);
+/** A conditional write whose expected version is not the stored one (If-Version-Match). */
+export const preconditionFailed = (message: string, details?: Record<string, unknown>) =>
+  new AlmanacError('PRECONDITION_FAILED', message, details);
 export const unprocessable = (message: string, details?: Record<string, unknown>) =>
   new AlmanacError('UNPROCESSABLE', message, details);
 export const unauthenticated = (message = 'Unauthorized to perform this action.') =>

@@ -257,7 +257,7 @@ forEachEngine('lineage', (ctx) => {
     const everything = (await t.catalog.store.listEntities({ count: 100_000 })).map((r) => r.urn);
     await t.catalog.store.replaceRelationships(everything, []);
     assert.equal(await t.catalog.store.countRelationships(), 0);
-    await t.catalog.relationships.rebuildIfEmpty();
+    await t.catalog.changeLog.rebuildIfEmpty('relationships', () => t.catalog.store.countRelationships());
     assert.deepEqual(await edgesNow(), before);
     assert.ok(before.some((e) => e.createdOn === 1000 && e.updatedActor === BOB && e.destination === K));
   });

@@ -119,7 +119,7 @@ forEachEngine('search', (ctx) => {
   test('the index is rebuilt on start when it is empty', async () => {
     await t.catalog.store.deleteSearchDocs((await t.catalog.store.listEntities({})).map((r) => r.urn));
     assert.equal(await t.catalog.store.countSearchDocs(), 0);
-    await t.catalog.search.rebuildIfEmpty();
+    await t.catalog.changeLog.rebuildIfEmpty('search', () => t.catalog.store.countSearchDocs());
     assert.equal((await search('{ types: [DATASET], query: "kafka" }')).total, 1);
     assert.equal((await search('{ types: [DATASET], query: "*" }')).total, 7);
   });

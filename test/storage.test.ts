@@ -49,7 +49,7 @@ forEachEngine('aspect store', (ctx) => {
     assert.deepEqual(res, [{ urn: DS, aspect: 'status', changed: true }]);
     assert.deepEqual(await store.getVersion(DS, 'status', 0), {
       urn: DS, aspect: 'status', version: 0, value: { removed: false }, systemMetadata: { runId: 'r1', lastObserved: 5 },
-      createdOn: 1000, createdBy: ACTOR,
+      createdOn: 1000, createdBy: ACTOR, revision: 1,
     });
     assert.deepEqual(await store.existing([DS, 'urn:li:tag:nope']), new Set([DS]));
   });
@@ -64,7 +64,7 @@ forEachEngine('aspect store', (ctx) => {
     const versions = await store.listVersions(DS, 'status');
     assert.equal(versions.length, 1);
     assert.deepEqual(versions[0], { urn: DS, aspect: 'status', version: 0, value: { removed: false },
-      systemMetadata: { runId: 'r2', lastObserved: 6 }, createdOn: 1000, createdBy: ACTOR });
+      systemMetadata: { runId: 'r2', lastObserved: 6 }, createdOn: 1000, createdBy: ACTOR, revision: 1 });
   });
 
   test('key order does not make a value different', async () => {

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { ALMANAC_VERSION, DATAHUB_VERSION } from '../version.js';
 import { registerIngest } from './ingest.js';
 import { registerPassword } from './password.js';
+import { registerReindex } from './reindex.js';
 import { registerServe } from './serve.js';
 import { registerTests } from './tests-command.js';
 import { registerTimeseries } from './timeseries.js';
@@ -14,6 +15,7 @@ registerServe(program);
 registerIngest(program);
 registerToken(program);
 registerPassword(program);
+registerReindex(program);
 registerTimeseries(program);
 registerTests(program);
 

@@ -39,5 +39,6 @@ export function registerServe(program: Command) {
       }
       app.log.info(`Almanac serving on ${catalog.config.host}:${catalog.config.port} with ${redact(catalog.config.databaseUrl)}`);
       stopRetention = startRetentionJob(catalog, (e) => app.log.error({ err: e }, 'time-series retention failed'));
+      catalog.changeLog.armTestFault(process.env.ALMANAC_TEST_FAULT);
     });
 }

@@ -1,3 +1,4 @@
+import { ChangeLogService } from '../changelog/service.js';
 import type { Config } from '../config.js';
 import { openStore } from '../storage/index.js';
 import type { Store } from '../storage/types.js';
@@ -27,6 +28,8 @@ export interface Catalog {
   entities: EntityService;
   tokens: TokenService;
   relationships: RelationshipService;
+  /** The change log: its index consumers, local listeners, rebuilds. */
+  changeLog: ChangeLogService;
   /** Lineage walks over the relationship index. */
   lineage: LineageService;
   edits: EditService;
@@ -58,10 +61,19 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
     secret: config.tokenSecret, cacheMs: config.tokenCacheMs, allowNoExpiry: config.allowNoExpiryTokens,
   });
   const policies = new PolicyService(entities, s, config.policyCacheMs);
-  const search = new SearchService(s, entities);
-  await search.rebuildIfEmpty();
-  const relationships = new RelationshipService(s, entities);
-  await relationships.rebuildIfEmpty();
+  const search = new SearchService(s);
+  const relationships = new RelationshipService(s);
+  const changeLog = new ChangeLogService(s);
+  changeLog.addIndex('search', (urns) => search.documents(urns));
+  changeLog.addIndex('relationships', (urns) => relationships.edges(urns));
+  entities.afterCommit(() => changeLog.afterCommit());
+  // Caches hear other servers' changes too (this server's own writes call the listeners directly as well).
+  changeLog.onChange((entries) => entities.notifyWritten(entries.map((e) => e.entityType)));
+  // Indexes catch up from their stored offsets (a crash between a commit and its index update), then are rebuilt
+  // whole if a migration emptied them.
+  await changeLog.start();
+  await changeLog.rebuildIfEmpty('search', () => s.countSearchDocs());
+  await changeLog.rebuildIfEmpty('relationships', () => s.countRelationships());
   await policies.bootstrap(systemActor());
   const ownershipTypes = new OwnershipTypeService(entities, s);
   await ownershipTypes.bootstrap(systemActor());
@@ -69,7 +81,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   return {
     ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret')),
     usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
-    config, store: s, entities, tokens, relationships, lineage: new LineageService(s), edits: new EditService(entities),
+    config, store: s, entities, tokens, changeLog, relationships, lineage: new LineageService(s), edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s),
     identities: new IdentityService(entities, s, tokens), ownershipTypes,
     nativeUsers: new NativeUserService(entities, s, tokens, config.systemClientId), recommendations,

@@ -4,7 +4,8 @@ import { aspectDef, entityDescriptor, entityHasAspect, keyDisagreement, keyValue
 import { validateOrThrow } from '../model/aspect-schemas.js';
 import { aspectSpec, entitySpec } from '../model/registry.js';
 import { parseUrn, type Urn } from '../model/urn.js';
-import type { AspectRecord, AspectWrite, AspectWriteResult, LatestAspects, Store, TimeseriesWrite } from '../storage/types.js';
+import { checkExpectedRevision } from '../storage/aspect-updates.js';
+import type { AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, LatestAspects, Store, TimeseriesWrite } from '../storage/types.js';
 import { SYSTEM_ACTOR_URN, type Actor } from './actor.js';
 import type { ChangeItem } from './ingest-format.js';
 import { applyPatch, type Stamp } from './patch.js';
@@ -45,20 +46,22 @@ export class EntityService {
     this.listeners.push(listener);
   }
 
-  private written(entityTypes: Iterable<string>) {
+  /** Tells the listeners these entity types changed: after this process's writes, and for other servers' (the change log's follower). */
+  notifyWritten(entityTypes: Iterable<string>): void {
     const set = new Set(entityTypes);
     for (const l of this.listeners) l(set);
   }
 
-  private readonly afterWriteHooks: ((urns: string[]) => Promise<void>)[] = [];
+  private readonly afterCommitHooks: (() => Promise<void>)[] = [];
 
-  /** Awaited after every successful write or delete with the urns it touched (derived indexes, e.g. search). */
-  afterWrite(hook: (urns: string[]) => Promise<void>): void {
-    this.afterWriteHooks.push(hook);
+  /** Awaited after every successful write or delete commits (the change log's consumers: search, relationships). */
+  afterCommit(hook: () => Promise<void>): void {
+    this.afterCommitHooks.push(hook);
   }
 
-  private async runAfterWrite(urns: string[]) {
-    for (const h of this.afterWriteHooks) await h(urns);
+  /** Runs the after-commit hooks: for writes made straight through the store (time-series deletions). */
+  async committed(): Promise<void> {
+    for (const h of this.afterCommitHooks) await h();
   }
 
   /** Checks one change against the registry and the aspect's schema; throws 422/400 naming the problem. */
@@ -143,26 +146,32 @@ export class EntityService {
       }
       return { writes: versioned, timeseries };
     };
-    let results: AspectWriteResult[] = [];
-    if (patches) {
-      const keys = [...keyWrites, ...input.filter((i) => i.changeType !== 'DELETE' && !aspectSpec(i.aspect)!.timeseries)];
+    const deletes = input.filter((i) => i.changeType === 'DELETE');
+    const update = (items: ChangeItem[]): AspectUpdate => ({
+      ...plan(items),
+      deletes: deletes.filter((d) => !aspectSpec(d.aspect)!.timeseries).map((d) => ({ urn: d.urn, aspect: d.aspect, actor: actor.urn })),
+      timeseriesDeletes: deletes.filter((d) => aspectSpec(d.aspect)!.timeseries)
+        .map((d) => ({ urn: d.urn, entityType: entitySpec(d.entityType)!.name, aspect: d.aspect, actor: actor.urn })),
+    });
+    const conditional = input.filter((i) => i.expectedVersion !== undefined);
+    let results: AspectWriteResult[];
+    if (patches || conditional.length || deletes.length) {
+      // Under the aspects' locks: patches apply to the value stored when they run, expected versions are checked
+      // against it, deletions log what they remove; all of it one transaction.
+      const keys = [...keyWrites, ...input.filter((i) => !aspectSpec(i.aspect)!.timeseries)];
       results = await this.store.updateAspects(keys, (current) => {
-        const items = resolvePatches(input, current, { time: now, actor: SYSTEM_ACTOR_URN });
-        items.forEach((item, i) => { if (input[i]!.changeType === 'PATCH') validateOrThrow(item.aspect, item.value); });
-        return plan(items);
+        for (const c of conditional) checkExpectedRevision(c.urn, c.aspect, c.expectedVersion!, current.get(c.urn)?.get(c.aspect));
+        const items = patches ? resolvePatches(input, current, { time: now, actor: SYSTEM_ACTOR_URN }) : input;
+        if (patches) items.forEach((item, i) => { if (input[i]!.changeType === 'PATCH') validateOrThrow(item.aspect, item.value); });
+        return update(items);
       }, this.historyCap);
     } else {
       const { writes, timeseries } = plan(input);
-      if (writes.length || timeseries.length) results = await this.store.writeAspects(writes, this.historyCap, timeseries);
+      results = writes.length || timeseries.length ? await this.store.writeAspects(writes, this.historyCap, timeseries) : [];
     }
-    let deleted = 0;
-    for (const d of input.filter((i) => i.changeType === 'DELETE')) {
-      deleted += aspectSpec(d.aspect)!.timeseries
-        ? await this.store.deleteTimeseriesRange(d.urn, entitySpec(d.entityType)!.name, d.aspect)
-        : await this.store.deleteAspects(d.urn, [d.aspect]);
-    }
-    this.written(input.map((i) => entitySpec(i.entityType)!.name));
-    await this.runAfterWrite([...new Set(input.map((i) => i.urn))]);
+    const deleted = deletes.length;
+    this.notifyWritten(input.map((i) => entitySpec(i.entityType)!.name));
+    await this.committed();
     const changed = results.filter((r) => r.changed).length;
     const timeseriesCount = input.filter((i) => i.changeType !== 'DELETE' && aspectSpec(i.aspect)!.timeseries).length;
     return { changed, unchanged: results.length - changed, timeseries: timeseriesCount, deleted };
@@ -230,8 +239,8 @@ export class EntityService {
       return { writes };
     }, this.historyCap);
     if (results.length === 0) return;
-    this.written(touched.values());
-    await this.runAfterWrite([...touched.keys()]);
+    this.notifyWritten(touched.values());
+    await this.committed();
   }
 
   /**
@@ -282,11 +291,12 @@ export class EntityService {
     return rec;
   }
 
-  async deleteEntity(urn: string): Promise<{ rows: number; timeseriesRows: number }> {
+  /** Deletes the entity with every aspect, time-series row and index entry, in one transaction. */
+  async deleteEntity(urn: string, actor?: Actor): Promise<{ rows: number; timeseriesRows: number }> {
     const u = parseUrn(urn);
-    const result = await this.store.deleteEntity(u.raw);
-    this.written([u.entityType]);
-    await this.runAfterWrite([u.raw]);
+    const result = await this.store.deleteEntity(u.raw, actor?.urn ?? SYSTEM_ACTOR_URN);
+    this.notifyWritten([u.entityType]);
+    await this.committed();
     return result;
   }
 }

@@ -19,6 +19,33 @@ export interface ChangeItem {
   changeType: ChangeType;
   value: unknown;
   systemMetadata: SystemMetadata | null;
+  /**
+   * A conditional write (DataHub's If-Version-Match): the revision the aspect must be at for the change to apply,
+   * -1 for "not stored yet". A mismatch refuses the whole batch with 412.
+   */
+  expectedVersion?: number;
+}
+
+/** The header (or system-metadata property) naming a proposal's expected version. */
+export const IF_VERSION_MATCH = 'If-Version-Match';
+
+/** Reads an expected version given as text or a number: a whole number ≥ -1, or 400. */
+export function parseExpectedVersion(raw: unknown, where: string): number | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const text = String(raw).trim();
+  if (!/^-?\d{1,15}$/.test(text) || Number(text) < -1) {
+    throw badRequest(`${where} must be a version number (a whole number, or -1 for an aspect not stored yet), got '${text}'`, { field: where });
+  }
+  return Number(text);
+}
+
+/** A proposal's expected version: its `headers` (DataHub's MCP field), else its system metadata's properties. */
+function expectedVersionOf(p: Record<string, unknown>, sys: SystemMetadata | null): number | undefined {
+  const headers = isObject(p.headers) ? p.headers : undefined;
+  const fromHeaders = headers ? Object.entries(headers).find(([k]) => k.toLowerCase() === IF_VERSION_MATCH.toLowerCase())?.[1] : undefined;
+  if (fromHeaders !== undefined) return parseExpectedVersion(fromHeaders, `headers.${IF_VERSION_MATCH}`);
+  const props = sys && isObject(sys.properties) ? sys.properties : undefined;
+  return parseExpectedVersion(props?.[IF_VERSION_MATCH], `systemMetadata.properties.${IF_VERSION_MATCH}`);
 }
 
 const CHANGE_TYPES = new Set(['UPSERT', 'CREATE', 'UPDATE', 'RESTATE', 'DELETE', 'PATCH', 'CREATE_ENTITY']);
@@ -65,8 +92,12 @@ export function changeFromProposal(p: unknown): ChangeItem {
     if (!isObject(p.aspect)) throw badRequest('proposal needs aspect {value, contentType} or {json}', { field: 'aspect' });
     value = decodeGenericAspect(p.aspect);
   }
-  return { urn, entityType, aspect, changeType: changeType === 'CREATE_ENTITY' ? 'CREATE' : changeType as ChangeType,
-    value, systemMetadata: normaliseSystemMetadata(p.systemMetadata) };
+  const systemMetadata = normaliseSystemMetadata(p.systemMetadata);
+  const item: ChangeItem = { urn, entityType, aspect, changeType: changeType === 'CREATE_ENTITY' ? 'CREATE' : changeType as ChangeType,
+    value, systemMetadata };
+  const expected = expectedVersionOf(p, systemMetadata);
+  if (expected !== undefined) item.expectedVersion = expected;
+  return item;
 }
 
 function decodeGenericAspect(a: Record<string, unknown>): unknown {

@@ -1,9 +1,7 @@
 import type { EdgeMeta } from '../entities/descriptor.js';
 import { aspectDef } from '../entities/index.js';
 import { tryParseUrn } from '../model/urn.js';
-import type { Relationship, Store } from '../storage/types.js';
-import { rebuildIfEmpty } from './derived-index.js';
-import type { EntityService } from './entities.js';
+import type { IndexUpdate, Relationship, Store } from '../storage/types.js';
 
 /**
  * Relationships between entities, with DataHub's names, derived from aspects after every write and kept in an
@@ -45,23 +43,19 @@ export function edgesOf(source: string, aspects: ReadonlyMap<string, unknown>): 
 }
 
 export class RelationshipService {
-  constructor(private readonly store: Store, entities: EntityService) {
-    entities.afterWrite((written) => this.index(written));
-  }
+  constructor(private readonly store: Store) {}
 
-  async index(sources: readonly string[]): Promise<void> {
+  /**
+   * The outgoing edges of these entities as their aspects declare them now (none for one that no longer exists):
+   * the relationship index's update, applied by its change-log consumer (src/changelog).
+   */
+  async edges(sources: readonly string[]): Promise<IndexUpdate> {
     const list = [...new Set(sources)].filter((u) => typeof tryParseUrn(u) !== 'string');
-    if (list.length === 0) return;
+    if (list.length === 0) return { relationships: { sources: [], edges: [] } };
     const latest = await this.store.getLatest(list);
     const edges = list.flatMap((urn) => edgesOf(urn, new Map([...(latest.get(urn) ?? new Map())].map(([k, r]) => [k, r.value]))));
-    await this.store.replaceRelationships(list, edges);
+    return { relationships: { sources: list, edges } };
   }
-
-  /** Builds the index from scratch when it is empty but entities exist (first start after an upgrade). */
-  async rebuildIfEmpty(): Promise<void> {
-    await rebuildIfEmpty(this.store, await this.store.countRelationships(), (urns) => this.index(urns));
-  }
-
 
   list(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start?: number; count?: number }) {
     return this.store.relationships({ ...q, start: q.start ?? 0, count: q.count ?? 100 });

@@ -4,9 +4,7 @@ import { defaultBrowsePath, defaultBrowsePathV2 } from '../entities/graphql-fiel
 import { browsePathV2Key } from '../entities/shared-aspects.js';
 import type { AnyAspect, EntityDescriptor, KeyValues } from '../entities/descriptor.js';
 import { decodeUrnPart, tryParseUrn } from '../model/urn.js';
-import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchOp, SearchSort, Store } from '../storage/types.js';
-import { rebuildIfEmpty } from './derived-index.js';
-import type { EntityService } from './entities.js';
+import type { FacetCount, FacetSpec, IndexUpdate, SearchCondition, SearchDoc, SearchOp, SearchSort, Store } from '../storage/types.js';
 
 /**
  * Search over names, descriptions, column paths, tags and terms, with DataHub's filters and facets. Names are split
@@ -276,17 +274,18 @@ function facetSpec(field: string): FacetSpec {
 const entityTypeEnum = (name: string) => entityDescriptor(name)?.graphql.entityType ?? name;
 
 export class SearchService {
-  constructor(private readonly store: Store, entities: EntityService) {
-    entities.afterWrite((urns) => this.index(urns));
-  }
+  constructor(private readonly store: Store) {}
 
-  /** Recomputes the documents of these entities (removing those that no longer exist). */
-  async index(urns: readonly string[]): Promise<void> {
+  /**
+   * The documents of these entities as the store holds them now, and the urns among them that no longer exist (whose
+   * documents go): the search index's update, applied by its change-log consumer (src/changelog).
+   */
+  async documents(urns: readonly string[]): Promise<IndexUpdate> {
     const wanted = [...new Set(urns)].filter((u) => {
       const p = tryParseUrn(u);
       return typeof p !== 'string' && SEARCHABLE.has(p.entityType);
     });
-    if (wanted.length === 0) return;
+    if (wanted.length === 0) return { search: { upsert: [], remove: [] } };
     const existing = await this.store.existing(wanted);
     const latest = await this.store.getLatest([...existing]);
     // Aspects of other entities the defaults read (a platform's name delimiter), read once per batch.
@@ -318,14 +317,7 @@ export class SearchService {
         values: fieldValues(d, key, aspects, defaultPathV2, defaultPath),
       });
     }
-    await this.store.upsertSearchDocs(docs);
-    const gone = wanted.filter((u) => !existing.has(u));
-    if (gone.length) await this.store.deleteSearchDocs(gone);
-  }
-
-  /** Builds the index from scratch when it is empty but entities exist (first start after an upgrade). */
-  async rebuildIfEmpty(): Promise<void> {
-    await rebuildIfEmpty(this.store, await this.store.countSearchDocs(), (urns) => this.index(urns));
+    return { search: { upsert: docs, remove: wanted.filter((u) => !existing.has(u)) } };
   }
 
   /**

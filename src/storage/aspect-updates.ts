@@ -1,4 +1,6 @@
+import { preconditionFailed } from '../errors.js';
 import { canonicalJson } from '../model/wire-format.js';
+import type { StoredLatest } from './change-log.js';
 import type { AspectKey, AspectRecord, AspectUpdate, LatestAspects } from './types.js';
 
 /**
@@ -35,4 +37,31 @@ export function checkUpdate(keys: readonly AspectKey[], update: AspectUpdate): A
 /** Whether a new value equals the stored one (its JSON text): then no version is made. */
 export function sameValue(storedJson: string, value: unknown): boolean {
   return canonicalJson(JSON.parse(storedJson)) === canonicalJson(value);
+}
+
+/**
+ * What writing one aspect does to its stored versions, decided the same way by both engines. Unchanged: the value
+ * equals the latest (only newer system metadata is kept). Otherwise the latest (if any) becomes history row number
+ * `cur.revision`, history rows up to `trimThrough` go (historyCap versions are kept in all, the latest included), and
+ * the new latest gets `revision`.
+ */
+export type VersionPlan =
+  | { unchanged: true; touchSystemMetadata: boolean }
+  | { unchanged: false; moveToHistory: number | null; trimThrough: number | null; revision: number };
+
+export function planVersion(cur: StoredLatest | undefined, value: unknown, sys: string | null, historyCap: number): VersionPlan {
+  if (cur && sameValue(cur.metadata, value)) return { unchanged: true, touchSystemMetadata: sys !== null && sys !== cur.systemmetadata };
+  if (!cur) return { unchanged: false, moveToHistory: null, trimThrough: null, revision: 1 };
+  const revision = Number(cur.revision);
+  return { unchanged: false, moveToHistory: revision, trimThrough: revision - Math.max(historyCap - 1, 0), revision: revision + 1 };
+}
+
+/** The expected-version check of a conditional write: -1 expects no stored value; throws 412 on a mismatch. */
+export function checkExpectedRevision(urn: string, aspect: string, expected: number, current: AspectRecord | undefined): void {
+  const actual = current ? current.revision : -1;
+  if (actual === expected) return;
+  throw preconditionFailed(current
+    ? `Aspect ${aspect} of ${urn} is at version ${actual}, not the expected ${expected === -1 ? 'absent (-1)' : expected}`
+    : `Aspect ${aspect} of ${urn} does not exist (version -1), not at the expected version ${expected}`,
+  { urn, aspect, expectedVersion: String(expected), actualVersion: String(actual) });
 }

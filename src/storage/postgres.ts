@@ -1,16 +1,21 @@
 import pg from 'pg';
 import { ACTIVITY_TABLE, USAGE_EVENT_TABLE } from './schema.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
-import { addLatest, checkUpdate, lockNames, sameValue } from './aspect-updates.js';
+import { addLatest, checkUpdate, lockNames, planVersion } from './aspect-updates.js';
+import {
+  CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange,
+  truncateChange, upsertChange, type ChangeLogRow, type ChangeRow, type StoredLatest,
+} from './change-log.js';
 import {
   ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_TEXT, SEARCH_VALUES, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
-  timeseriesTableStatements, toRecord, type AspectRow,
+  timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import {
   addCountDeltas, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageStatement, type CountedDoc,
 } from './search-sql.js';
 import type {
-  AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, EntityRow, FacetCount, FacetSpec, LatestAspects, Relationship,
+  AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
+  IndexUpdate, LatestAspects, Relationship,
   SearchDoc, SearchDocQuery, SearchSort, Store, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite,
 } from './types.js';
 
@@ -19,6 +24,11 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 /** Serialises migrations of several servers starting at once on one database. */
 const MIGRATION_LOCK = 727_100_001;
+/**
+ * Held from a writer's first log entry to its commit: offsets are drawn from the sequence under it, so they follow
+ * the order in which transactions commit, and a reader that has seen offset N has seen every entry before N.
+ */
+const CHANGE_LOG_LOCK = 727_100_002;
 
 export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
@@ -66,7 +76,7 @@ export class PostgresStore implements Store {
   async writeAspects(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[] = []): Promise<AspectWriteResult[]> {
     return this.tx(async (c) => {
       await this.lockAspects(c, writes);
-      return this.writeLocked(c, writes, historyCap, timeseries);
+      return this.writeLocked(c, { writes, timeseries }, historyCap);
     });
   }
 
@@ -79,8 +89,7 @@ export class PostgresStore implements Store {
           ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`, [keys.map((k) => k.urn), keys.map((k) => k.aspect)]);
         for (const row of rows as AspectRow[]) addLatest(current, toRecord(row));
       }
-      const update = checkUpdate(keys, modify(current));
-      return this.writeLocked(c, update.writes, historyCap, update.timeseries ?? []);
+      return this.writeLocked(c, checkUpdate(keys, modify(current)), historyCap);
     });
   }
 
@@ -98,42 +107,72 @@ export class PostgresStore implements Store {
       FROM (SELECT name FROM UNNEST($1::text[]) WITH ORDINALITY AS l(name, i) ORDER BY i) AS ordered`, [names]);
   }
 
-  /** Writes new versions of aspects whose locks this transaction holds. */
-  private async writeLocked(c: pg.PoolClient, writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[]): Promise<AspectWriteResult[]> {
+  /** Writes new versions of aspects whose locks this transaction holds, time-series rows and deletions, and logs each change. */
+  private async writeLocked(c: pg.PoolClient, update: AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
     const results: AspectWriteResult[] = [];
-    for (const w of writes) {
+    const log: ChangeRow[] = [];
+    for (const w of update.writes) {
       const now = w.time ?? Date.now();
+      const json = JSON.stringify(w.value);
       const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
       await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
         [w.urn, w.entityType, now]);
-      const cur = (await c.query(`SELECT metadata, systemmetadata FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version = 0`,
-        [w.urn, w.aspect])).rows[0] as { metadata: string; systemmetadata: string | null } | undefined;
-      if (cur && sameValue(cur.metadata, w.value)) {
-        if (sys !== null && sys !== cur.systemmetadata) {
+      const cur = (await c.query(`SELECT metadata, systemmetadata, revision FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version = 0`,
+        [w.urn, w.aspect])).rows[0] as StoredLatest | undefined;
+      const plan = planVersion(cur, w.value, sys, historyCap);
+      if (plan.unchanged) {
+        if (plan.touchSystemMetadata) {
           await c.query(`UPDATE ${ASPECT_TABLE} SET systemmetadata = $1 WHERE urn = $2 AND aspect = $3 AND version = 0`,
             [sys, w.urn, w.aspect]);
         }
         results.push({ urn: w.urn, aspect: w.aspect, changed: false });
         continue;
       }
-      if (cur) {
-        const max = (await c.query(`SELECT MAX(version) AS m FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2`,
-          [w.urn, w.aspect])).rows[0].m as number;
-        const next = max + 1;
-        await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby)
-          SELECT urn, aspect, $1, metadata, systemmetadata, createdon, createdby FROM ${ASPECT_TABLE}
-          WHERE urn = $2 AND aspect = $3 AND version = 0`, [next, w.urn, w.aspect]);
+      if (plan.moveToHistory !== null) {
+        await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+          SELECT urn, aspect, $1, metadata, systemmetadata, createdon, createdby, revision FROM ${ASPECT_TABLE}
+          WHERE urn = $2 AND aspect = $3 AND version = 0`, [plan.moveToHistory, w.urn, w.aspect]);
         await c.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version > 0 AND version <= $3`,
-          [w.urn, w.aspect, next - Math.max(historyCap - 1, 0)]);
+          [w.urn, w.aspect, plan.trimThrough]);
       }
-      await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby)
-        VALUES ($1, $2, 0, $3, $4, $5, $6) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
-        systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby`,
-        [w.urn, w.aspect, JSON.stringify(w.value), sys, now, w.actor]);
+      await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+        VALUES ($1, $2, 0, $3, $4, $5, $6, $7) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
+        systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision`,
+        [w.urn, w.aspect, json, sys, now, w.actor, plan.revision]);
+      log.push(upsertChange(w, json, sys, cur, plan.revision, now));
       results.push({ urn: w.urn, aspect: w.aspect, changed: true });
     }
-    await this.upsertTimeseriesRows(c, timeseries);
+    await this.upsertTimeseriesRows(c, update.timeseries ?? [], log);
+    for (const d of update.deletes ?? []) await this.deleteAspectRows(c, d.urn, [d.aspect], d.actor, log);
+    for (const d of update.timeseriesDeletes ?? []) await this.deleteTimeseriesRows(c, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
+    await this.appendChanges(c, log);
     return results;
+  }
+
+  /**
+   * Inserts log entries as the transaction's last step, under the log's lock (held to commit), and announces them
+   * to the servers that follow the log (NOTIFY is delivered on commit).
+   */
+  private async appendChanges(c: pg.PoolClient, rows: readonly ChangeRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await c.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOG_LOCK]);
+    const columns = CHANGE_COLUMNS.map((_, i) => rows.map((r) => r[i]));
+    const { rows: inserted } = await c.query(`INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')})
+      SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+        $10::text[], $11::bigint[]) RETURNING seq`, columns);
+    await c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, String(inserted[inserted.length - 1].seq)]);
+  }
+
+  /** Deletes every version of some aspects of an entity, logging the latest value of each; inside a write transaction. */
+  private async deleteAspectRows(c: pg.PoolClient, urn: string, aspects: readonly string[], actor: string, log: ChangeRow[]): Promise<number> {
+    if (aspects.length === 0) return 0;
+    const entityType = (await c.query(`SELECT entity_type FROM ${ENTITY_TABLE} WHERE urn = $1`, [urn])).rows[0]?.entity_type as string | undefined;
+    const { rows: latest } = await c.query(`SELECT aspect, metadata, systemmetadata, revision FROM ${ASPECT_TABLE}
+      WHERE urn = $1 AND aspect = ANY($2) AND version = 0 ORDER BY aspect COLLATE "C"`, [urn, aspects]);
+    const n = (await c.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = ANY($2)`, [urn, aspects])).rowCount ?? 0;
+    const now = Date.now();
+    if (entityType) for (const r of latest) log.push(deleteChange(urn, entityType, r.aspect, r as StoredLatest, actor, now));
+    return n;
   }
 
   async getLatest(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>> {
@@ -159,10 +198,15 @@ export class PostgresStore implements Store {
     return (rows as AspectRow[]).map(toRecord);
   }
 
-  async deleteAspects(urn: string, aspects: readonly string[]): Promise<number> {
+  async deleteAspects(urn: string, aspects: readonly string[], actor = SYSTEM_ACTOR): Promise<number> {
     if (aspects.length === 0) return 0;
-    const r = await this.pool.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = ANY($2)`, [urn, aspects]);
-    return r.rowCount ?? 0;
+    return this.tx(async (c) => {
+      await this.lockAspects(c, aspects.map((aspect) => ({ urn, aspect })));
+      const log: ChangeRow[] = [];
+      const n = await this.deleteAspectRows(c, urn, aspects, actor, log);
+      await this.appendChanges(c, log);
+      return n;
+    });
   }
 
   async existing(urns: readonly string[]): Promise<Set<string>> {
@@ -189,25 +233,44 @@ export class PostgresStore implements Store {
     return rows[0].n as number;
   }
 
-  async deleteEntity(urn: string): Promise<{ rows: number; timeseriesRows: number }> {
+  async deleteEntity(urn: string, actor = SYSTEM_ACTOR): Promise<{ rows: number; timeseriesRows: number }> {
     return this.tx(async (c) => {
-      const rows = (await c.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1`, [urn])).rowCount ?? 0;
+      const log: ChangeRow[] = [];
+      const aspects = (await c.query(`SELECT aspect FROM ${ASPECT_TABLE} WHERE urn = $1 AND version = 0`, [urn])).rows.map((r) => r.aspect as string);
+      // The aspects' own locks: a concurrent edit of one of them waits for the deletion, then finds nothing.
+      await this.lockAspects(c, aspects.map((aspect) => ({ urn, aspect })));
+      const rows = await this.deleteAspectRows(c, urn, aspects, actor, log)
+        + ((await c.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1`, [urn])).rowCount ?? 0);
       let timeseriesRows = 0;
-      for (const t of timeseriesTableNames()) timeseriesRows += (await c.query(`DELETE FROM ${t} WHERE urn = $1`, [urn])).rowCount ?? 0;
+      for (const t of timeseriesTables()) {
+        const n = (await c.query(`DELETE FROM ${t.table} WHERE urn = $1`, [urn])).rowCount ?? 0;
+        if (n === 0) continue;
+        timeseriesRows += n;
+        log.push(truncateChange({ urn, entityType: t.entityType, aspect: t.aspect, rows: n, actor }, Date.now()));
+      }
       await this.removeSearchDocs(c, [urn]);
       await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = $1`, [urn]);
       await c.query(`DELETE FROM ${ENTITY_TABLE} WHERE urn = $1`, [urn]);
+      await this.appendChanges(c, log);
       return { rows, timeseriesRows };
     });
   }
 
   async upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> {
-    await this.tx((c) => this.upsertTimeseriesRows(c, rows));
+    await this.tx(async (c) => {
+      const log: ChangeRow[] = [];
+      await this.upsertTimeseriesRows(c, rows, log);
+      await this.appendChanges(c, log);
+    });
   }
 
-  /** One multi-row statement per table and chunk; within a batch the last row for a key wins. */
-  private async upsertTimeseriesRows(c: pg.PoolClient, rows: TimeseriesWrite[]): Promise<void> {
+  /** One multi-row statement per table and chunk; within a batch the last row for a key wins. Each row is logged. */
+  private async upsertTimeseriesRows(c: pg.PoolClient, rows: TimeseriesWrite[], log: ChangeRow[]): Promise<void> {
     if (rows.length === 0) return;
+    const now = Date.now();
+    const json = new Map(rows.map((r) => [r, JSON.stringify(r.value)]));
+    const sys = new Map(rows.map((r) => [r, r.systemMetadata ? JSON.stringify(r.systemMetadata) : null]));
+    for (const r of rows) log.push(timeseriesChange(r, json.get(r)!, sys.get(r)!, now));
     const entities = new Map(rows.map((r) => [r.urn, r.entityType]));
     await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) SELECT u, t, $3 FROM UNNEST($1::text[], $2::text[]) AS x(u, t)
       ON CONFLICT DO NOTHING`, [[...entities.keys()], [...entities.values()], Date.now()]);
@@ -228,8 +291,8 @@ export class PostgresStore implements Store {
           ON CONFLICT ON CONSTRAINT ${t}_key
           DO UPDATE SET event = excluded.event, system_metadata = excluded.system_metadata, run_id = excluded.run_id`,
         [chunk.map((r) => r.urn), chunk.map((r) => r.timestampMillis), chunk.map((r) => r.partition), chunk.map((r) => r.granularity),
-          chunk.map((r) => r.messageId), chunk.map((r) => JSON.stringify(r.value)),
-          chunk.map((r) => (r.systemMetadata ? JSON.stringify(r.systemMetadata) : null)), chunk.map((r) => r.systemMetadata?.runId ?? null)]);
+          chunk.map((r) => r.messageId), chunk.map((r) => json.get(r)!), chunk.map((r) => sys.get(r)!),
+          chunk.map((r) => r.systemMetadata?.runId ?? null)]);
       }
     }
   }
@@ -259,18 +322,33 @@ export class PostgresStore implements Store {
     return rows[0].n as number;
   }
 
-  async deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number): Promise<number> {
+  async deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number, actor?: string): Promise<number> {
     const t = tableFor(entityType, aspect);
-    const r = await this.pool.query(`DELETE FROM ${t} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${t} WHERE timestamp_millis < $1 LIMIT $2))`,
-      [endTimeMillis, batchSize]);
-    return r.rowCount ?? 0;
+    return this.tx(async (c) => {
+      const n = (await c.query(`DELETE FROM ${t} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${t} WHERE timestamp_millis < $1 LIMIT $2))`,
+        [endTimeMillis, batchSize])).rowCount ?? 0;
+      if (n) await this.appendChanges(c, [truncateChange({ urn: null, entityType, aspect, endTimeMillis, rows: n, actor }, Date.now())]);
+      return n;
+    });
   }
 
-  async deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number): Promise<number> {
+  async deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number, actor?: string): Promise<number> {
+    return this.tx(async (c) => {
+      const log: ChangeRow[] = [];
+      const n = await this.deleteTimeseriesRows(c, urn, entityType, aspect, start, end, actor, log);
+      await this.appendChanges(c, log);
+      return n;
+    });
+  }
+
+  /** Deletes one entity's time-series rows of an aspect in a time range (all when open), logging it; inside a write transaction. */
+  private async deleteTimeseriesRows(c: pg.PoolClient, urn: string, entityType: string, aspect: string, start: number | undefined,
+    end: number | undefined, actor: string | undefined, log: ChangeRow[]): Promise<number> {
     const t = tableFor(entityType, aspect);
-    const r = await this.pool.query(`DELETE FROM ${t} WHERE urn = $1 AND timestamp_millis >= $2 AND timestamp_millis <= $3`,
-      [urn, start ?? Number.MIN_SAFE_INTEGER, end ?? Number.MAX_SAFE_INTEGER]);
-    return r.rowCount ?? 0;
+    const n = (await c.query(`DELETE FROM ${t} WHERE urn = $1 AND timestamp_millis >= $2 AND timestamp_millis <= $3`,
+      [urn, start ?? Number.MIN_SAFE_INTEGER, end ?? Number.MAX_SAFE_INTEGER])).rowCount ?? 0;
+    if (n) log.push(truncateChange({ urn, entityType, aspect, startTimeMillis: start, endTimeMillis: end, rows: n, actor }, Date.now()));
+    return n;
   }
 
   async reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void> {
@@ -288,10 +366,15 @@ export class PostgresStore implements Store {
   }
 
   async upsertSearchDocs(docs: SearchDoc[]): Promise<void> {
+    if (docs.length) await this.tx((c) => this.writeSearchDocs(c, docs));
+  }
+
+  /** Inside a write transaction. */
+  private async writeSearchDocs(c: pg.PoolClient, docs: readonly SearchDoc[]): Promise<void> {
     if (docs.length === 0) return;
     // Documents in urn order, counts in key order: concurrent indexers lock rows in one order and cannot deadlock.
     const sorted = [...docs].sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
-    await this.tx(async (c) => {
+    {
       const deltas = new Map<string, number>();
       for (const d of sorted) {
         const values = distinctValues(d);
@@ -319,7 +402,7 @@ export class PostgresStore implements Store {
         addCountDeltas(deltas, old, { entityType: d.entityType, removed: d.removed, values });
       }
       await this.applyCounts(c, deltas);
-    });
+    }
   }
 
   /** Locks a document's row, removes its values and returns what the counts held for it. */
@@ -383,7 +466,12 @@ export class PostgresStore implements Store {
   }
 
   async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
-    await this.tx(async (c) => {
+    await this.tx((c) => this.writeRelationships(c, sources, edges));
+  }
+
+  /** Inside a write transaction. */
+  private async writeRelationships(c: pg.PoolClient, sources: readonly string[], edges: readonly Relationship[]): Promise<void> {
+    {
       // Two replacements of one source's edges would otherwise deadlock on each other's uncommitted inserts.
       await this.lockInOrder(c, [...new Set(sources)].sort().map((source) => `${source}\n#relationships`));
       await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ANY($1)`, [sources]);
@@ -395,7 +483,94 @@ export class PostgresStore implements Store {
           edges.map((e) => e.createdActor ?? null), edges.map((e) => e.updatedOn ?? null), edges.map((e) => e.updatedActor ?? null),
           edges.map((e) => (e.manual ? 1 : 0))]);
       }
-    });
+    }
+  }
+
+  async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
+    const { rows } = await this.pool.query(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 ORDER BY seq LIMIT $2`,
+      [after, limit]);
+    return (rows as ChangeLogRow[]).map(toChange);
+  }
+
+  async lastChangeSeq(): Promise<number> {
+    // Offsets are drawn under the log's lock and committed in order: the newest row is the head. A log trimmed empty
+    // falls back on the consumers' offsets, which only ever name committed entries (the sequence may be ahead of
+    // every commit: an open transaction holds its next value).
+    const { rows } = await this.pool.query(`SELECT GREATEST((SELECT COALESCE(MAX(seq), 0) FROM ${CHANGE_LOG_TABLE}),
+      (SELECT COALESCE(MAX(seq), 0) FROM ${CONSUMER_TABLE})) AS seq`);
+    return Number(rows[0].seq);
+  }
+
+  async firstChangeSeq(): Promise<number | null> {
+    const { rows } = await this.pool.query(`SELECT MIN(seq) AS seq FROM ${CHANGE_LOG_TABLE}`);
+    return rows[0].seq === null ? null : Number(rows[0].seq);
+  }
+
+  async consumerOffsets(): Promise<Map<string, number>> {
+    const { rows } = await this.pool.query(`SELECT name, seq FROM ${CONSUMER_TABLE} ORDER BY name COLLATE "C"`);
+    return new Map(rows.map((r) => [r.name as string, Number(r.seq)]));
+  }
+
+  async registerConsumer(name: string, seq: number): Promise<number> {
+    const { rows } = await this.pool.query(`WITH ins AS (INSERT INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES ($1, $2, $3)
+      ON CONFLICT (name) DO NOTHING RETURNING seq) SELECT seq FROM ins UNION ALL SELECT seq FROM ${CONSUMER_TABLE} WHERE name = $1 LIMIT 1`,
+    [name, seq, Date.now()]);
+    return Number(rows[0].seq);
+  }
+
+  async moveConsumer(name: string, from: number, to: number): Promise<boolean> {
+    const r = await this.pool.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3 AND seq = $4`, [to, Date.now(), name, from]);
+    return r.rowCount === 1;
+  }
+
+  async removeConsumer(name: string): Promise<void> {
+    await this.pool.query(`DELETE FROM ${CONSUMER_TABLE} WHERE name = $1`, [name]);
+  }
+
+  async trimChanges(beforeTime: number, batchSize: number): Promise<number> {
+    const r = await this.pool.query(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq IN (SELECT seq FROM ${CHANGE_LOG_TABLE}
+      WHERE at < $1 AND seq <= (SELECT COALESCE(MIN(seq), ${Number.MAX_SAFE_INTEGER}) FROM ${CONSUMER_TABLE}) ORDER BY seq LIMIT $2)`,
+    [beforeTime, batchSize]);
+    return r.rowCount ?? 0;
+  }
+
+  async indexedWithoutEntity(index: 'search' | 'relationships', limit: number): Promise<string[]> {
+    const [table, column] = index === 'search' ? [SEARCH_DOCS, 'urn'] : [RELATIONSHIP_TABLE, 'source'];
+    const { rows } = await this.pool.query(`SELECT DISTINCT x.${column} AS urn FROM ${table} x
+      WHERE NOT EXISTS (SELECT 1 FROM ${ENTITY_TABLE} e WHERE e.urn = x.${column}) LIMIT $1`, [limit]);
+    return rows.map((r) => r.urn as string);
+  }
+
+  async applyIndexUpdate(update: IndexUpdate, guard: IndexGuard): Promise<boolean> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      // The consumer's row, locked first: updates of one index (and a rebuild's batches) wait for each other.
+      const held = (await c.query(`SELECT seq FROM ${CONSUMER_TABLE} WHERE name = $1 FOR UPDATE`, [guard.consumer])).rows[0];
+      let ok = held !== undefined;
+      if (ok && 'from' in guard) {
+        ok = Number(held.seq) === guard.from;
+        if (ok) await c.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3`, [guard.to, Date.now(), guard.consumer]);
+      } else if (ok && 'urns' in guard && guard.urns.length) {
+        ok = (await c.query(`SELECT 1 FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 AND urn = ANY($2) LIMIT 1`, [guard.unchangedAfter, guard.urns])).rows.length === 0;
+      }
+      if (!ok) {
+        await c.query('ROLLBACK');
+        return false;
+      }
+      if (update.search) {
+        await this.writeSearchDocs(c, update.search.upsert);
+        if (update.search.remove.length) await this.removeSearchDocs(c, update.search.remove);
+      }
+      if (update.relationships) await this.writeRelationships(c, update.relationships.sources, update.relationships.edges);
+      await c.query('COMMIT');
+      return true;
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      c.release();
+    }
   }
 
   async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
@@ -504,10 +679,17 @@ export class PostgresStore implements Store {
     return rows.map((r) => ({ urn: r.urn as string, aspect: r.aspect as string }));
   }
 
-  async deleteTimeseriesOfRun(runId: string): Promise<number> {
+  async deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> {
     return this.tx(async (c) => {
       let n = 0;
-      for (const t of timeseriesTableNames()) n += (await c.query(`DELETE FROM ${t} WHERE run_id = $1`, [runId])).rowCount ?? 0;
+      const log: ChangeRow[] = [];
+      for (const t of timeseriesTables()) {
+        const rows = (await c.query(`DELETE FROM ${t.table} WHERE run_id = $1`, [runId])).rowCount ?? 0;
+        if (rows === 0) continue;
+        n += rows;
+        log.push(truncateChange({ urn: null, entityType: t.entityType, aspect: t.aspect, runId, rows, actor }, Date.now()));
+      }
+      await this.appendChanges(c, log);
       return n;
     });
   }

@@ -1,4 +1,5 @@
 import { TIMESERIES_INDICES, findTimeseriesIndex } from '../model/registry.js';
+import { changeLogStatements } from './change-log.js';
 import type { AspectRecord, TableSize } from './types.js';
 
 /**
@@ -34,6 +35,12 @@ export function timeseriesTableNames(): string[] {
     if (!SAFE_NAME.test(i.indexName)) throw new Error(`unsafe table name ${i.indexName}`);
     return i.indexName;
   });
+}
+
+/** Each time-series table with the entity type and aspect it holds. */
+export function timeseriesTables(): { table: string; entityType: string; aspect: string }[] {
+  const names = timeseriesTableNames();
+  return TIMESERIES_INDICES.map((i, n) => ({ table: names[n]!, entityType: i.entityType, aspect: i.aspect }));
 }
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -127,6 +134,12 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
         `CREATE INDEX ${USAGE_EVENT_TABLE}_at ON ${USAGE_EVENT_TABLE} (at)`,
       ],
     },
+    {
+      // The change log, appended in every write's transaction, and the offsets its durable consumers (the search and
+      // relationship indexes, webhooks) have applied; each aspect version's revision (src/storage/change-log.ts).
+      version: 9,
+      statements: changeLogStatements(d, ASPECT_TABLE, Date.now()),
+    },
   ];
 }
 
@@ -205,6 +218,7 @@ export interface AspectRow {
   systemmetadata: string | null;
   createdon: number;
   createdby: string;
+  revision: number;
 }
 
 export const toRecord = (r: AspectRow): AspectRecord => ({
@@ -215,4 +229,5 @@ export const toRecord = (r: AspectRow): AspectRecord => ({
   systemMetadata: r.systemmetadata ? JSON.parse(r.systemmetadata) : null,
   createdOn: r.createdon,
   createdBy: r.createdby,
+  revision: Number(r.revision),
 });

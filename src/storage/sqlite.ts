@@ -3,16 +3,21 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ACTIVITY_TABLE, USAGE_EVENT_TABLE } from './schema.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
-import { addLatest, checkUpdate, sameValue } from './aspect-updates.js';
+import { addLatest, checkUpdate, planVersion } from './aspect-updates.js';
 import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
-  timeseriesTableStatements, toRecord, type AspectRow,
+  CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange, truncateChange, upsertChange,
+  type ChangeLogRow, type ChangeRow, type StoredLatest,
+} from './change-log.js';
+import {
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, SETTINGS_TABLE, migrations, sizesFor, tableFor,
+  timeseriesTableNames, timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import {
   addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, ftsFlags, type FacetRow, numeric, pageStatement, type CountedDoc, type Statement,
 } from './search-sql.js';
 import type {
-  AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, EntityRow, FacetCount, FacetSpec, LatestAspects, Relationship,
+  AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
+  IndexUpdate, LatestAspects, Relationship,
   SearchDoc, SearchDocQuery, SearchSort, Store, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite,
 } from './types.js';
 
@@ -112,7 +117,7 @@ export class SqliteStore implements Store {
   }
 
   async writeAspects(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[] = []): Promise<AspectWriteResult[]> {
-    return this.db.transaction(() => this.writeLocked(writes, historyCap, timeseries)).immediate();
+    return this.db.transaction(() => this.writeLocked({ writes, timeseries }, historyCap)).immediate();
   }
 
   /** BEGIN IMMEDIATE takes the database's write lock before the read, so no other writer (or process) comes between. */
@@ -124,45 +129,69 @@ export class SqliteStore implements Store {
         const row = read.get(k.urn, k.aspect) as AspectRow | undefined;
         if (row) addLatest(current, toRecord(row));
       }
-      const update = checkUpdate(keys, modify(current));
-      return this.writeLocked(update.writes, historyCap, update.timeseries ?? []);
+      return this.writeLocked(checkUpdate(keys, modify(current)), historyCap);
     }).immediate();
   }
 
-  /** Writes new versions of aspects; runs inside a write transaction. */
-  private writeLocked(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[]): AspectWriteResult[] {
-    const getLatest = this.stmt(`SELECT metadata, systemmetadata FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
-    const maxVersion = this.stmt(`SELECT MAX(version) FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ?`).pluck();
-    const copyLatest = this.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby)
-      SELECT urn, aspect, ?, metadata, systemmetadata, createdon, createdby FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
-    const upsertLatest = this.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby)
-      VALUES (?, ?, 0, ?, ?, ?, ?) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
-      systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby`);
+  /** Writes new versions of aspects, time-series rows and deletions, and logs each change; runs inside a write transaction. */
+  private writeLocked(update: AspectUpdate, historyCap: number): AspectWriteResult[] {
+    const getLatest = this.stmt(`SELECT metadata, systemmetadata, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
+    const copyLatest = this.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+      SELECT urn, aspect, ?, metadata, systemmetadata, createdon, createdby, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
+    const upsertLatest = this.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+      VALUES (?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
+      systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision`);
     const touch = this.stmt(`UPDATE ${ASPECT_TABLE} SET systemmetadata = ? WHERE urn = ? AND aspect = ? AND version = 0`);
     const trim = this.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version > 0 AND version <= ?`);
     const addEntity = this.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
 
-    const results = writes.map((w): AspectWriteResult => {
+    const log: ChangeRow[] = [];
+    const results = update.writes.map((w): AspectWriteResult => {
       const now = w.time ?? Date.now();
       const json = JSON.stringify(w.value);
       const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
       addEntity.run(w.urn, w.entityType, now);
-      const cur = getLatest.get(w.urn, w.aspect) as { metadata: string; systemmetadata: string | null } | undefined;
-      if (cur && sameValue(cur.metadata, w.value)) {
-        if (sys !== null && sys !== cur.systemmetadata) touch.run(sys, w.urn, w.aspect);
+      const cur = getLatest.get(w.urn, w.aspect) as StoredLatest | undefined;
+      const plan = planVersion(cur, w.value, sys, historyCap);
+      if (plan.unchanged) {
+        if (plan.touchSystemMetadata) touch.run(sys, w.urn, w.aspect);
         return { urn: w.urn, aspect: w.aspect, changed: false };
       }
-      if (cur) {
-        const next = ((maxVersion.get(w.urn, w.aspect) as number | null) ?? 0) + 1;
-        copyLatest.run(next, w.urn, w.aspect);
-        // Keep at most historyCap versions in all: v0 plus historyCap - 1 history rows.
-        trim.run(w.urn, w.aspect, next - Math.max(historyCap - 1, 0));
+      if (plan.moveToHistory !== null) {
+        copyLatest.run(plan.moveToHistory, w.urn, w.aspect);
+        trim.run(w.urn, w.aspect, plan.trimThrough);
       }
-      upsertLatest.run(w.urn, w.aspect, json, sys, now, w.actor);
+      upsertLatest.run(w.urn, w.aspect, json, sys, now, w.actor, plan.revision);
+      log.push(upsertChange(w, json, sys, cur, plan.revision, now));
       return { urn: w.urn, aspect: w.aspect, changed: true };
     });
-    this.upsertTimeseriesRows(timeseries);
+    this.upsertTimeseriesRows(update.timeseries ?? [], log);
+    for (const d of update.deletes ?? []) this.deleteAspectRows(d.urn, [d.aspect], d.actor, log);
+    for (const d of update.timeseriesDeletes ?? []) this.deleteTimeseriesRows(d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
+    this.appendChanges(log);
     return results;
+  }
+
+  /** Inserts log entries; inside the write's transaction, so the offsets follow the order of commits. */
+  private appendChanges(rows: readonly ChangeRow[]): void {
+    if (rows.length === 0) return;
+    const insert = this.stmt(`INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}) VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')})`);
+    for (const r of rows) insert.run(...r);
+  }
+
+  /** Deletes every version of some aspects of an entity, logging the latest value of each; inside a write transaction. */
+  private deleteAspectRows(urn: string, aspects: readonly string[], actor: string, log: ChangeRow[]): number {
+    const entityType = this.stmt(`SELECT entity_type FROM ${ENTITY_TABLE} WHERE urn = ?`).pluck().get(urn) as string | undefined;
+    const latest = this.stmt(`SELECT metadata, systemmetadata, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
+    const del = this.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ?`);
+    let rows = 0;
+    const now = Date.now();
+    for (const aspect of aspects) {
+      const cur = latest.get(urn, aspect) as StoredLatest | undefined;
+      rows += del.run(urn, aspect).changes;
+      if (cur && entityType) log.push(deleteChange(urn, entityType, aspect, cur, actor, now));
+    }
+    return rows;
   }
 
   async getLatest(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>> {
@@ -193,10 +222,14 @@ export class SqliteStore implements Store {
     return rows.map(toRecord);
   }
 
-  async deleteAspects(urn: string, aspects: readonly string[]): Promise<number> {
+  async deleteAspects(urn: string, aspects: readonly string[], actor = SYSTEM_ACTOR): Promise<number> {
     if (aspects.length === 0) return 0;
-    return this.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect IN (${aspects.map(() => '?').join(',')})`)
-      .run(urn, ...aspects).changes;
+    return this.db.transaction(() => {
+      const log: ChangeRow[] = [];
+      const n = this.deleteAspectRows(urn, aspects, actor, log);
+      this.appendChanges(log);
+      return n;
+    }).immediate();
   }
 
   async existing(urns: readonly string[]): Promise<Set<string>> {
@@ -226,39 +259,51 @@ export class SqliteStore implements Store {
       : (this.stmt(`SELECT COUNT(*) FROM ${ENTITY_TABLE}`).pluck().get() as number);
   }
 
-  async deleteEntity(urn: string): Promise<{ rows: number; timeseriesRows: number }> {
+  async deleteEntity(urn: string, actor = SYSTEM_ACTOR): Promise<{ rows: number; timeseriesRows: number }> {
     const db = this.db;
     return db.transaction(() => {
-      const rows = this.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ?`).run(urn).changes;
+      const log: ChangeRow[] = [];
+      const aspects = this.stmt(`SELECT aspect FROM ${ASPECT_TABLE} WHERE urn = ? AND version = 0 ORDER BY aspect`).pluck().all(urn) as string[];
+      const rows = this.deleteAspectRows(urn, aspects, actor, log)
+        + this.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ?`).run(urn).changes;
       let timeseriesRows = 0;
-      for (const t of timeseriesTableNames()) {
-        const n = this.stmt(`DELETE FROM ${t} WHERE urn = ?`).run(urn).changes;
-        if (n) this.changedTable(t);
+      for (const t of timeseriesTables()) {
+        const n = this.stmt(`DELETE FROM ${t.table} WHERE urn = ?`).run(urn).changes;
+        if (n === 0) continue;
+        this.changedTable(t.table);
         timeseriesRows += n;
+        log.push(truncateChange({ urn, entityType: t.entityType, aspect: t.aspect, rows: n, actor }, Date.now()));
       }
       this.removeSearchDocs([urn]);
       this.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ?`).run(urn);
       this.stmt(`DELETE FROM ${ENTITY_TABLE} WHERE urn = ?`).run(urn);
+      this.appendChanges(log);
       return { rows, timeseriesRows };
     }).immediate();
   }
 
   async upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> {
-    this.db.transaction(() => this.upsertTimeseriesRows(rows)).immediate();
+    this.db.transaction(() => {
+      const log: ChangeRow[] = [];
+      this.upsertTimeseriesRows(rows, log);
+      this.appendChanges(log);
+    }).immediate();
   }
 
-  private upsertTimeseriesRows(rows: TimeseriesWrite[]): void {
+  private upsertTimeseriesRows(rows: TimeseriesWrite[], log: ChangeRow[]): void {
     const db = this.db;
     const addEntity = this.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
     for (const r of rows) {
       const t = tableFor(r.entityType, r.aspect);
+      const json = JSON.stringify(r.value);
+      const sys = r.systemMetadata ? JSON.stringify(r.systemMetadata) : null;
       this.changedTable(t);
       addEntity.run(r.urn, r.entityType, Date.now());
       this.stmt(`INSERT INTO ${t} (urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata, run_id)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (urn, timestamp_millis, partition_key, granularity, message_id)
         DO UPDATE SET event = excluded.event, system_metadata = excluded.system_metadata, run_id = excluded.run_id`)
-        .run(r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId, JSON.stringify(r.value),
-          r.systemMetadata ? JSON.stringify(r.systemMetadata) : null, r.systemMetadata?.runId ?? null);
+        .run(r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId, json, sys, r.systemMetadata?.runId ?? null);
+      log.push(timeseriesChange(r, json, sys, Date.now()));
     }
   }
 
@@ -286,18 +331,35 @@ export class SqliteStore implements Store {
       : (this.stmt(`SELECT COUNT(*) FROM ${t} WHERE timestamp_millis < ?`).pluck().get(beforeMillis) as number);
   }
 
-  async deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number): Promise<number> {
+  async deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number, actor?: string): Promise<number> {
     const t = tableFor(entityType, aspect);
     this.changedTable(t);
-    return this.stmt(`DELETE FROM ${t} WHERE rowid IN (SELECT rowid FROM ${t} WHERE timestamp_millis < ? LIMIT ?)`)
-      .run(endTimeMillis, batchSize).changes;
+    return this.db.transaction(() => {
+      const n = this.stmt(`DELETE FROM ${t} WHERE rowid IN (SELECT rowid FROM ${t} WHERE timestamp_millis < ? LIMIT ?)`)
+        .run(endTimeMillis, batchSize).changes;
+      if (n) this.appendChanges([truncateChange({ urn: null, entityType, aspect, endTimeMillis, rows: n, actor }, Date.now())]);
+      return n;
+    }).immediate();
   }
 
-  async deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number): Promise<number> {
+  async deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number, actor?: string): Promise<number> {
+    return this.db.transaction(() => {
+      const log: ChangeRow[] = [];
+      const n = this.deleteTimeseriesRows(urn, entityType, aspect, start, end, actor, log);
+      this.appendChanges(log);
+      return n;
+    }).immediate();
+  }
+
+  /** Deletes one entity's time-series rows of an aspect in a time range (all when open), logging it; inside a write transaction. */
+  private deleteTimeseriesRows(urn: string, entityType: string, aspect: string, start: number | undefined, end: number | undefined,
+    actor: string | undefined, log: ChangeRow[]): number {
     const t = tableFor(entityType, aspect);
     this.changedTable(t);
-    return this.stmt(`DELETE FROM ${t} WHERE urn = ? AND timestamp_millis >= ? AND timestamp_millis <= ?`)
+    const n = this.stmt(`DELETE FROM ${t} WHERE urn = ? AND timestamp_millis >= ? AND timestamp_millis <= ?`)
       .run(urn, start ?? Number.MIN_SAFE_INTEGER, end ?? Number.MAX_SAFE_INTEGER).changes;
+    if (n) log.push(truncateChange({ urn, entityType, aspect, startTimeMillis: start, endTimeMillis: end, rows: n, actor }, Date.now()));
+    return n;
   }
 
   async reclaimTimeseriesSpace(): Promise<void> {
@@ -341,7 +403,12 @@ export class SqliteStore implements Store {
   }
 
   async upsertSearchDocs(docs: SearchDoc[]): Promise<void> {
-    this.db.transaction(() => {
+    this.db.transaction(() => this.writeSearchDocs(docs)).immediate();
+  }
+
+  /** Inside a write transaction. */
+  private writeSearchDocs(docs: readonly SearchDoc[]): void {
+    {
       const deltas = new Map<string, number>();
       const insertDoc = this.stmt(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name) VALUES (?, ?, ?, ?)`);
       const updateDoc = this.stmt(`UPDATE ${SEARCH_DOCS} SET entity_type = ?, removed = ?, sort_name = ? WHERE id = ?`);
@@ -362,7 +429,7 @@ export class SqliteStore implements Store {
         addCountDeltas(deltas, old?.doc, { entityType: d.entityType, removed: d.removed, values });
       }
       this.applyCounts(deltas);
-    }).immediate();
+    }
     // Search plans depend on how selective each index is, which changes as the catalog grows.
     this.docsSinceOptimize += docs.length;
     if (this.docsSinceOptimize >= 20_000) {
@@ -437,13 +504,88 @@ export class SqliteStore implements Store {
   }
 
   async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
-    this.db.transaction(() => {
+    this.db.transaction(() => this.writeRelationships(sources, edges)).immediate();
+  }
+
+  /** Inside a write transaction. */
+  private writeRelationships(sources: readonly string[], edges: readonly Relationship[]): void {
+    {
       for (const s of sources) this.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ?`).run(s);
       for (const e of edges) {
         this.stmt(`INSERT OR IGNORE INTO ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on,
           updated_actor, manual) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(e.source, e.type, e.destination, e.createdOn ?? null,
           e.createdActor ?? null, e.updatedOn ?? null, e.updatedActor ?? null, e.manual ? 1 : 0);
       }
+    }
+  }
+
+  async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
+    return (this.stmt(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > ? ORDER BY seq LIMIT ?`)
+      .all(after, limit) as ChangeLogRow[]).map(toChange);
+  }
+
+  async lastChangeSeq(): Promise<number> {
+    // AUTOINCREMENT keeps the highest offset ever given in sqlite_sequence, even when the log has been trimmed empty.
+    return (this.stmt(`SELECT seq FROM sqlite_sequence WHERE name = ?`).pluck().get(CHANGE_LOG_TABLE) as number | undefined) ?? 0;
+  }
+
+  async firstChangeSeq(): Promise<number | null> {
+    return (this.stmt(`SELECT MIN(seq) FROM ${CHANGE_LOG_TABLE}`).pluck().get() as number | null) ?? null;
+  }
+
+  async consumerOffsets(): Promise<Map<string, number>> {
+    const rows = this.stmt(`SELECT name, seq FROM ${CONSUMER_TABLE} ORDER BY name`).all() as { name: string; seq: number }[];
+    return new Map(rows.map((r) => [r.name, r.seq]));
+  }
+
+  async registerConsumer(name: string, seq: number): Promise<number> {
+    return this.db.transaction(() => {
+      this.stmt(`INSERT OR IGNORE INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES (?, ?, ?)`).run(name, seq, Date.now());
+      return this.stmt(`SELECT seq FROM ${CONSUMER_TABLE} WHERE name = ?`).pluck().get(name) as number;
+    }).immediate();
+  }
+
+  async moveConsumer(name: string, from: number, to: number): Promise<boolean> {
+    return this.db.transaction(() => this.moveConsumerRow(name, from, to)).immediate();
+  }
+
+  private moveConsumerRow(name: string, from: number, to: number): boolean {
+    return this.stmt(`UPDATE ${CONSUMER_TABLE} SET seq = ?, updated_on = ? WHERE name = ? AND seq = ?`).run(to, Date.now(), name, from).changes === 1;
+  }
+
+  async removeConsumer(name: string): Promise<void> {
+    this.stmt(`DELETE FROM ${CONSUMER_TABLE} WHERE name = ?`).run(name);
+  }
+
+  async trimChanges(beforeTime: number, batchSize: number): Promise<number> {
+    return this.db.transaction(() => {
+      const keepFrom = this.stmt(`SELECT MIN(seq) FROM ${CONSUMER_TABLE}`).pluck().get() as number | null;
+      return this.stmt(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq IN (SELECT seq FROM ${CHANGE_LOG_TABLE}
+        WHERE at < ? AND seq <= ? ORDER BY seq LIMIT ?)`).run(beforeTime, keepFrom ?? Number.MAX_SAFE_INTEGER, batchSize).changes;
+    }).immediate();
+  }
+
+  async indexedWithoutEntity(index: 'search' | 'relationships', limit: number): Promise<string[]> {
+    const [table, column] = index === 'search' ? [SEARCH_DOCS, 'urn'] : [RELATIONSHIP_TABLE, 'source'];
+    return this.stmt(`SELECT DISTINCT x.${column} FROM ${table} x WHERE NOT EXISTS (SELECT 1 FROM ${ENTITY_TABLE} e WHERE e.urn = x.${column})
+      LIMIT ?`).pluck().all(limit) as string[];
+  }
+
+  async applyIndexUpdate(update: IndexUpdate, guard: IndexGuard): Promise<boolean> {
+    return this.db.transaction(() => {
+      if ('from' in guard) {
+        if (!this.moveConsumerRow(guard.consumer, guard.from, guard.to)) return false;
+      } else if (guard.urns.length) {
+        const wanted = new Set(guard.urns);
+        const later = this.stmt(`SELECT DISTINCT urn FROM ${CHANGE_LOG_TABLE} WHERE seq > ?`).pluck().all(guard.unchangedAfter) as (string | null)[];
+        if (later.some((u) => u !== null && wanted.has(u))) return false;
+      }
+      if (update.search) {
+        this.writeSearchDocs(update.search.upsert);
+        this.removeSearchDocs(update.search.remove);
+      }
+      if (update.relationships) this.writeRelationships(update.relationships.sources, update.relationships.edges);
+      return true;
     }).immediate();
   }
 
@@ -558,10 +700,18 @@ export class SqliteStore implements Store {
       AND json_extract(systemmetadata, '$.runId') = ? ORDER BY urn, aspect`).all(`%${runId}%`, runId) as { urn: string; aspect: string }[];
   }
 
-  async deleteTimeseriesOfRun(runId: string): Promise<number> {
+  async deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> {
     let n = 0;
     this.db.transaction(() => {
-      for (const t of timeseriesTableNames()) n += this.db.prepare(`DELETE FROM ${t} WHERE run_id = ?`).run(runId).changes;
+      const log: ChangeRow[] = [];
+      for (const t of timeseriesTables()) {
+        const rows = this.stmt(`DELETE FROM ${t.table} WHERE run_id = ?`).run(runId).changes;
+        if (rows === 0) continue;
+        this.changedTable(t.table);
+        n += rows;
+        log.push(truncateChange({ urn: null, entityType: t.entityType, aspect: t.aspect, runId, rows, actor }, Date.now()));
+      }
+      this.appendChanges(log);
     }).immediate();
     return n;
   }

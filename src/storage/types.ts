@@ -19,6 +19,11 @@ export interface AspectRecord {
   systemMetadata: SystemMetadata | null;
   createdOn: number;
   createdBy: string;
+  /**
+   * How many versions the aspect had when this one was written: 1 for the first, counting on whatever history is
+   * kept. A history row's revision is its version number. Expected versions (If-Version-Match) name it.
+   */
+  revision: number;
 }
 
 export interface AspectWrite {
@@ -41,10 +46,14 @@ export interface AspectKey {
 /** Latest records by urn, then by aspect name; an aspect with no stored value is absent. */
 export type LatestAspects = Map<string, Map<string, AspectRecord>>;
 
-/** What an update's modify function decides to write. */
+/** What an update's modify function decides to write (and delete), all in the one transaction. */
 export interface AspectUpdate {
   writes: AspectWrite[];
   timeseries?: TimeseriesWrite[];
+  /** Versioned aspects to delete (every version), each logged with the value it held. */
+  deletes?: (AspectKey & { actor: string })[];
+  /** Every time-series row of one entity's aspect to delete. */
+  timeseriesDeletes?: { urn: string; entityType: string; aspect: string; actor: string }[];
 }
 
 export interface AspectWriteResult {
@@ -65,6 +74,8 @@ export interface TimeseriesWrite {
   messageId: string;
   value: unknown;
   systemMetadata?: SystemMetadata | null;
+  /** Who wrote it (the change log's actor); the system when absent. */
+  actor?: string;
 }
 
 export interface TimeseriesRecord {
@@ -158,6 +169,43 @@ export interface FacetCount {
   count: number;
 }
 
+/**
+ * One entry of the change log: what changed, in the order the changes committed (`seq`). Values are kept as the JSON
+ * text stored (DataHub's MetadataChangeLog carries them as text too); `urn` is null for a time-series deletion that
+ * spans every entity of a type; `aspect` is never null except for such rows of unknown aspect (none today).
+ */
+export interface ChangeRecord {
+  seq: number;
+  time: number;
+  urn: string | null;
+  entityType: string;
+  aspect: string | null;
+  changeType: 'UPSERT' | 'DELETE';
+  /** Absent (null) when read without values, and for deletions. */
+  valueJson: string | null;
+  previousValueJson: string | null;
+  systemMetadata: SystemMetadata | null;
+  previousSystemMetadata: SystemMetadata | null;
+  actor: string;
+  /** The aspect's revision after an upsert of a versioned aspect; null otherwise. */
+  revision: number | null;
+}
+
+/** Updates of the derived indexes, applied by their consumers. */
+export interface IndexUpdate {
+  search?: { upsert: SearchDoc[]; remove: readonly string[] };
+  relationships?: { sources: readonly string[]; edges: Relationship[] };
+}
+
+/**
+ * When an index update may be applied: `from`/`to` — the consumer has applied the log up to `from` (else someone else
+ * moved it: nothing is written) and now up to `to`; `unchangedAfter` — no entry after that offset names any of these
+ * urns (a rebuild's batch, computed from what the store held at that offset). Either way the consumer's row is locked
+ * first, so updates of one index never interleave.
+ */
+export type IndexGuard = { consumer: string; from: number; to: number }
+  | { consumer: string; unchangedAfter: number; urns: readonly string[] };
+
 export interface EntityRow {
   urn: string;
   entityType: string;
@@ -186,30 +234,54 @@ export interface Store {
   getVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null>;
   /** Every stored version of one aspect, latest (0) first then newest history first. */
   listVersions(urn: string, aspect: string): Promise<AspectRecord[]>;
-  /** Deletes the named aspects (all versions) of one entity; returns rows removed. */
-  deleteAspects(urn: string, aspects: readonly string[]): Promise<number>;
+  /** Deletes the named aspects (all versions) of one entity; returns rows removed. Logged as done by `actor`. */
+  deleteAspects(urn: string, aspects: readonly string[], actor?: string): Promise<number>;
 
   // Entities
   /** Which of these urns exist (have any aspect, time-series included). */
   existing(urns: readonly string[]): Promise<Set<string>>;
   listEntities(opts: { entityType?: string; start?: number; count?: number; after?: string }): Promise<EntityRow[]>;
   countEntities(entityType?: string): Promise<number>;
-  /** Removes the entity, all its aspects and time-series rows. */
-  deleteEntity(urn: string): Promise<{ rows: number; timeseriesRows: number }>;
+  /** Removes the entity, all its aspects, time-series rows and index entries, in one transaction, logged as done by `actor`. */
+  deleteEntity(urn: string, actor?: string): Promise<{ rows: number; timeseriesRows: number }>;
 
   // Time series
   upsertTimeseries(rows: TimeseriesWrite[]): Promise<void>;
   queryTimeseries(q: TimeseriesQuery): Promise<TimeseriesRecord[]>;
   countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number>;
   /** Deletes up to batchSize rows older than endTimeMillis; returns how many went. */
-  deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number): Promise<number>;
-  deleteTimeseriesRange(urn: string, entityType: string, aspect: string, startTimeMillis?: number, endTimeMillis?: number): Promise<number>;
+  deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number, actor?: string): Promise<number>;
+  deleteTimeseriesRange(urn: string, entityType: string, aspect: string, startTimeMillis?: number, endTimeMillis?: number, actor?: string): Promise<number>;
   /**
    * Gives the space of deleted rows back. `rewrite` asks for the table to be rebuilt smaller where the engine
    * needs that (PostgreSQL: VACUUM FULL, which locks the table while it copies the remaining rows).
    */
   reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void>;
   timeseriesSizes(): Promise<TableSize[]>;
+
+  // The change log (appended by every write above, in its transaction) and its durable consumers
+  /** Entries after an offset, oldest first, at most `limit`; without values unless asked. */
+  changesAfter(after: number, limit: number, withValues?: boolean): Promise<ChangeRecord[]>;
+  /** The newest entry's offset (0 when the log has never had one). */
+  lastChangeSeq(): Promise<number>;
+  /** The oldest entry kept (null when the log is empty): offsets before it were trimmed. */
+  firstChangeSeq(): Promise<number | null>;
+  /** Every durable consumer and the offset it has applied up to. */
+  consumerOffsets(): Promise<Map<string, number>>;
+  /** Registers a consumer at an offset unless it exists; returns its stored offset. */
+  registerConsumer(name: string, seq: number): Promise<number>;
+  /** Moves a consumer from `from` to `to`; false (and nothing changed) when it was not at `from`. */
+  moveConsumer(name: string, from: number, to: number): Promise<boolean>;
+  removeConsumer(name: string): Promise<void>;
+  /**
+   * Deletes entries older than a time, never one a consumer has not applied; at most `batchSize`. Returns how many
+   * went.
+   */
+  trimChanges(beforeTime: number, batchSize: number): Promise<number>;
+  /** Urns an index holds entries for (search documents, relationship sources) that are not in the store: at most `limit`. */
+  indexedWithoutEntity(index: 'search' | 'relationships', limit: number): Promise<string[]>;
+  /** Applies an index update under its guard, in one transaction with the consumer's offset; false when the guard failed. */
+  applyIndexUpdate(update: IndexUpdate, guard: IndexGuard): Promise<boolean>;
 
   // Search documents (prepared by the search service; the engine indexes them)
   upsertSearchDocs(docs: SearchDoc[]): Promise<void>;
@@ -258,7 +330,7 @@ export interface Store {
   /** The latest versions (version 0) whose system metadata names this runId: urn and aspect, by urn and aspect. */
   latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]>;
   /** Deletes the time-series rows written by this run; returns how many went. */
-  deleteTimeseriesOfRun(runId: string): Promise<number>;
+  deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number>;
 }
 
 /** The columns of a usage event that queries may filter, group and count on. */

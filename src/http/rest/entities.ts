@@ -5,7 +5,7 @@ import { parseUrn } from '../../model/urn.js';
 import { requireAspectRead, requirePrivilege, requireRead, visibleAspects } from '../../services/authz.js';
 import type { Actor } from '../../services/actor.js';
 import type { Catalog } from '../../services/catalog.js';
-import { changeFromProposal, changesFromSnapshot, type ChangeItem } from '../../services/ingest-format.js';
+import { changeFromProposal, changesFromSnapshot, IF_VERSION_MATCH, parseExpectedVersion, type ChangeItem } from '../../services/ingest-format.js';
 import { REQUIRES } from '../../services/privileges.js';
 import type { AspectRecord } from '../../storage/types.js';
 import {
@@ -24,6 +24,12 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
   registerActions(app, 'aspects', {
     async ingestProposal(body, request) {
       const item = changeFromProposal(body.proposal);
+      // The HTTP header form of a conditional write (the proposal's own `headers` win when both are given).
+      const header = request.headers[IF_VERSION_MATCH.toLowerCase()];
+      if (item.expectedVersion === undefined && header !== undefined) {
+        const expected = parseExpectedVersion(Array.isArray(header) ? header[0] : header, IF_VERSION_MATCH);
+        if (expected !== undefined) item.expectedVersion = expected;
+      }
       await ingest([item], request.actor);
       return item.urn;
     },
@@ -94,10 +100,11 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
         if (!spec?.timeseries) throw badRequest('Not supported for non-timeseries aspect', { field: 'aspectName' });
         const u = parseUrn(urn);
         const n = await entities.store.deleteTimeseriesRange(urn, entitySpec(u.entityType)!.name, spec.name,
-          optionalInteger(body, 'startTimeMillis'), optionalInteger(body, 'endTimeMillis'));
+          optionalInteger(body, 'startTimeMillis'), optionalInteger(body, 'endTimeMillis'), request.actor.urn);
+        await entities.committed();
         return { urn, rows: 0, timeseriesRows: n };
       }
-      const { rows, timeseriesRows } = await entities.deleteEntity(urn);
+      const { rows, timeseriesRows } = await entities.deleteEntity(urn, request.actor);
       return { urn, rows, timeseriesRows };
     },
   });

@@ -1,0 +1,144 @@
+import type { ChangeRecord, Store } from '../storage/types.js';
+import { IndexConsumer, type IndexComputer } from './index-consumer.js';
+
+/** What a local listener hears: entries committed by any server, in offset order, without values. */
+export type ChangeListener = (entries: readonly ChangeRecord[]) => void;
+
+/** The derived indexes kept from the log. */
+export type IndexName = 'search' | 'relationships';
+
+/** Entries read per step by the local follower. */
+const FOLLOW_BATCH = 1000;
+
+/**
+ * The catalog's change log, as the services see it. Every write appends its entries in its own transaction
+ * (src/storage); this service feeds them on:
+ * - to the derived indexes (search, relationships), durable consumers that store the offset they applied with each
+ *   update: the writing process applies its own entries before its request returns (read-your-writes), and every
+ *   process catches up from the stored offsets when it starts, so a crash between a commit and its index update
+ *   leaves the index behind, never wrong;
+ * - to this process's listeners (caches: tokens, policies), with an offset kept in memory from the head at start;
+ *   they hear the entries of every server once the follower (`follow`) reads them.
+ */
+export class ChangeLogService {
+  readonly consumers = new Map<string, IndexConsumer>();
+  private readonly listeners: ChangeListener[] = [];
+  private followed: number | null = null;
+  private following: Promise<void> | null = null;
+  private followAgain = false;
+
+  /** A fault the crash-recovery tests inject (ALMANAC_TEST_FAULT), armed once the server serves. */
+  private fault: string | undefined;
+
+  constructor(readonly store: Store) {}
+
+  /**
+   * Test-only: `kill-after-commit` kills the process (SIGKILL) right after its next write commits, before any index
+   * applies it — the crash the log must survive. Armed by `serve` once listening, so start-up writes are spared.
+   */
+  armTestFault(fault: string | undefined): void {
+    this.fault = fault;
+  }
+
+  /** Registers a derived index kept from the log. */
+  addIndex(name: IndexName, compute: IndexComputer): IndexConsumer {
+    const consumer = new IndexConsumer(name, this.store, compute);
+    this.consumers.set(name, consumer);
+    return consumer;
+  }
+
+  /** Listens to every entry from now on (this server's and other servers'); listeners must not throw or block. */
+  onChange(listener: ChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Where the local follower starts: the log's head when the catalog opens. */
+  async start(): Promise<void> {
+    this.followed = await this.store.lastChangeSeq();
+    for (const c of this.consumers.values()) await c.catchUp();
+  }
+
+  /**
+   * After a write of this process commits: the indexes apply it (and whatever else is pending) before the caller
+   * answers, and local listeners hear it.
+   */
+  async afterCommit(): Promise<void> {
+    if (this.fault === 'kill-after-commit') process.kill(process.pid, 'SIGKILL');
+    await this.follow();
+    await Promise.all([...this.consumers.values()].map((c) => c.catchUp()));
+  }
+
+  /** Reads the entries committed since the last call (any server's) and hands them to the listeners. */
+  follow(): Promise<void> {
+    if (this.following) {
+      this.followAgain = true;
+      return this.following;
+    }
+    this.following = (async () => {
+      try {
+        do {
+          this.followAgain = false;
+          await this.readNew();
+        } while (this.followAgain);
+      } finally {
+        this.following = null;
+      }
+    })();
+    return this.following;
+  }
+
+  private async readNew(): Promise<void> {
+    if (this.followed === null) this.followed = await this.store.lastChangeSeq();
+    for (;;) {
+      const entries = await this.store.changesAfter(this.followed, FOLLOW_BATCH);
+      if (entries.length === 0) return;
+      this.followed = entries[entries.length - 1]!.seq;
+      for (const l of this.listeners) l(entries);
+      if (entries.length < FOLLOW_BATCH) return;
+    }
+  }
+
+  /** Every durable index applies what it has not yet (another server's writes, or a crash's leftovers). */
+  async catchUpIndexes(): Promise<void> {
+    await Promise.all([...this.consumers.values()].map((c) => c.catchUp()));
+  }
+
+  /** Each entity urn in the store, a page at a time (the input of a rebuild). */
+  async *entityPages(pageSize = 500): AsyncIterable<string[]> {
+    let after: string | undefined;
+    for (;;) {
+      const rows = await this.store.listEntities({ after, count: pageSize });
+      if (rows.length === 0) return;
+      yield rows.map((r) => r.urn);
+      after = rows[rows.length - 1]!.urn;
+    }
+  }
+
+  /**
+   * Rebuilds one index from every entity in the store (online: writes go on meanwhile), then removes what it holds
+   * for entities that no longer exist. `progress(done, total)` after each batch.
+   */
+  async rebuild(name: IndexName, progress?: (done: number, total: number) => void): Promise<void> {
+    const consumer = this.consumers.get(name);
+    if (!consumer) throw new Error(`no index named ${name}`);
+    const total = await this.store.countEntities();
+    await consumer.rebuild(this.entityPages(), (done) => progress?.(done, total));
+    const store = this.store;
+    await consumer.rebuild((async function* () {
+      // Entries of entities no longer stored, a page at a time; a page that comes back unchanged cannot be removed.
+      let last = '';
+      for (;;) {
+        const gone = await store.indexedWithoutEntity(name, 500);
+        if (gone.length === 0 || gone.join('\n') === last) return;
+        last = gone.join('\n');
+        yield gone;
+      }
+    })());
+  }
+
+  /** Rebuilds an index that is empty while the store is not (the first start after a migration that emptied it). */
+  async rebuildIfEmpty(name: IndexName, indexed: () => Promise<number>): Promise<void> {
+    if ((await indexed()) > 0 || (await this.store.countEntities()) === 0) return;
+    await this.rebuild(name);
+  }
+}

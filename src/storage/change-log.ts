@@ -1,0 +1,118 @@
+import type { AspectWrite, ChangeRecord, SystemMetadata, TimeseriesWrite } from './types.js';
+
+/**
+ * The change log's rows, built once for both engines. Every change to the catalog appends rows in the same
+ * transaction as the change itself: a new version of an aspect (with the value it replaced), a time-series row, an
+ * aspect or entity deleted (with the values that went), a time-series range truncated. The engines only insert the
+ * rows these functions build and read them back through `toChange`.
+ */
+
+export const CHANGE_LOG_TABLE = 'almanac_change_log';
+/** Each durable consumer of the log (search, relationships, webhooks): the last offset it applied. */
+export const CONSUMER_TABLE = 'almanac_consumers';
+/** PostgreSQL: the channel a committed change is announced on (the offset follows in the log). */
+export const CHANGE_CHANNEL = 'almanac_changes';
+/** The actor of changes made by the catalog itself (retention, truncation with no caller named). */
+export const SYSTEM_ACTOR = 'urn:li:corpuser:__datahub_system';
+
+/** The columns after `seq`, in insert order. */
+export const CHANGE_COLUMNS = ['at', 'urn', 'entity_type', 'aspect', 'change_type', 'value', 'previous_value', 'system_metadata',
+  'previous_system_metadata', 'actor', 'revision'] as const;
+
+/** One row as inserted: JSON as text, exactly as the aspect table keeps it (no parse or re-serialisation). */
+export type ChangeRow = readonly [
+  at: number, urn: string | null, entityType: string, aspect: string | null, changeType: 'UPSERT' | 'DELETE',
+  value: string | null, previousValue: string | null, systemMetadata: string | null, previousSystemMetadata: string | null,
+  actor: string, revision: number | null,
+];
+
+/** The stored latest row of an aspect, as the engines read it under lock. */
+export interface StoredLatest {
+  metadata: string;
+  systemmetadata: string | null;
+  revision: number;
+}
+
+/** A new version of a versioned aspect; `previous` is the value it replaced (none for the first). */
+export function upsertChange(w: AspectWrite, json: string, sys: string | null, previous: StoredLatest | undefined, revision: number,
+  at: number): ChangeRow {
+  return [at, w.urn, w.entityType, w.aspect, 'UPSERT', json, previous?.metadata ?? null, sys, previous?.systemmetadata ?? null,
+    w.actor, revision];
+}
+
+/** A time-series row written (or overwritten: time series keep no previous value). */
+export function timeseriesChange(r: TimeseriesWrite, json: string, sys: string | null, at: number): ChangeRow {
+  return [at, r.urn, r.entityType, r.aspect, 'UPSERT', json, null, sys, null, r.actor ?? SYSTEM_ACTOR, null];
+}
+
+/** A versioned aspect deleted (alone, or with its entity): what it held goes with the entry. */
+export function deleteChange(urn: string, entityType: string, aspect: string, previous: StoredLatest, actor: string, at: number): ChangeRow {
+  return [at, urn, entityType, aspect, 'DELETE', null, previous.metadata, null, previous.systemmetadata, actor, null];
+}
+
+/**
+ * Time-series rows deleted: one entry per deletion (not per row), the range and the number of rows in its
+ * system metadata's properties (string values, as DataHub's SystemMetadata.properties are). `urn` is null when the
+ * deletion spans every entity (retention, truncation).
+ */
+export function truncateChange(t: { urn: string | null; entityType: string; aspect: string; startTimeMillis?: number; endTimeMillis?: number;
+  runId?: string; rows: number; actor?: string }, at: number): ChangeRow {
+  const properties: Record<string, string> = { rowsDeleted: String(t.rows) };
+  if (t.startTimeMillis !== undefined) properties.startTimeMillis = String(t.startTimeMillis);
+  if (t.endTimeMillis !== undefined) properties.endTimeMillis = String(t.endTimeMillis);
+  if (t.runId !== undefined) properties.runId = t.runId;
+  return [at, t.urn, t.entityType, t.aspect, 'DELETE', null, null, JSON.stringify({ properties }), null, t.actor ?? SYSTEM_ACTOR, null];
+}
+
+/** A log row as both drivers return it. */
+export interface ChangeLogRow {
+  seq: number;
+  at: number;
+  urn: string | null;
+  entity_type: string;
+  aspect: string | null;
+  change_type: string;
+  value?: string | null;
+  previous_value?: string | null;
+  system_metadata?: string | null;
+  previous_system_metadata?: string | null;
+  actor: string;
+  revision: number | null;
+}
+
+const parse = (json: string | null | undefined): SystemMetadata | null => (json ? JSON.parse(json) : null);
+
+export function toChange(r: ChangeLogRow): ChangeRecord {
+  return {
+    seq: Number(r.seq), time: Number(r.at), urn: r.urn, entityType: r.entity_type, aspect: r.aspect,
+    changeType: r.change_type as ChangeRecord['changeType'],
+    valueJson: r.value ?? null, previousValueJson: r.previous_value ?? null,
+    systemMetadata: parse(r.system_metadata), previousSystemMetadata: parse(r.previous_system_metadata),
+    actor: r.actor, revision: r.revision === null ? null : Number(r.revision),
+  };
+}
+
+/** The columns a read selects: everything, or only what says which entity and aspect changed. */
+export const changeSelect = (withValues: boolean) => withValues
+  ? 'seq, at, urn, entity_type, aspect, change_type, value, previous_value, system_metadata, previous_system_metadata, actor, revision'
+  : 'seq, at, urn, entity_type, aspect, change_type, actor, revision';
+
+/** The statements of migration 9 (the change log, its consumers, aspect revisions), in one dialect. */
+export function changeLogStatements(d: 'sqlite' | 'postgres', aspectTable: string, now: number): string[] {
+  const bigint = d === 'sqlite' ? 'INTEGER' : 'BIGINT';
+  return [
+    `CREATE TABLE ${CHANGE_LOG_TABLE} (seq ${d === 'sqlite' ? 'INTEGER PRIMARY KEY AUTOINCREMENT' : 'BIGSERIAL PRIMARY KEY'},
+       at ${bigint} NOT NULL, urn TEXT, entity_type TEXT NOT NULL, aspect TEXT, change_type TEXT NOT NULL, value TEXT,
+       previous_value TEXT, system_metadata TEXT, previous_system_metadata TEXT, actor TEXT NOT NULL, revision ${bigint})`,
+    `CREATE INDEX ${CHANGE_LOG_TABLE}_at ON ${CHANGE_LOG_TABLE} (at)`,
+    `CREATE TABLE ${CONSUMER_TABLE} (name TEXT PRIMARY KEY, seq ${bigint} NOT NULL, updated_on ${bigint} NOT NULL)`,
+    // Every stored version gets a revision: how many versions the aspect has had when it was written (1 for the
+    // first). A history row's revision is its version number; the latest's is one above the newest history row.
+    `ALTER TABLE ${aspectTable} ADD COLUMN revision ${bigint}`,
+    `UPDATE ${aspectTable} SET revision = version WHERE version > 0`,
+    `UPDATE ${aspectTable} SET revision = 1 + (SELECT MAX(h.version) FROM ${aspectTable} h
+       WHERE h.urn = ${aspectTable}.urn AND h.aspect = ${aspectTable}.aspect) WHERE version = 0`,
+    // The indexes existing now are up to date with the aspects: their consumers start at the log's (empty) head.
+    `INSERT INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES ('search', 0, ${now}), ('relationships', 0, ${now})`,
+  ];
+}
