@@ -5,6 +5,8 @@ import { graphiqlFeature } from './http/graphiql.js';
 import { trackRoutes } from './http/track.js';
 import { loginRoutes } from './http/login.js';
 import { webappFeature } from './http/webapp.js';
+import { changeRoutes } from './http/changes.js';
+import { webhookRoutes } from './http/webhooks.js';
 import { operationsRoutes } from './http/rest/operations.js';
 import { testEvaluationRoutes } from './http/rest/test-evaluation.js';
 import { usageRoutes } from './http/rest/usage.js';
@@ -15,7 +17,7 @@ import type { Catalog } from './services/catalog.js';
  * means adding it to these lists, nothing else.
  */
 const REST_FEATURES: RestFeature[] = [operationsRoutes, usageRoutes, testEvaluationRoutes];
-const ROOT_FEATURES: RestFeature[] = [graphqlFeature, graphiqlFeature, trackRoutes, loginRoutes];
+const ROOT_FEATURES: RestFeature[] = [graphqlFeature, graphiqlFeature, trackRoutes, loginRoutes, changeRoutes, webhookRoutes];
 
 export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger']; webappDir?: string } = {}): Promise<FastifyInstance> {
   const rootFeatures = opts.webappDir ? [...ROOT_FEATURES, webappFeature(opts.webappDir)] : ROOT_FEATURES;

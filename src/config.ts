@@ -25,10 +25,14 @@ export interface Config {
   tokenCacheMs: number;
   /** How long a node trusts its snapshot of policies and groups (changes made on other nodes). */
   policyCacheMs: number;
+  /** Memory for reused GraphQL answers (src/services/response-cache.ts); 0 turns reuse off. */
+  responseCacheBytes: number;
   /** Maximum age per time-series aspect, e.g. `datasetProfile:90d,operation:30d` (empty: keep everything). */
   timeseriesRetention: Retention;
-  /** How often the retention job runs. */
+  /** How often the retention jobs run (time-series retention, change-log trimming). */
   retentionIntervalMs: number;
+  /** Days change-log entries are kept (never trimmed before every registered consumer has applied them). */
+  changeLogRetentionDays: number;
 }
 
 import { readFileSync } from 'node:fs';
@@ -109,7 +113,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     systemClientSecret: env.DATAHUB_SYSTEM_CLIENT_SECRET || undefined,
     tokenCacheMs: int(env, 'ALMANAC_TOKEN_CACHE_MS', 2_000, 0, 2_000),
     policyCacheMs: int(env, 'ALMANAC_POLICY_CACHE_MS', 2_000, 0, 2_000),
+    responseCacheBytes: int(env, 'ALMANAC_RESPONSE_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
     timeseriesRetention: retention(env.ALMANAC_TIMESERIES_RETENTION),
     retentionIntervalMs: int(env, 'ALMANAC_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 7 * 86_400_000),
+    changeLogRetentionDays: int(env, 'ALMANAC_CHANGE_LOG_RETENTION_DAYS', 7, 1, 3_650),
   };
 }

@@ -96,6 +96,21 @@ forEachEngine('aspect store', (ctx) => {
     assert.deepEqual(versions.map((v) => [v.version, (v.value as { name: string }).name]), [[0, 'n7'], [6, 'n6'], [5, 'n5']]);
   });
 
+  test('one batch writing an aspect several times versions it as separate writes would, cap and revisions included', async () => {
+    const urn = 'urn:li:tag:batched';
+    const w = (name: string, runId?: string) => ({ urn, entityType: 'tag', aspect: 'tagProperties', value: { name },
+      systemMetadata: runId ? { runId } : null, actor: ACTOR, time: 7 });
+    await store.writeAspects([w('a')], 3);
+    const res = await store.writeAspects([w('b'), w('c'), w('c', 'later'), w('d'), w('e')], 3);
+    assert.deepEqual(res.map((r) => r.changed), [true, true, false, true, true]);
+    const versions = await store.listVersions(urn, 'tagProperties');
+    assert.deepEqual(versions.map((v) => [v.version, (v.value as { name: string }).name, v.revision, v.systemMetadata]),
+      [[0, 'e', 5, null], [4, 'd', 4, null], [3, 'c', 3, { runId: 'later' }]]);
+    const unbatched = 'urn:li:tag:unbatched';
+    for (const x of [w('a'), w('b'), w('c'), w('c', 'later'), w('d'), w('e')]) await store.writeAspects([{ ...x, urn: unbatched }], 3);
+    assert.deepEqual((await store.listVersions(unbatched, 'tagProperties')).map((v) => ({ ...v, urn })), versions);
+  });
+
   test('several aspects commit together or not at all', async () => {
     const urn = 'urn:li:tag:atomic';
     await assert.rejects(store.writeAspects([

@@ -1,4 +1,4 @@
-import type { IndexUpdate, Store } from '../storage/types.js';
+import type { ChangeRecord, IndexUpdate, Store } from '../storage/types.js';
 
 /** Entries read per step; each step is one transaction of the index and the consumer's offset. */
 const BATCH = 500;
@@ -19,8 +19,16 @@ export class IndexConsumer {
   private queued: Promise<void> | null = null;
   /** The offset last seen stored; re-read when a guard fails. */
   private known: number | null = null;
+  /** Called after this process changed the index (answers read from it are stale). */
+  private readonly applied: (() => void)[] = [];
 
-  constructor(readonly name: string, private readonly store: Store, private readonly compute: IndexComputer) {}
+  onApplied(listener: () => void): void {
+    this.applied.push(listener);
+  }
+
+  /** `affects`: whether an entry can change this index (others only move its offset on). */
+  constructor(readonly name: string, private readonly store: Store, private readonly compute: IndexComputer,
+    private readonly affects: (entry: ChangeRecord) => boolean = () => true) {}
 
   /**
    * Applies every entry committed so far. Calls made while a run is going share the next run, so that a burst of
@@ -44,10 +52,11 @@ export class IndexConsumer {
       const entries = await this.store.changesAfter(from, BATCH);
       if (entries.length === 0) return;
       const to = entries[entries.length - 1]!.seq;
-      const urns = [...new Set(entries.flatMap((e) => (e.urn === null ? [] : [e.urn])))];
+      const urns = [...new Set(entries.flatMap((e) => (e.urn === null || !this.affects(e) ? [] : [e.urn])))];
       const update = await this.compute(urns);
       if (await this.store.applyIndexUpdate(update, { consumer: this.name, from, to })) {
         this.known = to;
+        if (urns.length) for (const l of this.applied) l();
         if (entries.length < BATCH) return;
       } else {
         this.known = null;
@@ -91,7 +100,10 @@ export class IndexConsumer {
     for (let attempt = 0; attempt <= REBUILD_RETRIES; attempt++) {
       const at = await this.store.lastChangeSeq();
       const update = await this.compute(urns);
-      if (await this.store.applyIndexUpdate(update, { consumer: this.name, unchangedAfter: at, urns })) return true;
+      if (await this.store.applyIndexUpdate(update, { consumer: this.name, unchangedAfter: at, urns })) {
+        for (const l of this.applied) l();
+        return true;
+      }
     }
     return false;
   }

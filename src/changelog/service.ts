@@ -41,8 +41,8 @@ export class ChangeLogService {
   }
 
   /** Registers a derived index kept from the log. */
-  addIndex(name: IndexName, compute: IndexComputer): IndexConsumer {
-    const consumer = new IndexConsumer(name, this.store, compute);
+  addIndex(name: IndexName, compute: IndexComputer, affects?: (entry: ChangeRecord) => boolean): IndexConsumer {
+    const consumer = new IndexConsumer(name, this.store, compute, affects);
     this.consumers.set(name, consumer);
     return consumer;
   }

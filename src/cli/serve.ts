@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createApp } from '../app.js';
 import { startRetentionJob } from '../services/retention-job.js';
+import { startChangeLogTrimJob } from '../changelog/trim-job.js';
 import { fail, openFromEnv, redact } from './context.js';
 
 export function registerServe(program: Command) {
@@ -18,13 +19,15 @@ export function registerServe(program: Command) {
       const catalog = await openFromEnv();
       const app = await createApp(catalog, { webappDir });
       let closing = false;
-      let stopRetention = () => {};
+      let stopJobs = async () => {};
       const shutdown = async (signal: string) => {
         if (closing) return;
         closing = true;
         app.log.info({ signal }, 'shutting down');
         // Stop accepting, let in-flight requests finish, then close the database cleanly.
-        stopRetention();
+        // The timed jobs and the follower first (each waits for a run under way), so that nothing uses the database
+        // once it closes.
+        await stopJobs().catch(() => {});
         await app.close();
         await catalog.close();
         process.exit(0);
@@ -38,7 +41,25 @@ export function registerServe(program: Command) {
         fail(`almanac: cannot listen on ${catalog.config.host}:${catalog.config.port}: ${(e as Error).message}`);
       }
       app.log.info(`Almanac serving on ${catalog.config.host}:${catalog.config.port} with ${redact(catalog.config.databaseUrl)}`);
-      stopRetention = startRetentionJob(catalog, (e) => app.log.error({ err: e }, 'time-series retention failed'));
+      // Other servers' writes (and other processes' on the same SQLite file): read from the change log within a second.
+      await catalog.follow({
+        onError: (e) => app.log.error({ err: e }, 'following the change log failed; retrying'),
+        onRecovered: () => app.log.info('following the change log again'),
+        onListening: (listening, e) => (listening
+          ? app.log.info('listening for other servers\' changes')
+          : app.log.warn({ err: e }, 'lost the connection listening for other servers\' changes; polling until it is back')),
+      });
+      // Timed jobs: on one server at a time when several share the database.
+      const stopRetention = startRetentionJob(catalog, (e) => app.log.error({ err: e }, 'time-series retention failed'));
+      const stopTrim = startChangeLogTrimJob(catalog.store, {
+        retentionDays: catalog.config.changeLogRetentionDays, intervalMs: catalog.config.retentionIntervalMs,
+        onTrimmed: (n) => app.log.info({ job: 'change-log-trim', trimmed: n }, 'trimmed the change log'),
+        onError: (e) => app.log.error({ err: e }, 'change-log trimming failed'),
+      });
+      // Webhook deliveries: on one server at a time too.
+      catalog.webhooks.onError = (e, id) => app.log.error({ err: e, webhook: id }, 'webhook delivery failed');
+      catalog.webhooks.start((job, fn) => catalog.store.runExclusive(job, fn));
+      stopJobs = async () => { await Promise.all([stopRetention(), stopTrim()]); };
       catalog.changeLog.armTestFault(process.env.ALMANAC_TEST_FAULT);
     });
 }

@@ -5,6 +5,7 @@ import { AlmanacError, badRequest } from '../errors.js';
 import type { Catalog } from '../services/catalog.js';
 import { sendError } from '../http/errors.js';
 import { EntityLoader, type GraphQLContext } from './context.js';
+import { recordingReads } from '../services/read-tracking.js';
 import { checkVariables, costLimitRule, fragmentsOf, listItemsIn, measureOperation, type RequestLimits } from './cost-limit.js';
 import { formatExecutionError, formatRequestError } from './errors.js';
 import { coerceNumericStrings } from './int-strings.js';
@@ -60,6 +61,13 @@ export function jitWorthy(schema: GraphQLSchema, document: DocumentNode, operati
  * graphql-jit; the HTTP envelope is ours so that it is exactly DataHub's: `{data, extensions: {}}` plus
  * `errors` when there are any, HTTP 200 for every GraphQL-level error.
  */
+/** The answer's envelope, as DataHub sends it. */
+interface GraphQLResponse {
+  data: unknown;
+  errors?: unknown[];
+  extensions: Record<string, never>;
+}
+
 export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
   const schema = schemaSdl();
   await app.register(mercurius, {
@@ -96,9 +104,32 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
     if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
       throw badRequest("'operationName' must be a string");
     }
+    reply.type('application/json; charset=utf-8');
+    const responses = catalog.responses;
+    let key: string | undefined;
+    if (responses.enabled) {
+      // Another process wrote the same SQLite file: read its entries (they drop what they changed) before reusing.
+      if (catalog.store.externalWrites()) await catalog.changeLog.follow();
+      key = responses.key(`${request.actor.kind}:${request.actor.urn}`, query, operationName, variables);
+      const kept = responses.get(key);
+      if (kept) {
+        for (const urn of kept.views) await catalog.recommendations.viewed(request.actor, urn);
+        return kept.body;
+      }
+    }
+    const mark = responses.mark();
+    const { record, result } = recordingReads(() => execute(request, query, variables, operationName));
+    const response = await result;
+    if (key === undefined || response.errors) return response;
+    const text = JSON.stringify(response);
+    responses.keep(key, text, record, mark);
+    return text;
+  };
+
+  /** Runs one GraphQL request: DataHub's envelope, errors formatted, a 500 only for what is not the caller's mistake. */
+  const execute = async (request: FastifyRequest, query: string, variables: unknown, operationName: unknown): Promise<GraphQLResponse> => {
     const context: GraphQLContext = { catalog, actor: request.actor, loader: new EntityLoader(catalog) };
     const log = (e: unknown) => request.log.error({ err: e }, 'GraphQL resolver failed');
-    reply.type('application/json; charset=utf-8');
     try {
       const vars = coerceNumericStrings(app.graphql.schema, query, (operationName ?? undefined) as string | undefined,
         (variables ?? undefined) as Record<string, unknown> | undefined);

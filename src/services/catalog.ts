@@ -1,5 +1,11 @@
+import { ChangeFeed } from '../changelog/feed.js';
+import { ChangeFollower, type FollowerOptions } from '../changelog/follower.js';
 import { ChangeLogService } from '../changelog/service.js';
+import { WebhookService } from '../changelog/webhooks.js';
 import type { Config } from '../config.js';
+import { aspectDef } from '../entities/index.js';
+import { ResponseCache } from './response-cache.js';
+import { trackingReads } from './read-tracking.js';
 import { openStore } from '../storage/index.js';
 import type { Store } from '../storage/types.js';
 import { systemActor } from './actor.js';
@@ -28,8 +34,14 @@ export interface Catalog {
   entities: EntityService;
   tokens: TokenService;
   relationships: RelationshipService;
+  /** Whole GraphQL answers kept while what they read is unchanged (invalidated from the change log). */
+  responses: ResponseCache;
   /** The change log: its index consumers, local listeners, rebuilds. */
   changeLog: ChangeLogService;
+  /** The change log as subscribers read it (GET /api/changes); `wake()` when new entries may be there. */
+  changeFeed: ChangeFeed;
+  /** Webhooks and their dispatcher (started by `serve`: `webhooks.start(exclusive)`). */
+  webhooks: WebhookService;
   /** Lineage walks over the relationship index. */
   lineage: LineageService;
   edits: EditService;
@@ -51,11 +63,17 @@ export interface Catalog {
   usageEvents: UsageEventService;
   /** The analytics page's charts and highlights. */
   analytics: AnalyticsService;
+  /**
+   * Follows the change log for other servers' (and other processes') writes, until close: what a serving process
+   * does, so that its caches and answers follow every write within a second (src/changelog/follower.ts).
+   */
+  follow(opts?: FollowerOptions): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function openCatalog(config: Config, store?: Store): Promise<Catalog> {
-  const s = store ?? (await openStore(config.databaseUrl));
+  // Every store call of a GraphQL request is noted, so that its answer can be reused while what it read is unchanged.
+  const s = trackingReads(store ?? (await openStore(config.databaseUrl)));
   const entities = new EntityService(s, config.historyCap);
   const tokens = await TokenService.create(s, entities, {
     secret: config.tokenSecret, cacheMs: config.tokenCacheMs, allowNoExpiry: config.allowNoExpiryTokens,
@@ -65,10 +83,17 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   const relationships = new RelationshipService(s);
   const changeLog = new ChangeLogService(s);
   changeLog.addIndex('search', (urns) => search.documents(urns));
-  changeLog.addIndex('relationships', (urns) => relationships.edges(urns));
+  // Only aspects that declare edges change the relationship index.
+  const relationshipIndex = changeLog.addIndex('relationships', (urns) => relationships.edges(urns),
+    (e) => e.aspect !== null && aspectDef(e.aspect)?.edges !== undefined);
   entities.afterCommit(() => changeLog.afterCommit());
   // Caches hear other servers' changes too (this server's own writes call the listeners directly as well).
   changeLog.onChange((entries) => entities.notifyWritten(entries.map((e) => e.entityType)));
+  changeLog.onChange((entries) => tokens.forgetChanged(entries));
+  let follower: Promise<ChangeFollower> | undefined;
+  const responses = new ResponseCache(config.responseCacheBytes);
+  changeLog.onChange((entries) => responses.invalidate(entries));
+  relationshipIndex.onApplied(() => responses.relationshipsChanged());
   // Indexes catch up from their stored offsets (a crash between a commit and its index update), then are rebuilt
   // whole if a migration emptied them.
   await changeLog.start();
@@ -78,13 +103,25 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   const ownershipTypes = new OwnershipTypeService(entities, s);
   await ownershipTypes.bootstrap(systemActor());
   const recommendations = new RecommendationService(s, search);
+  const changeFeed = new ChangeFeed(s, changeLog, policies);
+  const webhooks = new WebhookService(s, changeFeed, tokens.deriveKey('webhookSecret'));
   return {
+    changeFeed, webhooks,
     ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret')),
     usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
-    config, store: s, entities, tokens, changeLog, relationships, lineage: new LineageService(s), edits: new EditService(entities),
+    config, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s),
     identities: new IdentityService(entities, s, tokens), ownershipTypes,
     nativeUsers: new NativeUserService(entities, s, tokens, config.systemClientId), recommendations,
-    metadataTests: new MetadataTestService(entities, s, (m) => process.stderr.write(`almanac: warning: ${m}\n`)), close: () => s.close(),
+    metadataTests: new MetadataTestService(entities, s, (m) => process.stderr.write(`almanac: warning: ${m}\n`)),
+    async follow(opts?: FollowerOptions) {
+      follower ??= ChangeFollower.start(changeLog, s, opts);
+      await follower;
+    },
+    close: async () => {
+      await webhooks.stop();
+      await (await follower)?.stop().catch(() => {});
+      await s.close();
+    },
   };
 }

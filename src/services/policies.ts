@@ -21,6 +21,8 @@ export const PLATFORM_PRIVILEGES = [
   'CREATE_DOMAINS', 'MANAGE_GLOBAL_VIEWS', 'MANAGE_GLOBAL_OWNERSHIP_TYPES', 'RESTORE_INDICES_PRIVILEGE',
   'GET_TIMESERIES_INDEX_SIZES_PRIVILEGE', 'TRUNCATE_TIMESERIES_INDEX_PRIVILEGE', 'GET_ES_TASK_STATUS_PRIVILEGE',
   'SET_WRITEABLE_PRIVILEGE', 'APPLY_RETENTION_PRIVILEGE', 'GET_ANALYTICS_PRIVILEGE', 'CREATE_GLOBAL_ANNOUNCEMENTS',
+  // Almanac's own (the change log's subscribers)
+  'VIEW_CHANGE_LOG', 'MANAGE_WEBHOOKS',
 ] as const;
 
 export const METADATA_PRIVILEGES = [
@@ -62,7 +64,8 @@ const ADMIN_PLATFORM = ['MANAGE_POLICIES', 'MANAGE_INGESTION', 'MANAGE_SECRETS',
   'GENERATE_PERSONAL_ACCESS_TOKENS', 'MANAGE_ACCESS_TOKENS', 'MANAGE_DOMAINS', 'MANAGE_GLOBAL_ANNOUNCEMENTS', 'MANAGE_TESTS',
   'MANAGE_GLOSSARIES', 'MANAGE_USER_CREDENTIALS', 'MANAGE_TAGS', 'MANAGE_GLOBAL_VIEWS', 'RESTORE_INDICES_PRIVILEGE',
   'GET_TIMESERIES_INDEX_SIZES_PRIVILEGE', 'TRUNCATE_TIMESERIES_INDEX_PRIVILEGE', 'GET_ES_TASK_STATUS_PRIVILEGE',
-  'SET_WRITEABLE_PRIVILEGE', 'APPLY_RETENTION_PRIVILEGE', 'MANAGE_GLOBAL_OWNERSHIP_TYPES', 'GET_ANALYTICS_PRIVILEGE'];
+  'SET_WRITEABLE_PRIVILEGE', 'APPLY_RETENTION_PRIVILEGE', 'MANAGE_GLOBAL_OWNERSHIP_TYPES', 'GET_ANALYTICS_PRIVILEGE',
+  'VIEW_CHANGE_LOG', 'MANAGE_WEBHOOKS'];
 const EDITOR_METADATA = ['VIEW_ENTITY_PAGE', 'EDIT_ENTITY_TAGS', 'EDIT_ENTITY_GLOSSARY_TERMS', 'EDIT_ENTITY_DOCS',
   'EDIT_ENTITY_DOC_LINKS', 'EDIT_ENTITY_STATUS', 'EDIT_DOMAINS_PRIVILEGE', 'EDIT_ENTITY_DATA_PRODUCTS',
   'EDIT_DEPRECATION_PRIVILEGE', 'EDIT_ENTITY_ASSERTIONS', 'EDIT_DATASET_COL_TAGS', 'EDIT_DATASET_COL_GLOSSARY_TERMS',
@@ -235,6 +238,7 @@ export class PolicyService implements Authorizer {
    */
   async bootstrap(actor: Actor): Promise<void> {
     await this.moveLegacyPolicies(actor);
+    await this.addNewBuiltInPrivileges(actor);
     const urns = [...Object.keys(DEFAULT_POLICIES), ...Object.keys(DEFAULT_ROLES)];
     const existing = await this.store.existing(urns);
     const missing = urns.filter((u) => !existing.has(u));
@@ -243,6 +247,25 @@ export class PolicyService implements Authorizer {
       ? { urn, entityType: 'dataHubRole', aspect: 'dataHubRoleInfo', changeType: 'UPSERT' as const, value: DEFAULT_ROLES[urn], systemMetadata: null }
       : { urn, entityType: 'dataHubPolicy', aspect: 'dataHubPolicyInfo', changeType: 'UPSERT' as const,
         value: { ...DEFAULT_POLICIES[urn], lastUpdatedTimestamp: Date.now() }, systemMetadata: null })), actor);
+  }
+
+  /**
+   * Built-in policies (not editable) stored by an earlier Almanac gain the privileges added to their defaults since
+   * (VIEW_CHANGE_LOG, MANAGE_WEBHOOKS for the root user and admins); nothing else of theirs changes.
+   */
+  private async addNewBuiltInPrivileges(actor: Actor): Promise<void> {
+    const builtIn = Object.entries(DEFAULT_POLICIES).filter(([, p]) => !p.editable);
+    const latest = await this.store.getLatest(builtIn.map(([urn]) => urn), ['dataHubPolicyInfo']);
+    const items = builtIn.flatMap(([urn, def]) => {
+      const stored = latest.get(urn)?.get('dataHubPolicyInfo')?.value;
+      if (stored === undefined || ownValue(stored, 'editable') !== false) return [];
+      const held = ownStrings(stored, 'privileges');
+      const missing = def.privileges.filter((p) => !held.includes(p));
+      if (missing.length === 0) return [];
+      return [{ urn, entityType: 'dataHubPolicy', aspect: 'dataHubPolicyInfo', changeType: 'UPSERT' as const,
+        value: { ...(stored as object), privileges: [...held, ...missing], lastUpdatedTimestamp: Date.now() }, systemMetadata: null }];
+    });
+    if (items.length > 0) await this.entities.ingest(items, actor);
   }
 
   private async moveLegacyPolicies(actor: Actor): Promise<void> {

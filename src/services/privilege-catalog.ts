@@ -31,12 +31,15 @@ const CREATE_DOMAINS = p('CREATE_DOMAINS', 'Create Domains', 'Create domains (no
 const CREATE_GLOBAL_ANNOUNCEMENTS = p('CREATE_GLOBAL_ANNOUNCEMENTS', 'Create Global Announcements', 'Publish announcements (not remove them).');
 const MANAGE_GLOBAL_VIEWS = p('MANAGE_GLOBAL_VIEWS', 'Manage Public Views', 'Create, edit and remove the views shared with everyone, and choose the default one.');
 const MANAGE_GLOBAL_OWNERSHIP_TYPES = p('MANAGE_GLOBAL_OWNERSHIP_TYPES', 'Manage Ownership Types', 'Create, edit and remove ownership types.');
+// Almanac's own: subscribers to the change log (GET /api/changes, webhooks).
+const VIEW_CHANGE_LOG = p('VIEW_CHANGE_LOG', 'View the Change Log', 'Follow the catalog\'s changes as they happen (/api/changes), for the assets one may read.');
+const MANAGE_WEBHOOKS = p('MANAGE_WEBHOOKS', 'Manage Webhooks', 'Register, list and remove the webhooks that receive the catalog\'s changes, and see what they failed to deliver.');
 
 export const PLATFORM_PRIVILEGE_LIST: readonly PrivilegeInfo[] = [
   MANAGE_POLICIES, MANAGE_USERS_AND_GROUPS, VIEW_ANALYTICS, GET_ANALYTICS, MANAGE_DOMAINS, MANAGE_GLOBAL_ANNOUNCEMENTS,
   MANAGE_INGESTION, MANAGE_SECRETS, GENERATE_PATS, MANAGE_ACCESS_TOKENS, MANAGE_TESTS, MANAGE_GLOSSARIES,
   MANAGE_USER_CREDENTIALS, MANAGE_TAGS, CREATE_TAGS, CREATE_DOMAINS, CREATE_GLOBAL_ANNOUNCEMENTS, MANAGE_GLOBAL_VIEWS,
-  MANAGE_GLOBAL_OWNERSHIP_TYPES,
+  MANAGE_GLOBAL_OWNERSHIP_TYPES, VIEW_CHANGE_LOG, MANAGE_WEBHOOKS,
 ];
 
 // Metadata (resource) privileges

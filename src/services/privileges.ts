@@ -20,6 +20,12 @@ export const REQUIRES = {
   'rest.getIndexSizes': [['GET_TIMESERIES_INDEX_SIZES_PRIVILEGE']],
   'rest.truncateTimeseriesAspect': [['TRUNCATE_TIMESERIES_INDEX_PRIVILEGE']],
   'rest.getEsTaskStatus': [['GET_ES_TASK_STATUS_PRIVILEGE'], ['TRUNCATE_TIMESERIES_INDEX_PRIVILEGE']],
+  // The change log's subscribers (src/http/changes.ts): platform privileges; each event is then checked as a
+  // rest.getAspect read of its entity by the subscriber (a webhook's creator)
+  'changes.subscribe': [['VIEW_CHANGE_LOG']],
+  'webhooks.manage': [['MANAGE_WEBHOOKS']],
+  // registering one also subscribes (its creator's reads decide what it receives)
+  'webhooks.register': [['MANAGE_WEBHOOKS', 'VIEW_CHANGE_LOG']],
   // REST: metadata tests
   'rest.evaluateTests': [['VIEW_ENTITY_PAGE']],
   'rest.pushTestResults': [['MANAGE_TESTS']],

@@ -1,6 +1,7 @@
 import { tryParseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import type { Actor } from './actor.js';
+import { currentReads } from './read-tracking.js';
 import { SEARCHABLE, type SearchService } from './search.js';
 
 /**
@@ -110,6 +111,8 @@ export class RecommendationService {
 
   /** A user opened an entity's page (read it through a root query). The system actor's reads are not recorded. */
   async viewed(actor: Actor, urn: string): Promise<void> {
+    // A reused answer replays the views of the request that produced it.
+    currentReads()?.views.push(urn);
     await this.record(actor, 'view', urn);
   }
 

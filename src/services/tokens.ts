@@ -10,7 +10,8 @@ import { lookupTable, ownValue } from '../model/safe-keys.js';
 /**
  * Personal access tokens, as DataHub issues them: HS256 JWTs with claims actorType, actorId, type PERSONAL,
  * version "2", jti, exp. Only a hash is stored (as a dataHubAccessToken entity), so a token can be revoked.
- * Lookups are cached for `cacheMs`; revoking on this node clears the cache entry at once.
+ * Lookups are cached for `cacheMs`; revoking on this node clears the cache entry at once, on other nodes as soon as
+ * their change-log follower reads the revocation (within a second; forgetChanged).
  */
 export const ISSUER = 'datahub-metadata-service';
 const SECRET_SETTING = 'token_signing_key';
@@ -112,7 +113,8 @@ export class TokenService {
 
   /**
    * Verifies a bearer token and returns its actor; any failure is a 401 saying why. A token stops working when it
-   * is revoked, and when its user is suspended or removed: at once on this server, within `cacheMs` on others.
+   * is revoked, and when its user is suspended or removed: at once on this server, within a second on others (their
+   * follower reads the change log), and within `cacheMs` at the latest.
    */
   async authenticate(token: string): Promise<Actor> {
     const payload = await this.verifySignature(token);
@@ -206,6 +208,16 @@ export class TokenService {
     if (opts.actorUrn) tokens = tokens.filter((t) => t.actorUrn === opts.actorUrn);
     tokens.sort((a, b) => (b.expiresAt ?? Infinity) - (a.expiresAt ?? Infinity) || b.createdAt - a.createdAt);
     return { total: tokens.length, tokens: tokens.slice(opts.start, opts.start + opts.count) };
+  }
+
+  /**
+   * Drops the cached lookups of tokens that changed on any server (the change log's entries, read by the follower
+   * within a second): a token revoked elsewhere is refused here from then on.
+   */
+  forgetChanged(entries: readonly { entityType: string; urn: string | null }[]): void {
+    for (const e of entries) {
+      if (e.entityType === 'dataHubAccessToken' && e.urn) this.cache.delete(e.urn.slice('urn:li:dataHubAccessToken:'.length));
+    }
   }
 
   async revoke(id: string): Promise<void> {

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { ACTIVITY_TABLE, USAGE_EVENT_TABLE } from './schema.js';
+import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
+import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
 import { addLatest, checkUpdate, lockNames, planVersion } from './aspect-updates.js';
 import {
@@ -12,11 +13,12 @@ import {
 } from './schema.js';
 import {
   addCountDeltas, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageStatement, type CountedDoc,
+  valueChanges,
 } from './search-sql.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
   IndexUpdate, LatestAspects, Relationship,
-  SearchDoc, SearchDocQuery, SearchSort, Store, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite,
+  SearchDoc, SearchDocQuery, SearchSort, Store, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite, WebhookDeadLetter, WebhookRow,
 } from './types.js';
 
 // BIGINT comes back as a string by default; our values (ms timestamps, versions, counts) fit in a double.
@@ -109,43 +111,91 @@ export class PostgresStore implements Store {
 
   /** Writes new versions of aspects whose locks this transaction holds, time-series rows and deletions, and logs each change. */
   private async writeLocked(c: pg.PoolClient, update: AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
-    const results: AspectWriteResult[] = [];
     const log: ChangeRow[] = [];
-    for (const w of update.writes) {
-      const now = w.time ?? Date.now();
-      const json = JSON.stringify(w.value);
-      const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
-      await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-        [w.urn, w.entityType, now]);
-      const cur = (await c.query(`SELECT metadata, systemmetadata, revision FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version = 0`,
-        [w.urn, w.aspect])).rows[0] as StoredLatest | undefined;
-      const plan = planVersion(cur, w.value, sys, historyCap);
-      if (plan.unchanged) {
-        if (plan.touchSystemMetadata) {
-          await c.query(`UPDATE ${ASPECT_TABLE} SET systemmetadata = $1 WHERE urn = $2 AND aspect = $3 AND version = 0`,
-            [sys, w.urn, w.aspect]);
-        }
-        results.push({ urn: w.urn, aspect: w.aspect, changed: false });
-        continue;
-      }
-      if (plan.moveToHistory !== null) {
-        await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
-          SELECT urn, aspect, $1, metadata, systemmetadata, createdon, createdby, revision FROM ${ASPECT_TABLE}
-          WHERE urn = $2 AND aspect = $3 AND version = 0`, [plan.moveToHistory, w.urn, w.aspect]);
-        await c.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version > 0 AND version <= $3`,
-          [w.urn, w.aspect, plan.trimThrough]);
-      }
-      await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
-        VALUES ($1, $2, 0, $3, $4, $5, $6, $7) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
-        systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision`,
-        [w.urn, w.aspect, json, sys, now, w.actor, plan.revision]);
-      log.push(upsertChange(w, json, sys, cur, plan.revision, now));
-      results.push({ urn: w.urn, aspect: w.aspect, changed: true });
-    }
+    const results = await this.writeVersions(c, update.writes, historyCap, log);
     await this.upsertTimeseriesRows(c, update.timeseries ?? [], log);
     for (const d of update.deletes ?? []) await this.deleteAspectRows(c, d.urn, [d.aspect], d.actor, log);
     for (const d of update.timeseriesDeletes ?? []) await this.deleteTimeseriesRows(c, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
     await this.appendChanges(c, log);
+    return results;
+  }
+
+  /**
+   * New versions of many aspects in a fixed number of statements (each set-based over the batch), decided by
+   * planVersion as the SQLite engine decides them one by one. The writes of one batch are applied in order: an aspect
+   * written twice sees its first new value as the latest, kept in memory until the statements run.
+   */
+  private async writeVersions(c: pg.PoolClient, writes: readonly AspectWrite[], historyCap: number, log: ChangeRow[]): Promise<AspectWriteResult[]> {
+    if (writes.length === 0) return [];
+    const key = (urn: string, aspect: string) => `${urn}\n${aspect}`;
+    const entities = new Map<string, [string, number]>();
+    for (const w of writes) if (!entities.has(w.urn)) entities.set(w.urn, [w.entityType, w.time ?? Date.now()]);
+    await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[])
+      ON CONFLICT DO NOTHING`, [[...entities.keys()], [...entities.values()].map((e) => e[0]), [...entities.values()].map((e) => e[1])]);
+    const keys = [...new Map(writes.map((w) => [key(w.urn, w.aspect), w])).values()];
+    const { rows } = await c.query(`SELECT a.urn, a.aspect, a.metadata, a.systemmetadata, a.revision FROM ${ASPECT_TABLE} a
+      JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`,
+    [keys.map((w) => w.urn), keys.map((w) => w.aspect)]);
+    /** The latest of each aspect as this batch leaves it; `stored` while it is the row in the table. */
+    const latest = new Map<string, StoredLatest & { stored: boolean }>(
+      rows.map((r) => [key(r.urn, r.aspect), { metadata: r.metadata, systemmetadata: r.systemmetadata, revision: Number(r.revision), stored: true }]));
+    const moves: { urn: string; aspect: string; version: number; trim: number }[] = [];
+    /** Rows written by this batch, by aspect: the last one is the latest, earlier ones become history. */
+    const rowsOut = new Map<string, [string, string, number, string, string | null, number, string, number][]>();
+    const touches = new Map<string, [string, string, string]>();
+    const results = writes.map((w): AspectWriteResult => {
+      const now = w.time ?? Date.now();
+      const json = JSON.stringify(w.value);
+      const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
+      const k = key(w.urn, w.aspect);
+      const cur = latest.get(k);
+      const plan = planVersion(cur, w.value, sys, historyCap);
+      if (plan.unchanged) {
+        if (plan.touchSystemMetadata) {
+          if (cur!.stored) touches.set(k, [w.urn, w.aspect, sys!]);
+          else rowsOut.get(k)!.at(-1)![4] = sys; // the value written earlier in this batch takes the newer metadata
+          cur!.systemmetadata = sys;
+        }
+        return { urn: w.urn, aspect: w.aspect, changed: false };
+      }
+      if (plan.moveToHistory !== null) {
+        if (cur!.stored) moves.push({ urn: w.urn, aspect: w.aspect, version: plan.moveToHistory, trim: plan.trimThrough! });
+        else rowsOut.get(k)!.at(-1)![2] = plan.moveToHistory; // written earlier in this batch: it goes straight to history
+      }
+      let list = rowsOut.get(k);
+      if (!list) rowsOut.set(k, (list = []));
+      list.push([w.urn, w.aspect, 0, json, sys, now, w.actor, plan.revision]);
+      log.push(upsertChange(w, json, sys, cur, plan.revision, now));
+      latest.set(k, { metadata: json, systemmetadata: sys, revision: plan.revision, stored: false });
+      return { urn: w.urn, aspect: w.aspect, changed: true };
+    });
+    if (touches.size) {
+      const t = [...touches.values()];
+      await c.query(`UPDATE ${ASPECT_TABLE} a SET systemmetadata = k.sys FROM UNNEST($1::text[], $2::text[], $3::text[]) AS k(urn, aspect, sys)
+        WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version = 0`, [t.map((x) => x[0]), t.map((x) => x[1]), t.map((x) => x[2])]);
+    }
+    if (moves.length) {
+      // The stored latest becomes history under its revision; then the history beyond the cap goes.
+      await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+        SELECT a.urn, a.aspect, k.version, a.metadata, a.systemmetadata, a.createdon, a.createdby, a.revision FROM ${ASPECT_TABLE} a
+        JOIN UNNEST($1::text[], $2::text[], $3::bigint[]) AS k(urn, aspect, version) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`,
+      [moves.map((m) => m.urn), moves.map((m) => m.aspect), moves.map((m) => m.version)]);
+    }
+    const out = [...rowsOut.values()].flat();
+    const trims = [...moves.map((m) => [m.urn, m.aspect, m.trim] as const),
+      ...[...rowsOut.values()].filter((l) => l.length > 1).map((l) => [l[0]![0], l[0]![1], l.at(-1)![7] - 1 - Math.max(historyCap - 1, 0)] as const)];
+    if (out.length) {
+      await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+        SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::bigint[])
+        ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata, systemmetadata = excluded.systemmetadata,
+        createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision`,
+      [0, 1, 2, 3, 4, 5, 6, 7].map((i) => out.map((r) => r[i])));
+    }
+    if (trims.length) {
+      await c.query(`DELETE FROM ${ASPECT_TABLE} a USING UNNEST($1::text[], $2::text[], $3::bigint[]) AS k(urn, aspect, upto)
+        WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version > 0 AND a.version <= k.upto`,
+      [trims.map((x) => x[0]), trims.map((x) => x[1]), trims.map((x) => x[2])]);
+    }
     return results;
   }
 
@@ -385,7 +435,7 @@ export class PostgresStore implements Store {
         if (inserted.rows.length) {
           id = Number(inserted.rows[0].id);
         } else {
-          const taken = (await this.takeSearchDoc(c, d.urn))!;
+          const taken = (await this.takeSearchDoc(c, d.urn, true))!;
           id = taken.id;
           old = taken.doc;
           await c.query(`UPDATE ${SEARCH_DOCS} SET entity_type = $1, removed = $2, sort_name = $3 WHERE id = $4`,
@@ -394,10 +444,15 @@ export class PostgresStore implements Store {
         await c.query(`INSERT INTO ${SEARCH_TEXT} (doc_id, tsv)
           VALUES ($1, setweight(to_tsvector('simple', $2), 'A') || setweight(to_tsvector('simple', $3), 'B'))
           ON CONFLICT (doc_id) DO UPDATE SET tsv = excluded.tsv`, [id, d.name, d.text]);
-        if (values.length) {
+        const { gone, added } = valueChanges(old?.values ?? [], values);
+        if (gone.length) {
+          await c.query(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = $3 AND (field, value) IN (SELECT * FROM UNNEST($1::text[], $2::text[]))`,
+            [gone.map((x) => x[0]), gone.map((x) => x[1]), id]);
+        }
+        if (added.length) {
           await c.query(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num)
             SELECT f, v, $3, n FROM UNNEST($1::text[], $2::text[], $4::float8[]) AS t(f, v, n)`,
-          [values.map((x) => x[0]), values.map((x) => x[1]), id, values.map((x) => numeric(x[1]))]);
+          [added.map((x) => x[0]), added.map((x) => x[1]), id, added.map((x) => numeric(x[1]))]);
         }
         addCountDeltas(deltas, old, { entityType: d.entityType, removed: d.removed, values });
       }
@@ -405,12 +460,16 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** Locks a document's row, removes its values and returns what the counts held for it. */
-  private async takeSearchDoc(c: pg.PoolClient, urn: string): Promise<{ id: number; doc: CountedDoc } | undefined> {
+  /**
+   * Locks a document's row, removes its values (unless kept, to be rewritten by difference) and returns what the
+   * counts held for it.
+   */
+  private async takeSearchDoc(c: pg.PoolClient, urn: string, keepValues = false): Promise<{ id: number; doc: CountedDoc } | undefined> {
     const row = (await c.query(`SELECT id, entity_type, removed FROM ${SEARCH_DOCS} WHERE urn = $1 FOR UPDATE`, [urn])).rows[0];
     if (!row) return undefined;
     const id = Number(row.id);
-    const values = (await c.query(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = $1 RETURNING field, value`, [id])).rows
+    const values = (await c.query(keepValues ? `SELECT field, value FROM ${SEARCH_VALUES} WHERE doc_id = $1`
+      : `DELETE FROM ${SEARCH_VALUES} WHERE doc_id = $1 RETURNING field, value`, [id])).rows
       .map((r) => [r.field as string, r.value as string] as const);
     return { id, doc: { entityType: row.entity_type, removed: row.removed, values } };
   }
@@ -539,6 +598,10 @@ export class PostgresStore implements Store {
     const { rows } = await this.pool.query(`SELECT DISTINCT x.${column} AS urn FROM ${table} x
       WHERE NOT EXISTS (SELECT 1 FROM ${ENTITY_TABLE} e WHERE e.urn = x.${column}) LIMIT $1`, [limit]);
     return rows.map((r) => r.urn as string);
+  }
+
+  externalWrites(): boolean {
+    return false;
   }
 
   async applyIndexUpdate(update: IndexUpdate, guard: IndexGuard): Promise<boolean> {
@@ -693,7 +756,115 @@ export class PostgresStore implements Store {
       return n;
     });
   }
+
+  // Several servers on one database (issue 16): the follower's wake-up signal and timed jobs on one server at a time.
+  async watchChanges(wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<() => Promise<void>> {
+    let stopped = false;
+    let client: pg.Client | null = null;
+    let timer: NodeJS.Timeout | undefined;
+    let backoff = WATCH_BACKOFF_MIN;
+    const retry = (c: pg.Client, error: Error) => {
+      if (stopped || client !== c) return; // stopped, or this connection's loss was already handled
+      client = null;
+      c.end().catch(() => {});
+      onState?.(false, error);
+      timer = setTimeout(() => void connect(), backoff);
+      backoff = Math.min(backoff * 2, WATCH_BACKOFF_MAX);
+    };
+    const connect = async () => {
+      if (stopped) return;
+      const c = new pg.Client({ connectionString: this.pool.options.connectionString });
+      client = c;
+      c.on('notification', (n) => wake(n.payload && /^\d+$/.test(n.payload) ? Number(n.payload) : undefined));
+      c.on('error', (e) => retry(c, e));
+      c.on('end', () => retry(c, new Error('the LISTEN connection ended')));
+      try {
+        await c.connect();
+        await c.query(`LISTEN ${CHANGE_CHANNEL}`);
+      } catch (e) {
+        retry(c, e as Error);
+        return;
+      }
+      if (stopped || client !== c) return;
+      backoff = WATCH_BACKOFF_MIN;
+      onState?.(true);
+      wake(); // what was announced while no connection listened
+    };
+    await connect();
+    return async () => {
+      stopped = true;
+      clearTimeout(timer);
+      const c = client;
+      client = null;
+      await c?.end().catch(() => {});
+    };
+  }
+
+  async runExclusive(job: string, fn: () => Promise<void>): Promise<boolean> {
+    const c = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      const key = `almanac:job:${job}`;
+      const got = (await c.query('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS got', [key])).rows[0].got as boolean;
+      if (!got) return false;
+      try {
+        await fn();
+      } finally {
+        await c.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch((e: Error) => { broken = e; });
+      }
+      return true;
+    } finally {
+      // A connection that could not unlock is closed rather than pooled: closing it releases the lock.
+      c.release(broken);
+    }
+  }
+
+  // Webhooks (migration 10)
+
+  async createWebhook(w: WebhookRow, seq: number): Promise<void> {
+    await this.tx(async (c) => {
+      await c.query(`INSERT INTO ${WEBHOOK_TABLE} (id, url, entity_types, aspects, secret, created_by, created_on, description)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [w.id, w.url, JSON.stringify(w.entityTypes), JSON.stringify(w.aspects), w.secret, w.createdBy,
+        w.createdOn, w.description]);
+      await c.query(`INSERT INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
+        [`webhook:${w.id}`, seq, Date.now()]);
+    });
+  }
+
+  async listWebhooks(): Promise<WebhookRow[]> {
+    const { rows } = await this.pool.query(`SELECT * FROM ${WEBHOOK_TABLE} ORDER BY created_on, id COLLATE "C"`);
+    return rows.map(webhookOf);
+  }
+
+  async deleteWebhook(id: string): Promise<boolean> {
+    return this.tx(async (c) => {
+      await c.query(`DELETE FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = $1`, [id]);
+      await c.query(`DELETE FROM ${CONSUMER_TABLE} WHERE name = $1`, [`webhook:${id}`]);
+      return (await c.query(`DELETE FROM ${WEBHOOK_TABLE} WHERE id = $1`, [id])).rowCount === 1;
+    });
+  }
+
+  async addWebhookDeadLetter(d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean> {
+    return this.tx(async (c) => {
+      const moved = await c.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3 AND seq = $4`,
+        [to, Date.now(), `webhook:${d.webhookId}`, from]);
+      if (moved.rowCount !== 1) return false;
+      await c.query(`INSERT INTO ${WEBHOOK_DEAD_LETTER_TABLE} (webhook_id, seq, at, attempts, status, error, event)
+        VALUES ($1, $2, $3, $4, $5, $6, $7)`, [d.webhookId, d.seq, d.at, d.attempts, d.status, d.error, d.event]);
+      return true;
+    });
+  }
+
+  async webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> {
+    const { rows } = await this.pool.query(`SELECT * FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+      [webhookId, after, limit]);
+    return rows.map(deadLetterOf);
+  }
 }
+
+/** Reconnection delays of the LISTEN connection (watchChanges), doubling from the first to the last. */
+const WATCH_BACKOFF_MIN = 100;
+const WATCH_BACKOFF_MAX = 10_000;
 
 const EDGE_COLUMNS = 'source, type, destination, created_on, created_actor, updated_on, updated_actor, manual';
 

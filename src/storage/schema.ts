@@ -27,6 +27,9 @@ export const RELATIONSHIP_TABLE = 'almanac_relationships';
 export const ACTIVITY_TABLE = 'almanac_activity';
 /** The web app's usage events (its POSTs to /track), for the analytics charts (migration 8). */
 export const USAGE_EVENT_TABLE = 'almanac_usage_events';
+/** Registered webhooks, and the events they gave up on (migration 10). */
+export const WEBHOOK_TABLE = 'almanac_webhooks';
+export const WEBHOOK_DEAD_LETTER_TABLE = 'almanac_webhook_dead_letters';
 
 const SAFE_NAME = /^[a-z][a-z0-9_]*$/;
 
@@ -139,6 +142,19 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
       // relationship indexes, webhooks) have applied; each aspect version's revision (src/storage/change-log.ts).
       version: 9,
       statements: changeLogStatements(d, ASPECT_TABLE, Date.now()),
+    },
+    {
+      // Webhooks (durable consumers of the change log, named `webhook:<id>` in the consumers table) and the events
+      // each gave up on after its retries (src/changelog/webhooks.ts). JSON as text; the signing secret encrypted.
+      version: 10,
+      statements: [
+        `CREATE TABLE ${WEBHOOK_TABLE} (id TEXT PRIMARY KEY, url TEXT NOT NULL, entity_types TEXT NOT NULL, aspects TEXT NOT NULL,
+           secret TEXT NOT NULL, created_by TEXT NOT NULL, created_on ${bigint} NOT NULL, description TEXT)`,
+        `CREATE TABLE ${WEBHOOK_DEAD_LETTER_TABLE} (id ${d === 'sqlite' ? 'INTEGER PRIMARY KEY AUTOINCREMENT' : 'BIGSERIAL PRIMARY KEY'},
+           webhook_id TEXT NOT NULL, seq ${bigint} NOT NULL, at ${bigint} NOT NULL, attempts INTEGER NOT NULL, status INTEGER,
+           error TEXT NOT NULL, event TEXT NOT NULL)`,
+        `CREATE INDEX ${WEBHOOK_DEAD_LETTER_TABLE}_webhook ON ${WEBHOOK_DEAD_LETTER_TABLE} (webhook_id, id)`,
+      ],
     },
   ];
 }

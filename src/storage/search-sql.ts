@@ -409,6 +409,18 @@ export function numeric(value: string): number | null {
 }
 
 /** Each (field, value) of a document once. */
+/**
+ * What rewriting a document's filter values changes: the pairs to delete and to insert. A new description changes
+ * the text, rarely the values, so most rewrites touch no value row at all.
+ */
+export function valueChanges(before: readonly (readonly [string, string])[], after: readonly (readonly [string, string])[]):
+  { gone: (readonly [string, string])[]; added: (readonly [string, string])[] } {
+  const key = ([f, v]: readonly [string, string]) => `${f}\u0000${v}`;
+  const had = new Set(before.map(key));
+  const has = new Set(after.map(key));
+  return { gone: before.filter((x) => !has.has(key(x))), added: after.filter((x) => !had.has(key(x))) };
+}
+
 export function distinctValues(doc: SearchDoc): (readonly [string, string])[] {
   const seen = new Set<string>();
   return doc.values.filter(([f, v]) => {

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ACTIVITY_TABLE, USAGE_EVENT_TABLE } from './schema.js';
+import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
+import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
 import { addLatest, checkUpdate, planVersion } from './aspect-updates.js';
 import {
@@ -14,12 +15,16 @@ import {
 } from './schema.js';
 import {
   addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, ftsFlags, type FacetRow, numeric, pageStatement, type CountedDoc, type Statement,
+  valueChanges,
 } from './search-sql.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
   IndexUpdate, LatestAspects, Relationship,
-  SearchDoc, SearchDocQuery, SearchSort, Store, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite,
+  SearchDoc, SearchDocQuery, SearchSort, Store, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite, WebhookDeadLetter, WebhookRow,
 } from './types.js';
+
+/** How often externalWrites really looks (ms). */
+const EXTERNAL_WRITES_CHECK_MS = 5;
 
 /** SQLite has a limit on bound parameters; chunk IN-lists well below it. */
 const CHUNK = 500;
@@ -414,9 +419,10 @@ export class SqliteStore implements Store {
       const updateDoc = this.stmt(`UPDATE ${SEARCH_DOCS} SET entity_type = ?, removed = ?, sort_name = ? WHERE id = ?`);
       const insertText = this.stmt(`INSERT INTO ${SEARCH_FTS} (rowid, name, body, flags) VALUES (?, ?, ?, ?)`);
       const insertValue = this.stmt(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num) VALUES (?, ?, ?, ?)`);
+      const deleteValue = this.stmt(`DELETE FROM ${SEARCH_VALUES} WHERE field = ? AND value = ? AND doc_id = ?`);
       for (const d of docs) {
         const values = distinctValues(d);
-        const old = this.takeSearchDoc(d.urn);
+        const old = this.takeSearchDoc(d.urn, true);
         let id: number;
         if (old) {
           id = old.id;
@@ -425,7 +431,9 @@ export class SqliteStore implements Store {
           id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName).lastInsertRowid);
         }
         insertText.run(id, d.name, d.text, ftsFlags(d.entityType, d.removed));
-        for (const [field, value] of values) insertValue.run(field, value, id, numeric(value));
+        const { gone, added } = valueChanges(old?.doc.values ?? [], values);
+        for (const [field, value] of gone) deleteValue.run(field, value, id);
+        for (const [field, value] of added) insertValue.run(field, value, id, numeric(value));
         addCountDeltas(deltas, old?.doc, { entityType: d.entityType, removed: d.removed, values });
       }
       this.applyCounts(deltas);
@@ -438,14 +446,17 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** Removes a document's text and values (keeping its row and id) and returns what the counts held for it. */
-  private takeSearchDoc(urn: string): { id: number; doc: CountedDoc } | undefined {
+  /**
+   * Removes a document's text and (unless kept, to be rewritten by difference) its values, keeping its row and id;
+   * returns what the counts held for it.
+   */
+  private takeSearchDoc(urn: string, keepValues = false): { id: number; doc: CountedDoc } | undefined {
     const row = this.stmt(`SELECT id, entity_type, removed FROM ${SEARCH_DOCS} WHERE urn = ?`).get(urn) as
       { id: number; entity_type: string; removed: number } | undefined;
     if (!row) return undefined;
     const values = (this.stmt(`SELECT field, value FROM ${SEARCH_VALUES} WHERE doc_id = ?`).raw().all(row.id) as [string, string][]);
     this.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`).run(row.id);
-    this.stmt(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = ?`).run(row.id);
+    if (!keepValues) this.stmt(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = ?`).run(row.id);
     return { id: row.id, doc: { entityType: row.entity_type, removed: row.removed === 1, values } };
   }
 
@@ -569,6 +580,22 @@ export class SqliteStore implements Store {
     const [table, column] = index === 'search' ? [SEARCH_DOCS, 'urn'] : [RELATIONSHIP_TABLE, 'source'];
     return this.stmt(`SELECT DISTINCT x.${column} FROM ${table} x WHERE NOT EXISTS (SELECT 1 FROM ${ENTITY_TABLE} e WHERE e.urn = x.${column})
       LIMIT ?`).pluck().all(limit) as string[];
+  }
+
+  /** PRAGMA data_version moves when another connection commits (never for this one's own commits). */
+  private seenDataVersion = -1;
+  private dataVersionCheckedAt = 0;
+
+  /** Asked at most every few milliseconds (a hot read path asks on every request): another process's commit shows within that. */
+  externalWrites(): boolean {
+    const now = Date.now();
+    if (now - this.dataVersionCheckedAt < EXTERNAL_WRITES_CHECK_MS) return false;
+    this.dataVersionCheckedAt = now;
+    const v = this.stmt('PRAGMA data_version').pluck().get() as number;
+    if (v === this.seenDataVersion) return false;
+    const first = this.seenDataVersion === -1;
+    this.seenDataVersion = v;
+    return !first;
   }
 
   async applyIndexUpdate(update: IndexUpdate, guard: IndexGuard): Promise<boolean> {
@@ -714,6 +741,62 @@ export class SqliteStore implements Store {
       this.appendChanges(log);
     }).immediate();
     return n;
+  }
+
+  // Several servers on one database (issue 16): SQLite has no cross-process signal, followers poll the log.
+  async watchChanges(): Promise<null> {
+    return null;
+  }
+
+  /** One server per SQLite file: nothing to exclude, but runs of one job in this process still do not overlap. */
+  async runExclusive(job: string, fn: () => Promise<void>): Promise<boolean> {
+    if (this.runningJobs.has(job)) return false;
+    this.runningJobs.add(job);
+    try {
+      await fn();
+      return true;
+    } finally {
+      this.runningJobs.delete(job);
+    }
+  }
+
+  private readonly runningJobs = new Set<string>();
+
+  // Webhooks (migration 10)
+
+  async createWebhook(w: WebhookRow, seq: number): Promise<void> {
+    this.db.transaction(() => {
+      this.stmt(`INSERT INTO ${WEBHOOK_TABLE} (id, url, entity_types, aspects, secret, created_by, created_on, description)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(w.id, w.url, JSON.stringify(w.entityTypes), JSON.stringify(w.aspects), w.secret, w.createdBy,
+        w.createdOn, w.description);
+      this.stmt(`INSERT OR IGNORE INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES (?, ?, ?)`).run(`webhook:${w.id}`, seq, Date.now());
+    }).immediate();
+  }
+
+  async listWebhooks(): Promise<WebhookRow[]> {
+    return (this.stmt(`SELECT * FROM ${WEBHOOK_TABLE} ORDER BY created_on, id`).all() as Record<string, any>[]).map(webhookOf);
+  }
+
+  async deleteWebhook(id: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      this.stmt(`DELETE FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = ?`).run(id);
+      this.stmt(`DELETE FROM ${CONSUMER_TABLE} WHERE name = ?`).run(`webhook:${id}`);
+      return this.stmt(`DELETE FROM ${WEBHOOK_TABLE} WHERE id = ?`).run(id).changes === 1;
+    }).immediate();
+  }
+
+  async addWebhookDeadLetter(d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean> {
+    return this.db.transaction(() => {
+      if (!this.moveConsumerRow(`webhook:${d.webhookId}`, from, to)) return false;
+      this.stmt(`INSERT INTO ${WEBHOOK_DEAD_LETTER_TABLE} (webhook_id, seq, at, attempts, status, error, event) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+        .run(d.webhookId, d.seq, d.at, d.attempts, d.status, d.error, d.event);
+      return true;
+    }).immediate();
+  }
+
+  async webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> {
+    return (this.stmt(`SELECT * FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = ? AND id > ? ORDER BY id LIMIT ?`)
+      .all(webhookId, after, limit) as Record<string, any>[]).map(deadLetterOf);
   }
 }
 

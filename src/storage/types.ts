@@ -191,6 +191,35 @@ export interface ChangeRecord {
   revision: number | null;
 }
 
+/** A registered webhook as stored (JSON lists and the creator as text; the signing secret encrypted). */
+export interface WebhookRow {
+  id: string;
+  url: string;
+  /** Entity types and aspect names matched; empty: all. */
+  entityTypes: string[];
+  aspects: string[];
+  secret: string;
+  /** The creating actor (JSON: `{ urn, kind }`), whose read privileges every delivery is checked against. */
+  createdBy: string;
+  createdOn: number;
+  description: string | null;
+}
+
+/** An event a webhook gave up on after its retries. */
+export interface WebhookDeadLetter {
+  id: number;
+  webhookId: string;
+  /** The event's offset in the change log. */
+  seq: number;
+  at: number;
+  attempts: number;
+  /** The receiver's last HTTP status; null when no answer came (refused, timed out). */
+  status: number | null;
+  error: string;
+  /** The body that was sent. */
+  event: string;
+}
+
 /** Updates of the derived indexes, applied by their consumers. */
 export interface IndexUpdate {
   search?: { upsert: SearchDoc[]; remove: readonly string[] };
@@ -273,6 +302,20 @@ export interface Store {
   /** Moves a consumer from `from` to `to`; false (and nothing changed) when it was not at `from`. */
   moveConsumer(name: string, from: number, to: number): Promise<boolean>;
   removeConsumer(name: string): Promise<void>;
+
+  // Webhooks (migration 10): each is also a consumer named `webhook:<id>`
+  /** Stores a webhook and registers its consumer at `seq`, in one transaction. */
+  createWebhook(w: WebhookRow, seq: number): Promise<void>;
+  listWebhooks(): Promise<WebhookRow[]>;
+  /** Deletes a webhook, its dead letters and its consumer; false when there was none. */
+  deleteWebhook(id: string): Promise<boolean>;
+  /**
+   * Records a dead letter and moves the webhook's consumer from `from` to `to`, in one transaction; false (nothing
+   * written) when the consumer was not at `from` (another dispatcher moved it).
+   */
+  addWebhookDeadLetter(d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean>;
+  /** A webhook's dead letters, oldest first, after an id, at most `limit`. */
+  webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]>;
   /**
    * Deletes entries older than a time, never one a consumer has not applied; at most `batchSize`. Returns how many
    * went.
@@ -280,6 +323,11 @@ export interface Store {
   trimChanges(beforeTime: number, batchSize: number): Promise<number>;
   /** Urns an index holds entries for (search documents, relationship sources) that are not in the store: at most `limit`. */
   indexedWithoutEntity(index: 'search' | 'relationships', limit: number): Promise<string[]>;
+  /**
+   * Whether another connection (another process on the same SQLite file) committed since the last call; cheap enough
+   * for every request. False where other writers are announced instead (PostgreSQL: LISTEN/NOTIFY).
+   */
+  externalWrites(): boolean;
   /** Applies an index update under its guard, in one transaction with the consumer's offset; false when the guard failed. */
   applyIndexUpdate(update: IndexUpdate, guard: IndexGuard): Promise<boolean>;
 
@@ -331,6 +379,21 @@ export interface Store {
   latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]>;
   /** Deletes the time-series rows written by this run; returns how many went. */
   deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number>;
+
+  // Several servers on one database (issue 16; added for src/changelog/follower.ts and src/services/jobs.ts)
+  /**
+   * Calls `wake` whenever a writer (any process) announces new change-log entries (with the newest offset it
+   * committed, when the signal carries it), and once each time the signal (re)connects, since announcements made
+   * while it was down are lost. PostgreSQL: LISTEN on the log's channel over a
+   * connection of its own, reconnected with backoff; `onState` hears it go up (true) and down (false, with why).
+   * Null when the engine has no such signal (SQLite: followers poll). The returned function stops it.
+   */
+  watchChanges(wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<(() => Promise<void>) | null>;
+  /**
+   * Runs `fn` unless a process (this one included) is running the job of that name on this database now; true when
+   * it ran. PostgreSQL: a session advisory lock held on a connection of its own for the run. SQLite: runs it.
+   */
+  runExclusive(job: string, fn: () => Promise<void>): Promise<boolean>;
 }
 
 /** The columns of a usage event that queries may filter, group and count on. */

@@ -30,6 +30,8 @@ export interface TestApp {
 export async function startApp(ctx: EngineContext, overrides: Partial<Config> = {}): Promise<TestApp> {
   const config: Config = { ...loadConfig({ DATABASE_URL: ctx.url, LOG_LEVEL: 'silent' }), ...overrides };
   const catalog = await openCatalog(config);
+  // As a serving process does: other servers' writes reach this one's caches through the change log.
+  await catalog.follow();
   const app = await createApp(catalog, { logger: false });
   await app.ready();
   const tokenFor = async (username: string) => (await catalog.tokens.create({

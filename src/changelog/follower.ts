@@ -1,0 +1,143 @@
+import type { Store } from '../storage/types.js';
+import type { ChangeLogService } from './service.js';
+
+/**
+ * How a server hears what other servers (and other processes on the same SQLite file, such as the CLI) wrote.
+ *
+ * Each serving process follows the change log so that a write through any of them is seen through every other within
+ * a second: the log is read from this process's offset (exact: nothing is missed or applied twice), the local
+ * listeners (token, policy and response caches) hear the new entries, and the durable indexes are checked a little
+ * later, catching up only when the writer has not applied its own entries (it does so before answering, so normally
+ * there is nothing left to do; a writer that died in between leaves them to the others).
+ *
+ * Three things wake it:
+ * - PostgreSQL's NOTIFY, which every writer sends in its transaction (delivered on commit), heard through LISTEN on a
+ *   connection of its own (Store.watchChanges, reconnected with backoff);
+ * - a poll of the log, the fallback when that connection is down (and a safety net when it is up);
+ * - on SQLite, which has no such signal, the poll alone.
+ */
+export interface FollowerOptions {
+  /** Poll period while no LISTEN connection is up (and always on SQLite). */
+  pollMs?: number;
+  /** Poll period while LISTEN is up (announcements are lost only when that connection is). */
+  listeningPollMs?: number;
+  /** How long after hearing entries the indexes are checked (the writer applies them itself meanwhile). */
+  indexDelayMs?: number;
+  /** A failure to read the log (the database unreachable): reported once until reading works again. */
+  onError?: (e: unknown) => void;
+  /** Reading the log works again after a failure. */
+  onRecovered?: () => void;
+  /** The LISTEN connection went up (true) or down (false, with why). */
+  onListening?: (listening: boolean, error?: Error) => void;
+}
+
+export const FOLLOW_POLL_MS = 250;
+export const FOLLOW_LISTENING_POLL_MS = 1000;
+export const FOLLOW_INDEX_DELAY_MS = 250;
+/** Every so many polls the indexes are checked even when no new entry was heard. */
+const INDEX_CHECK_EVERY = 10;
+
+export class ChangeFollower {
+  private stopped = false;
+  private listening = false;
+  private failing = false;
+  /** The newest offset any listener heard (this process's writes included). */
+  private heard = 0;
+  /** The newest offset the indexes were checked against. */
+  private checked = 0;
+  private polls = 0;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private indexTimer: NodeJS.Timeout | undefined;
+  private unwatch: (() => Promise<void>) | null = null;
+  private running: Promise<void> = Promise.resolve();
+
+  private readonly pollMs: number;
+  private readonly listeningPollMs: number;
+  private readonly indexDelayMs: number;
+
+  private constructor(private readonly changeLog: ChangeLogService, private readonly store: Store, private readonly opts: FollowerOptions) {
+    this.pollMs = opts.pollMs ?? FOLLOW_POLL_MS;
+    this.listeningPollMs = opts.listeningPollMs ?? FOLLOW_LISTENING_POLL_MS;
+    this.indexDelayMs = opts.indexDelayMs ?? FOLLOW_INDEX_DELAY_MS;
+    changeLog.onChange((entries) => {
+      const last = entries[entries.length - 1];
+      if (last && last.seq > this.heard) this.heard = last.seq;
+    });
+  }
+
+  /** Starts following: LISTEN where the store has it, and the poll. */
+  static async start(changeLog: ChangeLogService, store: Store, opts: FollowerOptions = {}): Promise<ChangeFollower> {
+    const f = new ChangeFollower(changeLog, store, opts);
+    f.heard = f.checked = await store.lastChangeSeq();
+    f.unwatch = await store.watchChanges((seq) => f.wake(seq), (listening, error) => {
+      f.listening = listening;
+      opts.onListening?.(listening, error);
+    });
+    f.schedulePoll();
+    return f;
+  }
+
+  /** Whether a LISTEN connection is up now. */
+  get isListening(): boolean {
+    return this.listening;
+  }
+
+  /**
+   * Reads what is new now (a NOTIFY, a poll). `seq`: the newest offset the announcement names; nothing is read when it
+   * was heard already (this server's own writes, which their afterCommit has handed to the listeners).
+   */
+  wake(seq?: number): void {
+    if (this.stopped || (seq !== undefined && seq <= this.heard)) return;
+    this.running = this.changeLog.follow().then(() => {
+      if (this.failing) {
+        this.failing = false;
+        this.opts.onRecovered?.();
+      }
+      if (this.heard > this.checked) this.scheduleIndexCheck();
+    }, (e) => this.failed(e));
+  }
+
+  private failed(e: unknown): void {
+    if (this.failing || this.stopped) return;
+    this.failing = true;
+    this.opts.onError?.(e);
+  }
+
+  private schedulePoll(): void {
+    if (this.stopped) return;
+    this.pollTimer = setTimeout(() => {
+      this.wake();
+      if (++this.polls % INDEX_CHECK_EVERY === 0) this.scheduleIndexCheck();
+      this.schedulePoll();
+    }, this.listening ? this.listeningPollMs : this.pollMs);
+    this.pollTimer.unref();
+  }
+
+  private scheduleIndexCheck(): void {
+    if (this.stopped || this.indexTimer) return;
+    this.indexTimer = setTimeout(() => {
+      this.indexTimer = undefined;
+      void this.checkIndexes().catch((e) => this.failed(e));
+    }, this.indexDelayMs);
+    this.indexTimer.unref();
+  }
+
+  /** Catches up the indexes that are behind what was heard (a writer that died before applying its entries). */
+  private async checkIndexes(): Promise<void> {
+    if (this.stopped) return;
+    const upTo = this.heard;
+    const offsets = await this.store.consumerOffsets();
+    const behind = [...this.changeLog.consumers.values()].filter((c) => (offsets.get(c.name) ?? 0) < upTo);
+    await Promise.all(behind.map((c) => c.catchUp()));
+    if (upTo > this.checked) this.checked = upTo;
+  }
+
+  /** Stops listening and polling; waits for a read under way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.pollTimer);
+    clearTimeout(this.indexTimer);
+    await this.unwatch?.();
+    await this.running.catch(() => {});
+  }
+}
