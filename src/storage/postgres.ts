@@ -3,6 +3,7 @@ import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_T
 import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
 import { addLatest, checkUpdate, lockNames, planVersion } from './aspect-updates.js';
+import { edgeChanges } from './edges.js';
 import {
   CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange,
   truncateChange, upsertChange, type ChangeLogRow, type ChangeRow, type StoredLatest,
@@ -529,11 +530,18 @@ export class PostgresStore implements Store {
   }
 
   /** Inside a write transaction. */
-  private async writeRelationships(c: pg.PoolClient, sources: readonly string[], edges: readonly Relationship[]): Promise<void> {
+  private async writeRelationships(c: pg.PoolClient, sources: readonly string[], wanted: readonly Relationship[]): Promise<void> {
     {
       // Two replacements of one source's edges would otherwise deadlock on each other's uncommitted inserts.
       await this.lockInOrder(c, [...new Set(sources)].sort().map((source) => `${source}\n#relationships`));
-      await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ANY($1)`, [sources]);
+      const stored = sources.length
+        ? (await c.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE source = ANY($1)`, [sources])).rows.map(edgeOf) : [];
+      const { gone, added: edges } = edgeChanges(stored, wanted);
+      if (gone.length) {
+        await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} r USING UNNEST($1::text[], $2::text[], $3::text[]) AS g(source, type, destination)
+          WHERE r.source = g.source AND r.type = g.type AND r.destination = g.destination`,
+        [gone.map((e) => e.source), gone.map((e) => e.type), gone.map((e) => e.destination)]);
+      }
       if (edges.length) {
         await c.query(`INSERT INTO ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on, updated_actor, manual)
           SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::int[])

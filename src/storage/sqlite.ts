@@ -5,6 +5,7 @@ import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_T
 import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
 import { addLatest, checkUpdate, planVersion } from './aspect-updates.js';
+import { edgeChanges } from './edges.js';
 import {
   CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange, truncateChange, upsertChange,
   type ChangeLogRow, type ChangeRow, type StoredLatest,
@@ -521,8 +522,11 @@ export class SqliteStore implements Store {
   /** Inside a write transaction. */
   private writeRelationships(sources: readonly string[], edges: readonly Relationship[]): void {
     {
-      for (const s of sources) this.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ?`).run(s);
-      for (const e of edges) {
+      const stored = sources.flatMap((s) => (this.stmt(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE source = ?`).all(s) as EdgeRow[]).map(edgeOf));
+      const { gone, added } = edgeChanges(stored, edges);
+      const del = this.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ? AND type = ? AND destination = ?`);
+      for (const e of gone) del.run(e.source, e.type, e.destination);
+      for (const e of added) {
         this.stmt(`INSERT OR IGNORE INTO ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on,
           updated_actor, manual) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(e.source, e.type, e.destination, e.createdOn ?? null,
           e.createdActor ?? null, e.updatedOn ?? null, e.updatedActor ?? null, e.manual ? 1 : 0);
