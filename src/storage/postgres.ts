@@ -14,7 +14,7 @@ import {
 } from './schema.js';
 import {
   addCountDeltas, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageStatement, type CountedDoc,
-  valueChanges,
+  addRewriteDeltas, valueChanges,
 } from './search-sql.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
@@ -445,7 +445,8 @@ export class PostgresStore implements Store {
         await c.query(`INSERT INTO ${SEARCH_TEXT} (doc_id, tsv)
           VALUES ($1, setweight(to_tsvector('simple', $2), 'A') || setweight(to_tsvector('simple', $3), 'B'))
           ON CONFLICT (doc_id) DO UPDATE SET tsv = excluded.tsv`, [id, d.name, d.text]);
-        const { gone, added } = valueChanges(old?.values ?? [], values);
+        const changes = valueChanges(old?.values ?? [], values);
+        const { gone, added } = changes;
         if (gone.length) {
           await c.query(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = $3 AND (field, value) IN (SELECT * FROM UNNEST($1::text[], $2::text[]))`,
             [gone.map((x) => x[0]), gone.map((x) => x[1]), id]);
@@ -455,7 +456,7 @@ export class PostgresStore implements Store {
             SELECT f, v, $3, n FROM UNNEST($1::text[], $2::text[], $4::float8[]) AS t(f, v, n)`,
           [added.map((x) => x[0]), added.map((x) => x[1]), id, added.map((x) => numeric(x[1]))]);
         }
-        addCountDeltas(deltas, old, { entityType: d.entityType, removed: d.removed, values });
+        addRewriteDeltas(deltas, old, { entityType: d.entityType, removed: d.removed, values }, changes);
       }
       await this.applyCounts(c, deltas);
     }

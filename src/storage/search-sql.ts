@@ -393,6 +393,26 @@ export function addCountDeltas(deltas: Map<string, number>, before: CountedDoc |
   if (after) add(after, 1);
 }
 
+/**
+ * addCountDeltas for a document rewritten in place: when its entity type and removal are unchanged, only the values
+ * that went and came move the counts (a new description moves none).
+ */
+export function addRewriteDeltas(deltas: Map<string, number>, before: CountedDoc | undefined, after: CountedDoc,
+  changes: { gone: readonly (readonly [string, string])[]; added: readonly (readonly [string, string])[] }): void {
+  if (!before || before.entityType !== after.entityType || before.removed !== after.removed) {
+    addCountDeltas(deltas, before, after);
+    return;
+  }
+  const move = (values: readonly (readonly [string, string])[], sign: number) => {
+    for (const [field, value] of values) {
+      const key = JSON.stringify([field, after.removed, after.entityType, value]);
+      deltas.set(key, (deltas.get(key) ?? 0) + sign);
+    }
+  };
+  move(changes.gone, -1);
+  move(changes.added, 1);
+}
+
 /** The changed counts in key order (so concurrent writers lock rows in one order), unchanged ones dropped. */
 export function countChanges(deltas: Map<string, number>): { field: string; removed: boolean; entityType: string; value: string; n: number }[] {
   return [...deltas].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, n]) => {

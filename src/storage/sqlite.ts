@@ -16,7 +16,7 @@ import {
 } from './schema.js';
 import {
   addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, ftsFlags, type FacetRow, numeric, pageStatement, type CountedDoc, type Statement,
-  valueChanges,
+  addRewriteDeltas, valueChanges,
 } from './search-sql.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
@@ -432,10 +432,10 @@ export class SqliteStore implements Store {
           id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName).lastInsertRowid);
         }
         insertText.run(id, d.name, d.text, ftsFlags(d.entityType, d.removed));
-        const { gone, added } = valueChanges(old?.doc.values ?? [], values);
-        for (const [field, value] of gone) deleteValue.run(field, value, id);
-        for (const [field, value] of added) insertValue.run(field, value, id, numeric(value));
-        addCountDeltas(deltas, old?.doc, { entityType: d.entityType, removed: d.removed, values });
+        const changes = valueChanges(old?.doc.values ?? [], values);
+        for (const [field, value] of changes.gone) deleteValue.run(field, value, id);
+        for (const [field, value] of changes.added) insertValue.run(field, value, id, numeric(value));
+        addRewriteDeltas(deltas, old?.doc, { entityType: d.entityType, removed: d.removed, values }, changes);
       }
       this.applyCounts(deltas);
     }
