@@ -1,0 +1,131 @@
+import { loadConfig } from '../src/config.js';
+import { rootActor, systemActor } from '../src/services/actor.js';
+import { openCatalog } from '../src/services/catalog.js';
+import { changeFromProposal } from '../src/services/ingest-format.js';
+import {
+  flag, graphqlRequest, measure, postgresEngine, printRow, round2, saveResults, sqliteEngine, startAlmanac, type Row, type Server,
+} from './harness.js';
+import { batches, generatedDatasets, generatedDatasetUrn, referenceProposals, SHOWCASE_URN, showcaseProposals } from './generate.js';
+import { READ_QUERY } from './read.js';
+import { percentile } from './support.js';
+
+/**
+ * `npm run bench -- --scale N [--engine sqlite|postgres]`: loads N generated datasets (the generator straight into
+ * the entity service in batches, as `almanac ingest` does), reporting the load rate as it goes (a rate that falls
+ * as the catalog grows is a per-write cost that depends on its size), then against the server: point reads,
+ * `updateDescription` latency and search latency (queries from match-everything to selective, with facets).
+ * Not run in CI; a million datasets takes a long time.
+ */
+const BATCH = 1000;
+
+async function load(url: string, n: number): Promise<{ token: string; rows: Row[] }> {
+  const catalog = await openCatalog({ ...loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' }) });
+  try {
+    await catalog.entities.ingest([...referenceProposals(), ...showcaseProposals()].map(changeFromProposal), systemActor());
+    const started = performance.now();
+    let aspects = 0;
+    let windowStart = started;
+    let windowAspects = 0;
+    const rates: { datasets: number; aspectsPerSecond: number }[] = [];
+    let datasets = 0;
+    const step = Math.max(1, Math.floor(n / 10));
+    let nextReport = step;
+    let lastUrn = '';
+    for (const b of batches(generatedDatasets({ datasets: n }), BATCH)) {
+      await catalog.entities.ingest(b.map(changeFromProposal), systemActor());
+      aspects += b.length;
+      windowAspects += b.length;
+      for (const p of b) if (p.entityType === 'dataset' && p.entityUrn !== lastUrn) { lastUrn = p.entityUrn; datasets++; }
+      if (datasets >= nextReport) {
+        const now = performance.now();
+        const rate = Math.round(windowAspects / ((now - windowStart) / 1000));
+        rates.push({ datasets, aspectsPerSecond: rate });
+        console.log(`  loaded ${datasets} datasets, ${aspects} aspects, ${((now - started) / 1000).toFixed(0)} s; last step ${rate} aspects/s`);
+        windowStart = now;
+        windowAspects = 0;
+        nextReport += step;
+      }
+    }
+    const s = (performance.now() - started) / 1000;
+    const { accessToken } = await catalog.tokens.create({ actorUrn: 'urn:li:corpuser:datahub', ownerUrn: 'urn:li:corpuser:datahub',
+      name: 'bench', durationMs: 24 * 3_600_000 }, rootActor());
+    const first = rates[0]?.aspectsPerSecond;
+    const last = rates[rates.length - 1]?.aspectsPerSecond;
+    return { token: accessToken, rows: [{ scenario: 'scale', engine: '', target: `load ${n} datasets`, aspectsPerSecond: Math.round(aspects / s),
+      note: `${aspects} aspects in ${s.toFixed(0)} s; first tenth ${first} aspects/s, last tenth ${last} aspects/s` }] };
+  } finally {
+    await catalog.close();
+  }
+}
+
+async function sequential(base: string, req: () => { path: string; body: string; headers: Record<string, string> }, count: number, check: (text: string) => void) {
+  const ms: number[] = [];
+  for (let i = 0; i < count + 3; i++) {
+    const r = req();
+    const t = performance.now();
+    const res = await fetch(base + r.path, { method: 'POST', headers: r.headers, body: r.body });
+    const text = await res.text();
+    if (i >= 3) ms.push(performance.now() - t); // the first three warm up
+    if (res.status !== 200) throw new Error(`${res.status} ${text.slice(0, 500)}`);
+    check(text);
+  }
+  ms.sort((a, b) => a - b);
+  return { p50: round2(percentile(ms, 50)), p95: round2(percentile(ms, 95)), p99: round2(percentile(ms, 99)) };
+}
+
+const noErrors = (text: string) => { if (text.includes('"errors"')) throw new Error(text.slice(0, 500)); };
+
+async function probe(server: Server, token: string, n: number, engine: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  const mid = generatedDatasetUrn(Math.floor(n / 2));
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  // Point reads under load.
+  for (const [what, urn] of [['the 50-column showcase dataset', SHOWCASE_URN], [`generated dataset ${Math.floor(n / 2)}`, mid]] as const) {
+    const req = graphqlRequest(token, JSON.stringify({ query: READ_QUERY, variables: { urn } }));
+    await measure(server.base, req, { connections: 4, amount: 300 }); // warm up
+    const read = await measure(server.base, req, { connections: 16 });
+    rows.push({ scenario: 'scale', engine, target: `point read dataset(urn) of ${what}, ${n} datasets, 16 connections`, rps: Math.round(read.rps),
+      p50: read.p50, p99: read.p99 });
+  }
+  // One writer, one column, each a new text.
+  let k = 0;
+  const mutation = `mutation($d: String!) { updateDescription(input: { description: $d, resourceUrn: "${mid}", subResource: "id", subResourceType: DATASET_FIELD }) }`;
+  const upd = await sequential(server.base, () => ({ path: '/api/graphql', headers, body: JSON.stringify({ query: mutation, variables: { d: `text ${k++}` } }) }), 200, noErrors);
+  rows.push({ scenario: 'scale', engine, target: `updateDescription latency, ${n} datasets, sequential`, ...upd });
+  // Search, from every dataset to one, with the facets the web app asks for.
+  // Each request asks for a different page size, so no answer is a reused one (a cache of whole answers would
+  // otherwise measure itself).
+  const search = `query($q: String!, $n: Int!) { searchAcrossEntities(input: { types: [], query: $q, start: 0, count: $n }) {
+    total searchResults { entity { urn } } facets { field aggregations { value count } } } }`;
+  const queries = ['*', 'orders', 'customer id', 'Identifies', `t${Math.floor(n / 3)}`, 'no-such-word-anywhere'];
+  const all: number[] = [];
+  for (const q of queries) {
+    let i = 0;
+    const r = await sequential(server.base, () => ({ path: '/api/graphql', headers, body: JSON.stringify({ query: search, variables: { q, n: 10 + (i++) } }) }), 30, noErrors);
+    all.push(r.p95);
+    rows.push({ scenario: 'scale', engine, target: `search "${q}" with facets, ${n} datasets`, p50: r.p50, p95: r.p95 });
+  }
+  for (const r of rows) { r.peakRssMb = server.peakRssMb(); printRow(r); }
+  return rows;
+}
+
+export async function run(args: string[]) {
+  const n = Number(flag(args, 'scale') ?? 10_000);
+  const engineName = flag(args, 'engine') ?? 'sqlite';
+  const engine = engineName === 'postgres' ? await postgresEngine() : await sqliteEngine();
+  if (!engine) throw new Error('PostgreSQL unreachable');
+  console.log(`scale: ${n} generated datasets on ${engine.name}`);
+  try {
+    const loaded = await load(engine.url, n);
+    for (const r of loaded.rows) { r.engine = engine.name; printRow(r); }
+    const server = await startAlmanac(engine.url);
+    try {
+      const rows = [...loaded.rows, ...await probe(server, loaded.token, n, engine.name)];
+      saveResults('scale', rows, { datasets: n });
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await engine.cleanup();
+  }
+}
