@@ -4,6 +4,7 @@ import { ChangeLogService } from '../changelog/service.js';
 import { WebhookService } from '../changelog/webhooks.js';
 import type { Config } from '../config.js';
 import { aspectDef } from '../entities/index.js';
+import { aspectSpec } from '../model/registry.js';
 import { ResponseCache } from './response-cache.js';
 import { trackingReads } from './read-tracking.js';
 import { openStore } from '../storage/index.js';
@@ -82,7 +83,8 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   const search = new SearchService(s);
   const relationships = new RelationshipService(s);
   const changeLog = new ChangeLogService(s);
-  changeLog.addIndex('search', (urns) => search.documents(urns));
+  // Time series are not searched: their entries leave the search index as it is.
+  changeLog.addIndex('search', (urns) => search.documents(urns), (e) => e.aspect === null || !aspectSpec(e.aspect)?.timeseries);
   // Only aspects that declare edges change the relationship index.
   const relationshipIndex = changeLog.addIndex('relationships', (urns) => relationships.edges(urns),
     (e) => e.aspect !== null && aspectDef(e.aspect)?.edges !== undefined);
@@ -110,7 +112,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
     ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret')),
     usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
     config, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
-    authz: policies, policies, search, timeseries: new TimeseriesService(s),
+    authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),
     identities: new IdentityService(entities, s, tokens), ownershipTypes,
     nativeUsers: new NativeUserService(entities, s, tokens, config.systemClientId), recommendations,
     metadataTests: new MetadataTestService(entities, s, (m) => process.stderr.write(`almanac: warning: ${m}\n`)),

@@ -196,7 +196,8 @@ export class IngestionService {
       }
     }
     if (removals.length) await this.entities.ingest(removals, actor);
-    const timeseriesRowsDeleted = await this.store.deleteTimeseriesOfRun(runId);
+    const timeseriesRowsDeleted = await this.store.deleteTimeseriesOfRun(runId, actor.urn);
+    await this.entities.committed();
     const request = `urn:li:dataHubExecutionRequest:${runId}`;
     if (!/[\s,()]/.test(runId)) {
       const result = (await this.entities.getLatest(request, ['dataHubExecutionRequestResult'])).get('dataHubExecutionRequestResult')?.value as Obj | undefined;

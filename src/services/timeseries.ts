@@ -87,7 +87,8 @@ export class TimeseriesService {
   private readonly tasks = new Map<number, Task>();
   private nextTask = 1;
 
-  constructor(private readonly store: Store) {}
+  /** `committed`: run after each deletion commits (the change log's consumers apply its entry). */
+  constructor(private readonly store: Store, private readonly committed: () => Promise<void> = async () => {}) {}
 
   index(entityType: string, aspect: string): TimeseriesIndex {
     if (!entityType) throw badRequest("Missing required parameter 'entityType'", { field: 'entityType' });
@@ -206,6 +207,7 @@ export class TimeseriesService {
           for (;;) {
             const want = Math.min(MAX_STATEMENT_ROWS, batchSize - inBatch);
             const n = await this.store.deleteTimeseriesBefore(idx.entityType, idx.aspect, endTimeMillis, want);
+            if (n) await this.committed();
             inBatch += n;
             await yieldToEventLoop();
             if (n < want || inBatch >= batchSize) break;
