@@ -5,11 +5,12 @@ import { graphiqlFeature } from './http/graphiql.js';
 import { trackRoutes } from './http/track.js';
 import { loginRoutes } from './http/login.js';
 import { webappFeature } from './http/webapp.js';
-import { changeRoutes } from './http/changes.js';
-import { webhookRoutes } from './http/webhooks.js';
+import { UI_PREFIX_WITH_WEBAPP, uiFeature } from './http/ui.js';
 import { operationsRoutes } from './http/rest/operations.js';
 import { testEvaluationRoutes } from './http/rest/test-evaluation.js';
 import { usageRoutes } from './http/rest/usage.js';
+import { changeRoutes } from './http/changes.js';
+import { webhookRoutes } from './http/webhooks.js';
 import type { Catalog } from './services/catalog.js';
 
 /**
@@ -19,8 +20,11 @@ import type { Catalog } from './services/catalog.js';
 const REST_FEATURES: RestFeature[] = [operationsRoutes, usageRoutes, testEvaluationRoutes];
 const ROOT_FEATURES: RestFeature[] = [graphqlFeature, graphiqlFeature, trackRoutes, loginRoutes, changeRoutes, webhookRoutes];
 
-export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger']; webappDir?: string } = {}): Promise<FastifyInstance> {
-  const rootFeatures = opts.webappDir ? [...ROOT_FEATURES, webappFeature(opts.webappDir)] : ROOT_FEATURES;
+export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger']; webappDir?: string; uiDir?: string } = {}): Promise<FastifyInstance> {
+  // Almanac's own UI at `/`, or under /almanac/ when DataHub's web app takes `/`.
+  const rootFeatures = opts.webappDir
+    ? [...ROOT_FEATURES, uiFeature({ prefix: UI_PREFIX_WITH_WEBAPP, dir: opts.uiDir }), webappFeature(opts.webappDir)]
+    : [...ROOT_FEATURES, uiFeature({ dir: opts.uiDir })];
   const app = await buildServer(catalog, { logger: opts.logger, restFeatures: REST_FEATURES, rootFeatures });
   // The catalog's warnings become the server's JSON log lines, their subject as fields.
   catalog.metadataTests.warn = (message, fields) => app.log.warn(fields, message);

@@ -343,6 +343,8 @@ const OPERATIONS: Record<keyof typeof REQUIRES, Call> = {
   'graphql.readProfiles': { graphql: `{ dataset(urn: "${HIVE}") { datasetProfiles { rowCount } } }` },
   'graphql.readUsage': { graphql: `{ dataset(urn: "${HIVE}") { usageStats(range: ALL) { buckets { bucket } } } }` },
   'graphql.viewTests': { graphql: '{ listTests(input: { start: 0, count: 5 }) { total } }' },
+  'graphql.explainTests': { graphql: `{ explainTests(urn: "${HIVE}") { failing { type } } }` },
+  'graphql.timeseriesIndexSizes': { graphql: '{ timeseriesIndexSizes { indexName } }' },
   'graphql.manageEntity': { graphql: `{ dataset(urn: "${HIVE}") { privileges { canManageEntity } } }` },
   'graphql.updateDataset.editableProperties': { graphql: `mutation { updateDataset(urn: "${HIVE}", input: { editableProperties: { description: "d" } }) { urn } }` },
   'graphql.updateDataset.institutionalMemory': { graphql: `mutation { updateDataset(urn: "${HIVE}", input: { institutionalMemory: { elements: [{ url: "https://x.example.com", author: "urn:li:corpuser:carol", description: "x" }] } }) { urn } }` },

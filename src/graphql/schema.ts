@@ -20,6 +20,7 @@ import { datasetPageResolvers } from './resolvers/dataset-pages.js';
 import { timeseriesResolvers } from './resolvers/timeseries.js';
 import { userResolvers } from './resolvers/users.js';
 import { settingsResolvers } from './resolvers/settings.js';
+import { historyResolvers } from './resolvers/history.js';
 import { LongScalar } from './scalars.js';
 import { descriptorResolvers, descriptorSdl } from './entity-resolvers.js';
 
@@ -29,7 +30,7 @@ import { descriptorResolvers, descriptorSdl } from './entity-resolvers.js';
  * its descriptor.
  */
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'schema');
-const FILES = ['common', 'datasets', 'tags', 'entities', 'auth', 'search', 'timeseries', 'metadata-tests', 'relationships', 'users', 'ownership-types', 'lineage', 'recommendations', 'browse', 'settings', 'ingestion', 'analytics', 'native-users', 'dataset-pages', 'domains-glossary'];
+const FILES = ['common', 'datasets', 'tags', 'entities', 'auth', 'search', 'timeseries', 'metadata-tests', 'relationships', 'users', 'ownership-types', 'lineage', 'recommendations', 'browse', 'settings', 'ingestion', 'analytics', 'native-users', 'dataset-pages', 'domains-glossary', 'history'];
 export const schemaFiles = () => FILES.map((f) => path.join(dir, `${f}.graphql`));
 
 /** The whole schema text: the areas' files, then the descriptors' SDL. */
@@ -37,7 +38,7 @@ export function schemaSdl(): string {
   return [...schemaFiles().map((f) => readFileSync(f, 'utf8')), descriptorSdl(), entityUpdateSdl()].join('\n');
 }
 
-const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, entityReaders, mutationResolvers, authResolvers, searchResolvers, timeseriesResolvers, metadataTestResolvers, userResolvers, ownershipTypeResolvers, lineageResolvers, recommendationResolvers, browseResolvers, settingsResolvers, ingestionResolvers, analyticsResolvers, nativeUserResolvers, datasetPageResolvers, domainGlossaryResolvers];
+const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, entityReaders, mutationResolvers, authResolvers, searchResolvers, timeseriesResolvers, metadataTestResolvers, userResolvers, ownershipTypeResolvers, lineageResolvers, recommendationResolvers, browseResolvers, settingsResolvers, ingestionResolvers, analyticsResolvers, nativeUserResolvers, datasetPageResolvers, domainGlossaryResolvers, historyResolvers];
 
 /** Object type → the fields the schema declares for it (extensions included). */
 function declaredFields(sdl: string): Map<string, Set<string>> {

@@ -36,6 +36,8 @@ export const REQUIRES = {
   'graphql.readProfiles': [['VIEW_DATASET_PROFILE']],
   'graphql.readUsage': [['VIEW_DATASET_USAGE']],
   'graphql.viewTests': [['VIEW_TESTS'], ['MANAGE_TESTS'], ['VIEW_ENTITY_PAGE']],
+  'graphql.explainTests': [['VIEW_ENTITY_PAGE']],
+  'graphql.timeseriesIndexSizes': [['GET_TIMESERIES_INDEX_SIZES_PRIVILEGE']],
   // GraphQL edits, on the resource they change
   'graphql.manageEntity': [['EDIT_ENTITY']],
   'graphql.updateDataset.editableProperties': [['EDIT_ENTITY'], ['EDIT_ENTITY_DOCS']],

@@ -1,4 +1,5 @@
 import { parseUrn } from '../../model/urn.js';
+import type { TestsOutcome } from '../../services/metadata-tests/evaluate.js';
 import type { TestInput } from '../../services/metadata-tests/runner.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { ref, requireEntity } from './common.js';
@@ -13,6 +14,16 @@ async function existing(list: Obj[] | undefined, ctx: Ctx) {
   const entries = list ?? [];
   const loaded = await Promise.all(entries.map((e) => ctx.loader.load(e.test)));
   return entries.filter((_, i) => loaded[i]!.aspects.has('testInfo')).map((e) => ({ test: ref(e.test), type: e.type }));
+}
+
+/** An evaluation as RunTestsResult: the results as refs, the explanations (when asked for) as sentences. */
+function outcomeOut(r: TestsOutcome) {
+  return {
+    passing: r.passing.map((e) => ({ test: ref(e.test), type: e.type })),
+    failing: r.failing.map((e) => ({ test: ref(e.test), type: e.type })),
+    explanations: r.explanations ? Object.entries(r.explanations).map(([test, leaves]) => ({
+      test, passed: r.passing.some((p) => p.test === test), reasons: leaves.map((l) => l.text) })) : null,
+  };
 }
 
 export const metadataTestResolvers = {
@@ -35,6 +46,12 @@ export const metadataTestResolvers = {
       const all = await ctx.catalog.metadataTests.all(input.query ?? undefined);
       const page = all.slice(start, start + count);
       return { start, count: page.length, total: all.length, tests: page.map((t) => ref(t.urn)) };
+    },
+    explainTests: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
+      const u = parseUrn(urn).raw;
+      await authorizeRead(ctx, u);
+      await authorize(ctx, 'graphql.explainTests', u);
+      return outcomeOut(await ctx.catalog.metadataTests.evaluate(u, { push: false, explain: true }, ctx.actor));
     },
   },
   Mutation: {
@@ -60,12 +77,7 @@ export const metadataTestResolvers = {
       await authorize(ctx, 'graphql.manageTests');
       const r = await ctx.catalog.metadataTests.evaluate(u, { push: true, explain: explain === true }, ctx.actor);
       ctx.loader.clear(u);
-      return {
-        passing: r.passing.map((e) => ({ test: ref(e.test), type: e.type })),
-        failing: r.failing.map((e) => ({ test: ref(e.test), type: e.type })),
-        explanations: r.explanations ? Object.entries(r.explanations).map(([test, leaves]) => ({
-          test, passed: r.passing.some((p) => p.test === test), reasons: leaves.map((l) => l.text) })) : null,
-      };
+      return outcomeOut(r);
     },
   },
 };

@@ -72,6 +72,12 @@ export const timeseriesResolvers = {
         topUsersLast30Days: u.aggregations.users.slice(0, 10).map((x) => ref(x.user)) };
     },
   },
+  Query: {
+    timeseriesIndexSizes: async (_: unknown, _a: unknown, ctx: Ctx) => {
+      await authorize(ctx, 'graphql.timeseriesIndexSizes');
+      return ctx.catalog.timeseries.indexSizes();
+    },
+  },
   Mutation: {
     reportOperation: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const urn = parseUrn(input.urn).raw;

@@ -1,0 +1,212 @@
+import { Suspense, useEffect, useRef, useState, type FormEvent } from 'react';
+import { matchRoute, NOT_FOUND } from './routes';
+import { Link, navigate, useLocation } from './router';
+import { logIn, logOut, useMe, type Me } from './session';
+import { setStoredToken } from './gql';
+import { currentTheme, setTheme } from './theme';
+import { ErrorBoundary } from './components/ErrorBoundary';
+
+export function App() {
+  const { me, loading, unauthenticated, error, refresh } = useMe();
+  if (loading) return <div className="boot" role="status">Loading…</div>;
+  if (unauthenticated || !me) {
+    return error ? <ErrorScreen message={error.message} /> : <SignIn onSignedIn={refresh} />;
+  }
+  return <Shell me={me} onSignOut={logOut} />;
+}
+
+function ErrorScreen({ message }: { message: string }) {
+  return (
+    <main className="signin" id="main">
+      <h1>Almanac</h1>
+      <p role="alert">The server could not be reached: {message}</p>
+    </main>
+  );
+}
+
+function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
+  const loc = useLocation();
+  const { route, params } = matchRoute(loc.path);
+  const Page = route?.page ?? NOT_FOUND;
+  const mainRef = useRef<HTMLElement>(null);
+  const name = me.corpUser.editableProperties?.displayName || me.corpUser.properties?.displayName || me.corpUser.username;
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">Skip to content</a>
+      <header className="topbar">
+        <Link to="/" className="brand" aria-label="Almanac home">Almanac</Link>
+        <SearchBox />
+        <nav aria-label="Main" className="topnav">
+          <Link to="/tests" className="btn subtle">Tests</Link>
+          <Link to="/admin" className="btn subtle">Admin</Link>
+          <ThemeToggle />
+          <span className="who" title={me.corpUser.urn}>{name}</span>
+          <button type="button" className="btn subtle" onClick={onSignOut}>Sign out</button>
+        </nav>
+      </header>
+      <main id="main" ref={mainRef} tabIndex={-1}>
+        <ErrorBoundary key={loc.path}>
+          <Suspense fallback={<p className="muted" role="status">Loading…</p>}>
+            <Page params={params} />
+          </Suspense>
+        </ErrorBoundary>
+      </main>
+    </div>
+  );
+}
+
+/**
+ * The header's search box, on every page: typing searches as you type (/search?q=…, replacing the history entry
+ * while on the search page); `/` anywhere focuses it; Enter opens the search page; ArrowDown moves into the results.
+ */
+function SearchBox() {
+  const loc = useLocation();
+  const onSearch = loc.path === '/search';
+  const urlQuery = onSearch ? loc.search.get('q') ?? '' : '';
+  const [value, setValue] = useState(urlQuery);
+  const input = useRef<HTMLInputElement>(null);
+  const timer = useRef<number>();
+
+  useEffect(() => {
+    if (document.activeElement !== input.current) setValue(urlQuery);
+  }, [urlQuery]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName))) return;
+      e.preventDefault();
+      input.current?.focus();
+      input.current?.select();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const go = (q: string, replace: boolean) => {
+    const params = new URLSearchParams(onSearch ? window.location.search : '');
+    params.set('q', q);
+    params.delete('page');
+    navigate(`/search?${params}`, { replace });
+  };
+
+  const onChange = (q: string) => {
+    setValue(q);
+    window.clearTimeout(timer.current);
+    timer.current = window.setTimeout(() => go(q, onSearch), 80);
+  };
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    window.clearTimeout(timer.current);
+    go(value, onSearch);
+  };
+
+  return (
+    <form role="search" className="searchbox" onSubmit={submit}>
+      <label htmlFor="global-search" className="visually-hidden">Search the catalog</label>
+      <input
+        id="global-search"
+        ref={input}
+        type="search"
+        placeholder="Search datasets, dashboards, people…  ( / )"
+        autoComplete="off"
+        spellCheck={false}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'ArrowDown') {
+            const first = document.querySelector<HTMLElement>('[data-result-index="0"]');
+            if (first) {
+              e.preventDefault();
+              first.focus();
+            }
+          }
+        }}
+      />
+    </form>
+  );
+}
+
+function ThemeToggle() {
+  const [theme, set] = useState(currentTheme());
+  const next = theme === 'dark' ? 'light' : 'dark';
+  return (
+    <button type="button" className="btn subtle" aria-label={`Switch to ${next} theme`} title={`Switch to ${next} theme`}
+      onClick={() => { setTheme(next); set(next); }}>
+      {theme === 'dark' ? '☀' : '☾'}
+    </button>
+  );
+}
+
+/** Username + password (POST /logIn), or a pasted access token (kept in this browser, sent as a Bearer token). */
+function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [token, setToken] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    document.title = 'Sign in · Almanac';
+  }, []);
+
+  const submitPassword = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      setStoredToken(null);
+      await logIn(username, password);
+      onSignedIn();
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const submitToken = (e: FormEvent) => {
+    e.preventDefault();
+    if (!token.trim()) return;
+    setStoredToken(token.trim());
+    onSignedIn();
+  };
+
+  return (
+    <main className="signin" id="main">
+      <h1>Sign in to Almanac</h1>
+      {error && <p className="error" role="alert">{error}</p>}
+      <section aria-labelledby="pw-heading" className="card">
+        <h2 id="pw-heading">With your password</h2>
+        <form onSubmit={submitPassword}>
+          <label htmlFor="username">User name</label>
+          <input id="username" name="username" autoComplete="username" value={username} onChange={(e) => setUsername(e.target.value)} required />
+          <label htmlFor="password">Password</label>
+          <input id="password" name="password" type="password" autoComplete="current-password" value={password}
+            onChange={(e) => setPassword(e.target.value)} required />
+          <button type="submit" className="btn primary" disabled={busy}>Sign in</button>
+        </form>
+      </section>
+      <section aria-labelledby="token-heading" className="card">
+        <h2 id="token-heading">Or with a token</h2>
+        <form onSubmit={submitToken}>
+          <label htmlFor="token">Access token</label>
+          <input id="token" name="token" autoComplete="off" spellCheck={false} value={token} onChange={(e) => setToken(e.target.value)} />
+          <button type="submit" className="btn">Use token</button>
+        </form>
+        <p className="muted small">The token is kept in this browser and sent with each request.</p>
+      </section>
+      <section aria-labelledby="help-heading" className="help">
+        <h2 id="help-heading">First time?</h2>
+        <p>
+          On the machine running Almanac, give the root user a password with{' '}
+          <code>npx almanac password set --user datahub</code> (it reads the password from stdin) and sign in as{' '}
+          <code>datahub</code>, or print a token with <code>npx almanac token create --user datahub</code> and paste it above.
+        </p>
+      </section>
+    </main>
+  );
+}
+

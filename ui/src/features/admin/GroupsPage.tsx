@@ -1,0 +1,77 @@
+import { useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { gql } from '../../gql';
+import { LIST_GROUPS } from '../../graphql/admin';
+import { entityPath } from '../../entityTypes';
+import { Link, useTitle } from '../../router';
+import { AdminNav, urnId } from './AdminNav';
+import { names } from './UsersPage';
+
+/** /admin/groups: groups (listGroups) with their member counts, origin and roles. */
+
+/** Members through memberships (native or from an identity provider) and the group's own legacy list, each once. */
+function memberCount(g: Group): number {
+  const urns = new Set([...(g.members?.relationships ?? []).flatMap((r) => (r.entity ? [r.entity.urn] : [])),
+    ...(g.info?.members ?? []).map((m) => m.urn)]);
+  return Math.max(urns.size, g.members?.total ?? 0);
+}
+interface Group {
+  urn: string; name: string;
+  properties: { displayName: string | null; description: string | null; email: string | null } | null;
+  origin: { type: string; externalType: string | null } | null;
+  info: { members: { urn: string }[] | null } | null;
+  members: { total: number | null; relationships: { entity: { urn: string } | null }[] } | null;
+  roles: { total: number | null; relationships: { entity: { urn: string; type: string; name?: string } | null }[] } | null;
+}
+
+const PAGE = 50;
+
+export default function GroupsPage() {
+  useTitle('Groups');
+  const [query, setQuery] = useState('');
+  const [start, setStart] = useState(0);
+  const q = useQuery({
+    queryKey: ['admin-groups', query, start],
+    queryFn: ({ signal }) => gql<{ listGroups: { total: number; groups: Group[] } }>(LIST_GROUPS, { input: { start, count: PAGE, query: query || undefined } }, { signal }),
+    placeholderData: keepPreviousData,
+  });
+  const list = q.data?.listGroups;
+  return (
+    <div className="admin-page">
+      <h1>Administration</h1>
+      <AdminNav />
+      <div className="admin-toolbar">
+        <h2>Groups{list ? ` (${list.total})` : ''}</h2>
+        <label htmlFor="groups-filter" className="visually-hidden">Filter groups</label>
+        <input id="groups-filter" type="search" placeholder="Filter groups" value={query} onChange={(e) => { setQuery(e.target.value); setStart(0); }} />
+      </div>
+      {q.error && <p className="error" role="alert">{(q.error as Error).message}</p>}
+      {q.isPending ? <p className="muted" role="status">Loading…</p> : list && list.groups.length === 0 ? <p className="muted">No group.</p> : list && (
+        <table data-testid="groups-table">
+          <thead>
+            <tr><th scope="col">Group</th><th scope="col">Description</th><th scope="col" className="num">Members</th><th scope="col">Roles</th><th scope="col">Origin</th></tr>
+          </thead>
+          <tbody>
+            {list.groups.map((g) => (
+              <tr key={g.urn}>
+                <td><Link to={entityPath(g.urn)}>{g.properties?.displayName || g.name || urnId(g.urn)}</Link>
+                  {g.properties?.email && <div className="muted small">{g.properties.email}</div>}</td>
+                <td>{g.properties?.description ?? ''}</td>
+                <td className="num">{memberCount(g)}</td>
+                <td><span className="pills">{names(g.roles).map((r) => <span key={r.urn} className="pill">{r.name ?? urnId(r.urn)}</span>)}</span></td>
+                <td>{g.origin ? (g.origin.externalType ? `${g.origin.type.toLowerCase()} (${g.origin.externalType})` : g.origin.type.toLowerCase()) : ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {list && list.total > PAGE && (
+        <div className="pager">
+          <button type="button" className="btn small" disabled={start === 0} onClick={() => setStart(Math.max(0, start - PAGE))}>Previous</button>
+          <span className="small muted">{start + 1}–{Math.min(list.total, start + PAGE)} of {list.total}</span>
+          <button type="button" className="btn small" disabled={start + PAGE >= list.total} onClick={() => setStart(start + PAGE)}>Next</button>
+        </div>
+      )}
+    </div>
+  );
+}

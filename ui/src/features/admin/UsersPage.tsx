@@ -1,0 +1,81 @@
+import { useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { gql } from '../../gql';
+import { LIST_USERS } from '../../graphql/admin';
+import { entityPath } from '../../entityTypes';
+import { Link, useTitle } from '../../router';
+import { AdminNav, urnId } from './AdminNav';
+
+/** /admin/users: users (listUsers, MANAGE_USERS_AND_GROUPS) with their roles, groups and status. */
+interface Named { total: number | null; relationships: { entity: { urn: string; type: string; name?: string; groupProps?: { displayName: string | null } | null } | null }[] }
+interface User {
+  urn: string; username: string; status: string | null; isNativeUser: boolean | null;
+  properties: { displayName: string | null; fullName: string | null; email: string | null; title: string | null; active: boolean } | null;
+  editableProperties: { displayName: string | null } | null;
+  roles: Named | null; groups: Named | null;
+}
+
+const PAGE = 50;
+
+export const names = (r: Named | null) => (r?.relationships ?? []).flatMap((x) => (x.entity ? [x.entity] : []));
+
+export default function UsersPage() {
+  useTitle('Users');
+  const [query, setQuery] = useState('');
+  const [start, setStart] = useState(0);
+  const q = useQuery({
+    queryKey: ['admin-users', query, start],
+    queryFn: ({ signal }) => gql<{ listUsers: { total: number; users: User[] } }>(LIST_USERS, { input: { start, count: PAGE, query: query || undefined } }, { signal }),
+    placeholderData: keepPreviousData,
+  });
+  const list = q.data?.listUsers;
+  return (
+    <div className="admin-page">
+      <h1>Administration</h1>
+      <AdminNav />
+      <div className="admin-toolbar">
+        <h2>Users{list ? ` (${list.total})` : ''}</h2>
+        <label htmlFor="users-filter" className="visually-hidden">Filter users</label>
+        <input id="users-filter" type="search" placeholder="Filter users" value={query} onChange={(e) => { setQuery(e.target.value); setStart(0); }} />
+      </div>
+      {q.error && <p className="error" role="alert">{(q.error as Error).message}</p>}
+      {q.isPending ? <p className="muted" role="status">Loading…</p> : list && (
+        <table data-testid="users-table">
+          <thead>
+            <tr><th scope="col">User</th><th scope="col">Email</th><th scope="col">Roles</th><th scope="col">Groups</th><th scope="col">Status</th></tr>
+          </thead>
+          <tbody>
+            {list.users.map((u) => {
+              const display = u.editableProperties?.displayName || u.properties?.displayName || u.properties?.fullName || u.username;
+              return (
+                <tr key={u.urn}>
+                  <td>
+                    <Link to={entityPath(u.urn)}>{display}</Link>
+                    {display !== u.username && <div className="muted small">{u.username}</div>}
+                    {u.properties?.title && <div className="muted small">{u.properties.title}</div>}
+                  </td>
+                  <td>{u.properties?.email ?? ''}</td>
+                  <td><span className="pills">{names(u.roles).map((r) => <span key={r.urn} className="pill">{r.name ?? urnId(r.urn)}</span>)}</span></td>
+                  <td>
+                    <span className="pills">
+                      {names(u.groups).map((g) => <Link key={g.urn} to={entityPath(g.urn)} className="pill">{g.groupProps?.displayName || g.name || urnId(g.urn)}</Link>)}
+                    </span>
+                  </td>
+                  <td>{u.status === 'SUSPENDED' ? <span className="error">suspended</span> : u.properties && !u.properties.active ? 'inactive' : 'active'}
+                    {u.isNativeUser ? <div className="muted small">native</div> : null}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {list && list.total > PAGE && (
+        <div className="pager">
+          <button type="button" className="btn small" disabled={start === 0} onClick={() => setStart(Math.max(0, start - PAGE))}>Previous</button>
+          <span className="small muted">{start + 1}–{Math.min(list.total, start + PAGE)} of {list.total}</span>
+          <button type="button" className="btn small" disabled={start + PAGE >= list.total} onClick={() => setStart(start + PAGE)}>Next</button>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,69 @@
+import { useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { gql } from '../../gql';
+import { LIST_TESTS } from '../../graphql/tests';
+import { Link, useTitle } from '../../router';
+import { testPath } from './paths';
+import './tests.css';
+
+/** /tests: every metadata test with how many entities' stored results fail and pass it. */
+interface ListData {
+  listTests: { start: number; count: number; total: number; tests: {
+    urn: string; name: string; category: string; description: string | null;
+    failing: { total: number | null } | null; passing: { total: number | null } | null;
+  }[] } | null;
+}
+
+const PAGE = 50;
+
+export default function TestsListPage() {
+  useTitle('Metadata tests');
+  const [query, setQuery] = useState('');
+  const [start, setStart] = useState(0);
+  const q = useQuery({
+    queryKey: ['tests', 'list', query, start],
+    queryFn: ({ signal }) => gql<ListData>(LIST_TESTS, { input: { start, count: PAGE, query: query || undefined } }, { signal }),
+    placeholderData: keepPreviousData,
+  });
+  const list = q.data?.listTests;
+  return (
+    <div>
+      <h1>Metadata tests</h1>
+      <p className="muted">Rules over entities' metadata. Counts are of results stored on the entities.</p>
+      <div className="schema-toolbar">
+        <label htmlFor="tests-filter" className="visually-hidden">Filter tests</label>
+        <input id="tests-filter" type="search" placeholder="Filter tests" value={query}
+          onChange={(e) => { setQuery(e.target.value); setStart(0); }} />
+        {list && <span className="muted small">{list.total} tests</span>}
+      </div>
+      {q.error && <p className="error" role="alert">{(q.error as Error).message}</p>}
+      {q.isPending ? <p className="muted" role="status">Loading…</p> : list && list.tests.length === 0 ? <p className="muted">No test.</p> : list && (
+        <table>
+          <thead>
+            <tr><th scope="col">Test</th><th scope="col">Category</th><th scope="col">Failing</th><th scope="col">Passing</th></tr>
+          </thead>
+          <tbody>
+            {list.tests.map((t) => (
+              <tr key={t.urn}>
+                <td>
+                  <Link to={testPath(t.urn)}>{t.name}</Link>
+                  {t.description && <div className="muted small">{t.description}</div>}
+                </td>
+                <td>{t.category}</td>
+                <td className={t.failing?.total ? 'error' : ''}>{t.failing?.total ?? 0}</td>
+                <td>{t.passing?.total ?? 0}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {list && list.total > PAGE && (
+        <div className="pager">
+          <button type="button" className="btn small" disabled={start === 0} onClick={() => setStart(Math.max(0, start - PAGE))}>Previous</button>
+          <span className="small muted">{start + 1}–{Math.min(list.total, start + PAGE)} of {list.total}</span>
+          <button type="button" className="btn small" disabled={start + PAGE >= list.total} onClick={() => setStart(start + PAGE)}>Next</button>
+        </div>
+      )}
+    </div>
+  );
+}
