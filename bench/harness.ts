@@ -1,6 +1,5 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -10,6 +9,7 @@ import { openCatalog } from '../src/services/catalog.js';
 import { changeFromProposal } from '../src/services/ingest-format.js';
 import { batches, type Proposal } from './generate.js';
 import { median, throwawayPostgres } from './support.js';
+import { freePort } from '../test/support/processes.js';
 
 /**
  * What the scenario benchmarks share: servers as child processes (Almanac as users run it, `node bin/almanac.js
@@ -28,15 +28,7 @@ export function flag(args: string[], name: string): string | undefined {
 }
 export const hasFlag = (args: string[], name: string) => args.includes(`--${name}`);
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** Peak resident set (VmHWM) of a process, in MB, from /proc; NaN where there is no /proc. */
 export function peakRssMb(pid: number): number {

@@ -156,9 +156,12 @@ describe('web UI extras in Chromium: lineage, tests, plots, admin', { timeout: 3
     await audit(page, 'lineage');
     // Expand all: every level both ways, until nothing is left behind a "+".
     await page.getByRole('button', { name: 'Expand all' }).click();
+    // Done when the toolbar has nothing left to expand, nothing is loading or being laid out, and the drawn graph (laid
+    // out a moment after the state it shows) has caught up: no node keeps a "+".
     await page.waitForFunction(() => [...document.querySelectorAll('.lin-toolbar button')]
       .filter((b) => /^Expand/.test(b.textContent ?? '')).every((b) => (b as HTMLButtonElement).disabled)
-      && !document.querySelector('.lin-busy')?.textContent, undefined, { timeout: 30_000 });
+      && !document.querySelector('.lin-busy')?.textContent && document.querySelectorAll('.lin-expand').length === 0,
+    undefined, { timeout: 30_000 });
     const [entities] = /^(\d+) entities/.exec(await statsText(page))!.slice(1).map(Number);
     assert.ok(entities! >= 1 + 2 + 13, await statsText(page)); // at least what searchAcrossLineage counts
     assert.equal(await page.locator('.lin-expand').count(), 0);

@@ -6,6 +6,7 @@ import { entityPath } from '../../entityTypes';
 import { Link, useTitle } from '../../router';
 import { AdminNav, urnId } from './AdminNav';
 import { names } from './UsersPage';
+import { Pager } from '../../components/Pager';
 
 /** /admin/groups: groups (listGroups) with their member counts, origin and roles. */
 
@@ -66,11 +67,7 @@ export default function GroupsPage() {
         </table>
       )}
       {list && list.total > PAGE && (
-        <div className="pager">
-          <button type="button" className="btn small" disabled={start === 0} onClick={() => setStart(Math.max(0, start - PAGE))}>Previous</button>
-          <span className="small muted">{start + 1}–{Math.min(list.total, start + PAGE)} of {list.total}</span>
-          <button type="button" className="btn small" disabled={start + PAGE >= list.total} onClick={() => setStart(start + PAGE)}>Next</button>
-        </div>
+        <Pager start={start} size={PAGE} total={list.total} onPage={setStart} />
       )}
     </div>
   );

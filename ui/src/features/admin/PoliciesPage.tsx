@@ -5,6 +5,7 @@ import { LIST_POLICIES, UPDATE_POLICY } from '../../graphql/admin';
 import { Link, useTitle } from '../../router';
 import { AdminNav } from './AdminNav';
 import { actorsText, policyInput, type PolicyData } from './policy';
+import { Pager } from '../../components/Pager';
 
 /** /admin/policies: every access policy, who it applies to, what it grants, and a switch for the editable ones. */
 const PAGE = 100;
@@ -71,11 +72,7 @@ export default function PoliciesPage() {
         </table>
       )}
       {list && list.total > PAGE && (
-        <div className="pager">
-          <button type="button" className="btn small" disabled={start === 0} onClick={() => setStart(Math.max(0, start - PAGE))}>Previous</button>
-          <span className="small muted">{start + 1}–{Math.min(list.total, start + PAGE)} of {list.total}</span>
-          <button type="button" className="btn small" disabled={start + PAGE >= list.total} onClick={() => setStart(start + PAGE)}>Next</button>
-        </div>
+        <Pager start={start} size={PAGE} total={list.total} onPage={setStart} />
       )}
     </div>
   );

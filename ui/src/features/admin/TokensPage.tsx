@@ -4,6 +4,7 @@ import { gql } from '../../gql';
 import { ADMIN_ME, CREATE_TOKEN, LIST_TOKENS, REVOKE_TOKEN } from '../../graphql/admin';
 import { useTitle } from '../../router';
 import { AdminNav, fmtTime, urnId } from './AdminNav';
+import { Pager } from '../../components/Pager';
 
 /**
  * /admin/tokens: personal access tokens. Everyone lists, creates and revokes their own (GENERATE_PERSONAL_ACCESS_TOKENS
@@ -141,11 +142,7 @@ export default function TokensPage() {
           </table>
         )}
         {tokens && tokens.total > PAGE && (
-          <div className="pager">
-            <button type="button" className="btn small" disabled={start === 0} onClick={() => setStart(Math.max(0, start - PAGE))}>Previous</button>
-            <span className="small muted">{start + 1}–{Math.min(tokens.total, start + PAGE)} of {tokens.total}</span>
-            <button type="button" className="btn small" disabled={start + PAGE >= tokens.total} onClick={() => setStart(start + PAGE)}>Next</button>
-          </div>
+          <Pager start={start} size={PAGE} total={tokens.total} onPage={setStart} />
         )}
       </section>
     </div>

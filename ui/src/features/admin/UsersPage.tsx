@@ -5,6 +5,7 @@ import { LIST_USERS } from '../../graphql/admin';
 import { entityPath } from '../../entityTypes';
 import { Link, useTitle } from '../../router';
 import { AdminNav, urnId } from './AdminNav';
+import { Pager } from '../../components/Pager';
 
 /** /admin/users: users (listUsers, MANAGE_USERS_AND_GROUPS) with their roles, groups and status. */
 interface Named { total: number | null; relationships: { entity: { urn: string; type: string; name?: string; groupProps?: { displayName: string | null } | null } | null }[] }
@@ -70,11 +71,7 @@ export default function UsersPage() {
         </table>
       )}
       {list && list.total > PAGE && (
-        <div className="pager">
-          <button type="button" className="btn small" disabled={start === 0} onClick={() => setStart(Math.max(0, start - PAGE))}>Previous</button>
-          <span className="small muted">{start + 1}–{Math.min(list.total, start + PAGE)} of {list.total}</span>
-          <button type="button" className="btn small" disabled={start + PAGE >= list.total} onClick={() => setStart(start + PAGE)}>Next</button>
-        </div>
+        <Pager start={start} size={PAGE} total={list.total} onPage={setStart} />
       )}
     </div>
   );

@@ -7,6 +7,7 @@ import { entityPath } from '../../entityTypes';
 import { Link, useTitle } from '../../router';
 import { TESTS_PATH } from './paths';
 import './tests.css';
+import { Pager } from '../../components/Pager';
 
 /**
  * /test/<urn>: one metadata test — its definition, and the entities whose stored results fail and pass it (as
@@ -83,11 +84,7 @@ function EntityList({ title, id, rel, testUrn, start, onPage, explain = false }:
         </ul>
       )}
       {total > PAGE && (
-        <div className="pager">
-          <button type="button" className="btn small" disabled={start === 0} onClick={() => onPage(Math.max(0, start - PAGE))}>Previous</button>
-          <span className="small muted">{start + 1}–{Math.min(total, start + PAGE)} of {total}</span>
-          <button type="button" className="btn small" disabled={start + PAGE >= total} onClick={() => onPage(start + PAGE)}>Next</button>
-        </div>
+        <Pager start={start} size={PAGE} total={total} onPage={onPage} />
       )}
     </section>
   );

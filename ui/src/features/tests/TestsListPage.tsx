@@ -5,6 +5,7 @@ import { LIST_TESTS } from '../../graphql/tests';
 import { Link, useTitle } from '../../router';
 import { testPath } from './paths';
 import './tests.css';
+import { Pager } from '../../components/Pager';
 
 /** /tests: every metadata test with how many entities' stored results fail and pass it. */
 interface ListData {
@@ -58,11 +59,7 @@ export default function TestsListPage() {
         </table>
       )}
       {list && list.total > PAGE && (
-        <div className="pager">
-          <button type="button" className="btn small" disabled={start === 0} onClick={() => setStart(Math.max(0, start - PAGE))}>Previous</button>
-          <span className="small muted">{start + 1}–{Math.min(list.total, start + PAGE)} of {list.total}</span>
-          <button type="button" className="btn small" disabled={start + PAGE >= list.total} onClick={() => setStart(start + PAGE)}>Next</button>
-        </div>
+        <Pager start={start} size={PAGE} total={list.total} onPage={setStart} />
       )}
     </div>
   );
