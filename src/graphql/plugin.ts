@@ -121,9 +121,9 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
     const { record, result } = recordingReads(() => execute(request, query, variables, operationName));
     const response = await result;
     if (key === undefined || response.errors) return response;
-    const text = JSON.stringify(response);
-    responses.keep(key, text, record, mark);
-    return text;
+    const bytes = Buffer.from(JSON.stringify(response));
+    responses.keep(key, bytes, record, mark);
+    return bytes;
   };
 
   /** Runs one GraphQL request: DataHub's envelope, errors formatted, a 500 only for what is not the caller's mistake. */

@@ -22,7 +22,8 @@ const PRIVILEGE_TYPES = new Set(['dataHubPolicy', 'dataHubRole', 'corpGroup', 'c
 
 interface Entry {
   key: string;
-  body: string;
+  /** The answer's bytes, encoded once (sent as they are). */
+  body: Buffer;
   urns: readonly string[];
   views: readonly string[];
   bytes: number;
@@ -53,7 +54,7 @@ export class ResponseCache {
   }
 
   /** The kept answer, if any (marked used: a hit costs one lookup). */
-  get(key: string): { body: string; views: readonly string[] } | undefined {
+  get(key: string): { body: Buffer; views: readonly string[] } | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
     if (e.expires !== Infinity && Date.now() >= e.expires) {
@@ -70,9 +71,9 @@ export class ResponseCache {
   }
 
   /** Keeps an answer if nothing was invalidated since `mark` and what produced it can be tracked. */
-  keep(key: string, body: string, record: ReadRecord, mark: number): void {
+  keep(key: string, body: Buffer, record: ReadRecord, mark: number): void {
     if (!this.enabled || !record.reusable || mark !== this.generation) return;
-    const bytes = key.length * 2 + body.length * 2 + 64;
+    const bytes = key.length * 2 + body.length + 64;
     if (bytes > this.maxBytes / 8) return;
     this.remove(key);
     const now = Date.now();

@@ -7,6 +7,9 @@ import type { Actor } from './actor.js';
 import type { EntityService } from './entities.js';
 import { lookupTable, ownValue } from '../model/safe-keys.js';
 
+/** Where a verified token's remembered claims keep its hash (a symbol: never a claim of the token). */
+const TOKEN_ID = Symbol('tokenId');
+
 /**
  * Personal access tokens, as DataHub issues them: HS256 JWTs with claims actorType, actorId, type PERSONAL,
  * version "2", jti, exp. Only a hash is stored (as a dataHubAccessToken entity), so a token can be revoked.
@@ -125,7 +128,7 @@ export class TokenService {
       throw unauthenticated('Failed to validate DataHub token. Token has expired.');
     }
     if (payload.version !== '2') throw unauthenticated('Only personal access tokens (version 2) are accepted.');
-    const id = TokenService.hash(token);
+    const id = (payload[TOKEN_ID] as string | undefined) ?? TokenService.hash(token);
     const found = await this.lookup(id);
     if (found.refused !== undefined) throw unauthenticated(found.refused);
     if (found.info.expiresAt !== undefined && found.info.expiresAt <= Date.now()) {
@@ -138,7 +141,7 @@ export class TokenService {
    * Checks the signature once per token: a verified token's claims are remembered (bounded), since an HMAC per
    * request is most of the cost of authentication. Expiry and revocation are still checked on every request.
    */
-  private async verifySignature(token: string): Promise<Record<string, unknown>> {
+  private async verifySignature(token: string): Promise<Record<string | symbol, unknown>> {
     const known = this.verified.get(token);
     if (known) return known;
     let payload: Record<string, unknown>;
@@ -149,11 +152,13 @@ export class TokenService {
       throw unauthenticated();
     }
     if (this.verified.size >= 10_000) this.verified.clear();
-    this.verified.set(token, payload);
-    return payload;
+    // The token's hash (its id) is remembered with its claims: one SHA-256 per token, not per request.
+    const remembered = { ...payload, [TOKEN_ID]: TokenService.hash(token) };
+    this.verified.set(token, remembered);
+    return remembered;
   }
 
-  private readonly verified = new Map<string, Record<string, unknown>>();
+  private readonly verified = new Map<string, Record<string | symbol, unknown>>();
 
   /** The stored token and whether its user may still use it (cached for `cacheMs`, dropped on local user writes). */
   private async lookup(id: string): Promise<Lookup> {
