@@ -24,6 +24,7 @@ const ON_DEMAND: Record<string, () => Promise<Bench>> = {
   generate: async () => (await import('./generate.js')).run,
   scale: async () => (await import('./scale.js')).run,
   profile: async () => (await import('./profile.js')).run,
+  ui: async () => (await import('./ui.js')).run,
 };
 
 const argv = process.argv.slice(2);

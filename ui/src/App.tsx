@@ -94,7 +94,7 @@ function SearchBox() {
   const onChange = (q: string) => {
     setValue(q);
     window.clearTimeout(timer.current);
-    timer.current = window.setTimeout(() => go(q, onSearch), 80);
+    timer.current = window.setTimeout(() => go(q, onSearch), 50);
   };
 
   const submit = (e: FormEvent) => {

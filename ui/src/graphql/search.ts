@@ -6,6 +6,7 @@ export const ENTITY_COUNTS = /* GraphQL */ `
   }
 `;
 
+/** A page of results, without facets (asked apart, so that results are on screen as soon as they are found). */
 export const SEARCH = /* GraphQL */ `
   query uiSearch($input: SearchAcrossEntitiesInput!) {
     searchAcrossEntities(input: $input) {
@@ -16,6 +17,16 @@ export const SEARCH = /* GraphQL */ `
         entity { ...uiEntitySummary }
         matchedFields { name value }
       }
+    }
+  }
+  ${ENTITY_SUMMARY}
+`;
+
+/** The facets of a search (no results: count 0). */
+export const SEARCH_FACETS = /* GraphQL */ `
+  query uiSearchFacets($input: SearchAcrossEntitiesInput!) {
+    searchAcrossEntities(input: $input) {
+      total
       facets {
         field
         displayName

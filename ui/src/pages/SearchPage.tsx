@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { gql } from '../gql';
-import { SEARCH } from '../graphql/search';
+import { SEARCH, SEARCH_FACETS } from '../graphql/search';
 import { entityPath, typeInfo } from '../entityTypes';
 import { summarize, type RawEntity } from '../entitySummary';
 import { Highlight, PlatformBadge } from '../components/EntityBits';
@@ -24,7 +24,7 @@ interface SearchData {
     count: number;
     total: number;
     searchResults: { entity: RawEntity; matchedFields: { name: string; value: string }[] }[];
-    facets: { field: string; displayName: string | null; aggregations: { value: string; count: number; entity: RawEntity | null }[] }[] | null;
+    facets?: { field: string; displayName: string | null; aggregations: { value: string; count: number; entity: RawEntity | null }[] }[] | null;
   } | null;
 }
 
@@ -61,12 +61,19 @@ export default function SearchPage() {
     count: PAGE_SIZE,
     orFilters: filters.size ? [{ and: [...filters].map(([field, values]) => ({ field, values })) }] : undefined,
   };
+  // Results first (no facet counting), facets in a query of their own: the list shows as soon as it is found.
   const { data, error, isFetching, isPlaceholderData } = useQuery({
     queryKey: ['search', input],
-    queryFn: ({ signal }) => gql<SearchData>(SEARCH, { input }, { signal }),
+    queryFn: ({ signal }) => gql<SearchData>(SEARCH, { input: { ...input, searchFlags: { skipAggregates: true } } }, { signal }),
+    placeholderData: keepPreviousData,
+  });
+  const { data: facetData } = useQuery({
+    queryKey: ['search-facets', { ...input, start: 0 }],
+    queryFn: ({ signal }) => gql<SearchData>(SEARCH_FACETS, { input: { ...input, start: 0, count: 0 } }, { signal }),
     placeholderData: keepPreviousData,
   });
   const result = data?.searchAcrossEntities;
+  const facetResult = facetData?.searchAcrossEntities;
   const listRef = useRef<HTMLOListElement>(null);
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
 
@@ -94,7 +101,7 @@ export default function SearchPage() {
     }
   };
 
-  const facets = [...(result?.facets ?? [])]
+  const facets = [...(facetResult?.facets ?? [])]
     .filter((f) => !HIDDEN_FACETS.has(f.field) && !f.field.includes('\u241e') && (f.aggregations.length > 0 || filters.has(f.field)))
     .sort((a, b) => rank(a.field) - rank(b.field));
   const total = result?.total ?? 0;
@@ -143,7 +150,7 @@ export default function SearchPage() {
           <div className="active-filters" aria-label="Active filters">
             {[...filters].flatMap(([field, values]) => values.map((v) => (
               <span className="pill" key={`${field}:${v}`}>
-                {FACET_ORDER[field] ?? field}: {facetLabel(field, v, result?.facets?.find((f) => f.field === field)?.aggregations.find((a) => a.value === v)?.entity ?? null)}
+                {FACET_ORDER[field] ?? field}: {facetLabel(field, v, facetResult?.facets?.find((f) => f.field === field)?.aggregations.find((a) => a.value === v)?.entity ?? null)}
                 <button type="button" aria-label={`Remove filter ${field} ${v}`} onClick={() => toggle(field, v, false)}>×</button>
               </span>
             )))}
