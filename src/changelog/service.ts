@@ -55,7 +55,7 @@ export class ChangeLogService {
   /** Where the local follower starts: the log's head when the catalog opens. */
   async start(): Promise<void> {
     this.followed = await this.store.lastChangeSeq();
-    for (const c of this.consumers.values()) await c.catchUp();
+    await this.catchUpIndexes();
   }
 
   /**
@@ -65,7 +65,7 @@ export class ChangeLogService {
   async afterCommit(): Promise<void> {
     if (this.fault === 'kill-after-commit') process.kill(process.pid, 'SIGKILL');
     await this.follow();
-    await Promise.all([...this.consumers.values()].map((c) => c.catchUp()));
+    await this.catchUpIndexes();
   }
 
   /** Reads the entries committed since the last call (any server's) and hands them to the listeners. */
