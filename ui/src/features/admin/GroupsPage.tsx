@@ -4,9 +4,9 @@ import { gql } from '../../gql';
 import { LIST_GROUPS } from '../../graphql/admin';
 import { entityPath } from '../../entityTypes';
 import { Link, useTitle } from '../../router';
-import { AdminNav, urnId } from './AdminNav';
+import { urnId } from './AdminNav';
 import { names } from './UsersPage';
-import { Pager } from '../../components/Pager';
+import { AdminList } from './AdminList';
 
 /** /admin/groups: groups (listGroups) with their member counts, origin and roles. */
 
@@ -38,16 +38,9 @@ export default function GroupsPage() {
   });
   const list = q.data?.listGroups;
   return (
-    <div className="admin-page">
-      <h1>Administration</h1>
-      <AdminNav />
-      <div className="admin-toolbar">
-        <h2>Groups{list ? ` (${list.total})` : ''}</h2>
-        <label htmlFor="groups-filter" className="visually-hidden">Filter groups</label>
-        <input id="groups-filter" type="search" placeholder="Filter groups" value={query} onChange={(e) => { setQuery(e.target.value); setStart(0); }} />
-      </div>
-      {q.error && <p className="error" role="alert">{(q.error as Error).message}</p>}
-      {q.isPending ? <p className="muted" role="status">Loading…</p> : list && list.groups.length === 0 ? <p className="muted">No group.</p> : list && (
+    <AdminList title="Groups" noun="groups" query={query} onQuery={(v) => { setQuery(v); setStart(0); }} total={list?.total}
+      error={q.error} pending={q.isPending} start={start} size={PAGE} onPage={setStart} empty="No group.">
+      {list && (
         <table data-testid="groups-table">
           <thead>
             <tr><th scope="col">Group</th><th scope="col">Description</th><th scope="col" className="num">Members</th><th scope="col">Roles</th><th scope="col">Origin</th></tr>
@@ -66,9 +59,6 @@ export default function GroupsPage() {
           </tbody>
         </table>
       )}
-      {list && list.total > PAGE && (
-        <Pager start={start} size={PAGE} total={list.total} onPage={setStart} />
-      )}
-    </div>
+    </AdminList>
   );
 }

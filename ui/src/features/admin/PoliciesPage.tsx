@@ -3,9 +3,8 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { gql } from '../../gql';
 import { LIST_POLICIES, UPDATE_POLICY } from '../../graphql/admin';
 import { Link, useTitle } from '../../router';
-import { AdminNav } from './AdminNav';
 import { actorsText, policyInput, type PolicyData } from './policy';
-import { Pager } from '../../components/Pager';
+import { AdminList } from './AdminList';
 
 /** /admin/policies: every access policy, who it applies to, what it grants, and a switch for the editable ones. */
 const PAGE = 100;
@@ -44,16 +43,9 @@ export default function PoliciesPage() {
   const toggle = useTogglePolicy();
   const list = q.data?.listPolicies;
   return (
-    <div className="admin-page">
-      <h1>Administration</h1>
-      <AdminNav />
-      <div className="admin-toolbar">
-        <h2>Policies{list ? ` (${list.total})` : ''}</h2>
-        <label htmlFor="policies-filter" className="visually-hidden">Filter policies</label>
-        <input id="policies-filter" type="search" placeholder="Filter policies" value={query} onChange={(e) => { setQuery(e.target.value); setStart(0); }} />
-      </div>
-      {(q.error || toggle.error) && <p className="error" role="alert">{((q.error ?? toggle.error) as Error).message}</p>}
-      {q.isPending ? <p className="muted" role="status">Loading…</p> : list && (
+    <AdminList title="Policies" noun="policies" query={query} onQuery={(v) => { setQuery(v); setStart(0); }} total={list?.total}
+      error={q.error ?? toggle.error} pending={q.isPending} start={start} size={PAGE} onPage={setStart}>
+      {list && (
         <table data-testid="policies-table">
           <thead>
             <tr><th scope="col">Policy</th><th scope="col">Type</th><th scope="col">Applies to</th><th scope="col">Privileges</th><th scope="col">State</th></tr>
@@ -71,9 +63,6 @@ export default function PoliciesPage() {
           </tbody>
         </table>
       )}
-      {list && list.total > PAGE && (
-        <Pager start={start} size={PAGE} total={list.total} onPage={setStart} />
-      )}
-    </div>
+    </AdminList>
   );
 }

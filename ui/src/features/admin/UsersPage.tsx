@@ -4,8 +4,8 @@ import { gql } from '../../gql';
 import { LIST_USERS } from '../../graphql/admin';
 import { entityPath } from '../../entityTypes';
 import { Link, useTitle } from '../../router';
-import { AdminNav, urnId } from './AdminNav';
-import { Pager } from '../../components/Pager';
+import { urnId } from './AdminNav';
+import { AdminList } from './AdminList';
 
 /** /admin/users: users (listUsers, MANAGE_USERS_AND_GROUPS) with their roles, groups and status. */
 interface Named { total: number | null; relationships: { entity: { urn: string; type: string; name?: string; groupProps?: { displayName: string | null } | null } | null }[] }
@@ -31,16 +31,9 @@ export default function UsersPage() {
   });
   const list = q.data?.listUsers;
   return (
-    <div className="admin-page">
-      <h1>Administration</h1>
-      <AdminNav />
-      <div className="admin-toolbar">
-        <h2>Users{list ? ` (${list.total})` : ''}</h2>
-        <label htmlFor="users-filter" className="visually-hidden">Filter users</label>
-        <input id="users-filter" type="search" placeholder="Filter users" value={query} onChange={(e) => { setQuery(e.target.value); setStart(0); }} />
-      </div>
-      {q.error && <p className="error" role="alert">{(q.error as Error).message}</p>}
-      {q.isPending ? <p className="muted" role="status">Loading…</p> : list && (
+    <AdminList title="Users" noun="users" query={query} onQuery={(v) => { setQuery(v); setStart(0); }} total={list?.total}
+      error={q.error} pending={q.isPending} start={start} size={PAGE} onPage={setStart}>
+      {list && (
         <table data-testid="users-table">
           <thead>
             <tr><th scope="col">User</th><th scope="col">Email</th><th scope="col">Roles</th><th scope="col">Groups</th><th scope="col">Status</th></tr>
@@ -70,9 +63,6 @@ export default function UsersPage() {
           </tbody>
         </table>
       )}
-      {list && list.total > PAGE && (
-        <Pager start={start} size={PAGE} total={list.total} onPage={setStart} />
-      )}
-    </div>
+    </AdminList>
   );
 }
