@@ -157,6 +157,10 @@ forEachEngine('change log: every change appended in its transaction', (ctx) => {
     assert.equal((await post(proposal('four'), { 'If-Version-Match': '3' })).statusCode, 200);
     const bad = await post(proposal('five'), { 'If-Version-Match': 'latest' });
     assert.deepEqual([bad.statusCode, bad.json().code], [400, 'BAD_REQUEST']);
+    const onTimeseries = await post({ entityType: 'dataset', entityUrn: DS, changeType: 'UPSERT', aspectName: 'datasetProfile',
+      aspect: { contentType: 'application/json', value: JSON.stringify({ timestampMillis: 1 }) }, headers: { 'If-Version-Match': '1' } });
+    assert.deepEqual([onTimeseries.statusCode, onTimeseries.json().message],
+      [400, "If-Version-Match applies to versioned aspects; 'datasetProfile' is a time-series aspect"]);
     assert.deepEqual((await store.getLatest([DS], ['datasetProperties'])).get(DS)!.get('datasetProperties')!.value, { description: 'four' });
   });
 

@@ -29,6 +29,7 @@ export interface IngestResult {
   /** Versioned aspects that equalled the latest value. */
   unchanged: number;
   timeseries: number;
+  /** DELETE changes applied (each removes an aspect with its history, or one entity's rows of a time-series aspect). */
   deleted: number;
 }
 
@@ -154,6 +155,11 @@ export class EntityService {
         .map((d) => ({ urn: d.urn, entityType: entitySpec(d.entityType)!.name, aspect: d.aspect, actor: actor.urn })),
     });
     const conditional = input.filter((i) => i.expectedVersion !== undefined);
+    for (const c of conditional) {
+      if (aspectSpec(c.aspect)!.timeseries) {
+        throw badRequest(`If-Version-Match applies to versioned aspects; '${c.aspect}' is a time-series aspect`, { urn: c.urn, aspect: c.aspect });
+      }
+    }
     let results: AspectWriteResult[];
     if (patches || conditional.length || deletes.length) {
       // Under the aspects' locks: patches apply to the value stored when they run, expected versions are checked
