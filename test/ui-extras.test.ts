@@ -111,7 +111,8 @@ describe('web UI extras in Chromium: lineage, tests, plots, admin', { timeout: 3
     });
     page.on('console', (m) => { if (m.type() === 'error') problems.push(`${page.url()}: ${m.text()}`); });
     page.on('pageerror', (e) => problems.push(`${page.url()}: pageerror: ${e.message}`));
-    page.on('requestfailed', (r) => problems.push(`${page.url()}: request failed: ${r.url()} ${r.failure()?.errorText}`));
+    // A request the page cancels itself (superseded by a newer one) is aborted, not failed.
+    page.on('requestfailed', (r) => { if (r.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`${page.url()}: request failed: ${r.url()} ${r.failure()?.errorText}`); });
     return page;
   }
 
