@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -7,26 +6,12 @@ import pg from 'pg';
 import { openStore } from '../src/storage/index.js';
 import { SAMPLES, ingestSamples, startApp, type TestApp } from './support/app.js';
 import { forEachEngine, freshSharedDatabaseUrl, type EngineContext } from './support/engines.js';
-import { BIN, freePort, runCli } from './support/processes.js';
+import { runCli, startServer } from './support/processes.js';
 
 const ds = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;
 
-/** Starts `almanac serve` on the database and waits until it answers. */
-async function serve(url: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; base: string; exited: Promise<NodeJS.Signals | number | null> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env }, stdio: 'ignore' });
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 400; i++) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) return { child, base, exited };
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error('the server did not start');
-}
+/** `almanac serve` on the database, quiet. */
+const serve = (url: string, env: Record<string, string> = {}) => startServer({ DATABASE_URL: url, LOG_LEVEL: 'silent', ...env });
 
 /** The database's own URL for the suite: SQLite on a file, so that servers and the CLI reach one database. */
 function sharedDatabase(ctx: EngineContext) {

@@ -1,31 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
 import { SAMPLES } from './support/app.js';
-import { BIN, freePort, runCli } from './support/processes.js';
+import { runCli, startServer } from './support/processes.js';
 
 // The CLI and the server as real child processes, the way a user runs them.
 const HDFS = 'urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)';
-
-async function serve(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) return { child, base, exited };
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error('server did not start');
-}
 
 const SAMPLE_FILES = () => readdirSync(SAMPLES).filter((f) => f.endsWith('.json')).map((f) => path.join(SAMPLES, f));
 
@@ -81,7 +64,7 @@ forEachEngine('CLI and server processes', (ctx) => {
   });
 
   test('the server reads back what the CLI ingested, with the CLI token', async () => {
-    const { child, base, exited } = await serve(env);
+    const { child, base, exited } = await startServer(env);
     try {
       const res = await fetch(`${base}/aspects/${encodeURIComponent(HDFS)}?aspect=schemaMetadata`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(res.status, 200);
@@ -97,7 +80,7 @@ forEachEngine('CLI and server processes', (ctx) => {
   });
 
   test('a JSON Patch path through __proto__ leaves a running server sound: refused, no privilege gained, root unaffected', async () => {
-    const { child, base, exited } = await serve(env);
+    const { child, base, exited } = await startServer(env);
     const gql = async (authorization: string, query: string) => (await fetch(`${base}/api/graphql`, { method: 'POST',
       headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ query }) })).json() as Promise<any>;
     const ingestProposal = (authorization: string, proposal: object) => fetch(`${base}/aspects?action=ingestProposal`, { method: 'POST',
@@ -140,7 +123,7 @@ forEachEngine('CLI and server processes', (ctx) => {
   });
 
   test('kill -9 right after an acknowledged write loses nothing', async () => {
-    const first = await serve(env);
+    const first = await startServer(env);
     const urn = 'urn:li:tag:survives_kill';
     const res = await fetch(`${first.base}/aspects?action=ingestProposal`, { method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -149,7 +132,7 @@ forEachEngine('CLI and server processes', (ctx) => {
     assert.deepEqual(await res.json(), { value: urn });
     first.child.kill('SIGKILL');
     await first.exited;
-    const second = await serve(env);
+    const second = await startServer(env);
     try {
       const read = await fetch(`${second.base}/aspects/${encodeURIComponent(urn)}?aspect=tagProperties`, { headers: { authorization: `Bearer ${token}` } });
       assert.deepEqual(await read.json(), { urn, version: 0, aspect: { 'com.linkedin.tag.TagProperties': { name: 'Survivor' } } });

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,7 +8,7 @@ import pg from 'pg';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openStore } from '../src/storage/index.js';
 import { forEachEngine, freshSharedDatabaseUrl, type EngineContext } from './support/engines.js';
-import { BIN, freePort, runCli } from './support/processes.js';
+import { runCli, startServer, type ServerProcess } from './support/processes.js';
 
 /**
  * Several `almanac serve` processes on one database (issue 16): what one of them writes is seen through every other
@@ -25,32 +24,10 @@ const PROPAGATION_BOUND_MS = 1000;
 
 const ds = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;
 
-interface Server {
-  child: ChildProcess;
-  base: string;
-  exited: Promise<NodeJS.Signals | number | null>;
-  /** What the server wrote on stdout (JSON log lines at LOG_LEVEL=info). */
-  log: () => string;
-}
+type Server = ServerProcess;
 
-/** Starts `almanac serve` on the database and waits until it answers. */
-async function serve(url: string, env: Record<string, string> = {}): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) return { child, base, exited, log: () => out };
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`the server did not start: ${out}`);
-}
+/** `almanac serve` on the database, logging at info (the tests read its log lines). */
+const serve = (url: string, env: Record<string, string> = {}): Promise<Server> => startServer({ DATABASE_URL: url, LOG_LEVEL: 'info', ...env });
 
 async function stop(s: Server): Promise<void> {
   if (s.child.exitCode !== null || s.child.signalCode !== null) return;

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -27,4 +27,40 @@ export function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/** A running `almanac serve` child process. */
+export interface ServerProcess {
+  child: ChildProcess;
+  /** http://127.0.0.1:<port> */
+  base: string;
+  /** Its exit: the signal that ended it, else its exit code. */
+  exited: Promise<NodeJS.Signals | number | null>;
+  /** What it wrote on stdout so far (JSON log lines). */
+  log: () => string;
+}
+
+/**
+ * Starts `almanac serve` as users run it, on a free port of 127.0.0.1 with `env` added (DATABASE_URL, LOG_LEVEL —
+ * `warn` unless given — and the like), and resolves once it answers /health.
+ */
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`${base}/health`)).ok) return { child, base, exited, log: () => out };
+    } catch { /* not up yet */ }
+    if (child.exitCode !== null || child.signalCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`the server did not start: ${out}${err}`);
 }
