@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { rootActor, systemActor } from '../src/services/actor.js';
 import { ingestFiles } from '../src/services/ingest-files.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
-import { IN_CI, REPO, artifactPath } from './support/run-env.js';
+import { IN_CI, REPO } from './support/run-env.js';
 import { ensureUiBuilt } from './support/ui-build.js';
+import { CHROMIUM, audit as auditPage, launchChromium, watchPage } from './support/browser.js';
 
 /**
  * Almanac's web UI in a real Chromium, beyond search and entity pages: the lineage graph (expanding one hop, column
@@ -18,8 +19,6 @@ import { ensureUiBuilt } from './support/ui-build.js';
  * SQLite only: the UI reads the GraphQL API, whose storage is tested on both engines by the API suites. The UI is
  * built first when a source is newer than ui/dist (`npm ci` builds it).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const AXE = path.join(REPO, 'node_modules/axe-core/axe.min.js');
 
 const ds = (platform: string, name: string) => `urn:li:dataset:(urn:li:dataPlatform:${platform},${name},PROD)`;
 const HIVE = ds('hive', 'SampleHiveDataset');
@@ -87,12 +86,7 @@ describe('web UI extras in Chromium: lineage, tests, plots, admin', { timeout: 3
     const address = t.app.server.address();
     assert.ok(address && typeof address === 'object');
     origin = `http://127.0.0.1:${address.port}`;
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM, headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1440, height: 960 } });
     // Signed in with the root user's token, as the sign-in page's token form leaves it.
     await context.addInitScript((token: string) => window.localStorage.setItem('almanac.token', token), t.rootToken);
@@ -104,16 +98,7 @@ describe('web UI extras in Chromium: lineage, tests, plots, admin', { timeout: 3
   });
 
   async function newPage() {
-    const page = await context.newPage();
-    page.on('request', (request) => {
-      const u = new URL(request.url());
-      if (u.protocol !== 'data:' && u.protocol !== 'blob:' && u.hostname !== '127.0.0.1') foreign.push(request.url());
-    });
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`${page.url()}: ${m.text()}`); });
-    page.on('pageerror', (e) => problems.push(`${page.url()}: pageerror: ${e.message}`));
-    // A request the page cancels itself (superseded by a newer one) is aborted, not failed.
-    page.on('requestfailed', (r) => { if (r.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`${page.url()}: request failed: ${r.url()} ${r.failure()?.errorText}`); });
-    return page;
+    return watchPage(await context.newPage(), problems, foreign);
   }
 
   async function visit(page: import('playwright-core').Page, p: string) {
@@ -122,18 +107,8 @@ describe('web UI extras in Chromium: lineage, tests, plots, admin', { timeout: 3
     await page.locator('main#main').waitFor();
   }
 
-  /** axe-core on the page as it is: no serious or critical violation; then a screenshot. */
-  async function audit(page: import('playwright-core').Page, name: string) {
-    const loaded = await page.evaluate(() => typeof (window as any).axe === 'object');
-    if (!loaded) await page.evaluate(readFileSync(AXE, 'utf8'));
-    const violations = await page.evaluate(async () => {
-      const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v: any) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n: any) => `${n.html.slice(0, 160)} ${n.failureSummary}`).join(' | ')}`);
-    });
-    await page.screenshot({ path: artifactPath(`ui-extras-${name}.png`), fullPage: true });
-    assert.deepEqual(violations, [], `axe on ${name}`);
-  }
+  /** axe-core on the page as it is (no serious or critical violation), after a screenshot: test-artifacts/ui-extras-<name>.png. */
+  const audit = (page: import('playwright-core').Page, name: string) => auditPage(page, `extras-${name}`);
 
   const statsText = (page: import('playwright-core').Page) => page.getByTestId('lineage-stats').innerText();
 

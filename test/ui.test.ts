@@ -17,6 +17,7 @@ import { forEachEngine } from './support/engines.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 import { IN_CI, REPO, artifactPath } from './support/run-env.js';
 import { ensureUiBuilt } from './support/ui-build.js';
+import { CHROMIUM, audit, launchChromium, watchPage } from './support/browser.js';
 
 /**
  * Almanac's own web UI (issue 18).
@@ -32,7 +33,6 @@ import { ensureUiBuilt } from './support/ui-build.js';
  */
 const UI = path.join(REPO, 'ui');
 const DIST = path.join(UI, 'dist');
-const CHROMIUM = '/usr/bin/chromium';
 const CREATED = 'urn:li:dataset:(urn:li:dataPlatform:hive,fct_users_created,PROD)';
 
 const ensureBuilt = ensureUiBuilt;
@@ -247,21 +247,6 @@ forEachEngine('Query.aspectHistory: the kept versions of an entity\'s aspects, f
 // ---------------------------------------------------------------------------------------------------------------------
 // In Chromium
 
-const AXE_SOURCE = () => readFileSync(path.join(REPO, 'node_modules/axe-core/axe.min.js'), 'utf8');
-
-/** Runs axe-core in the page (through the devtools protocol, which the page's CSP does not govern); serious and critical findings fail. */
-export async function audit(page: Page, name: string) {
-  await page.screenshot({ path: artifactPath(`ui-${name}.png`), fullPage: true });
-  if (!(await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe === 'object'))) await page.evaluate(AXE_SOURCE());
-  const found = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
-  });
-  const bad = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad, [], `axe-core on ${name}: ${JSON.stringify(bad, null, 2)}`);
-}
-
 describe('web UI in Chromium (SQLite: the UI reaches storage only through the API)', () => {
   const missing = !existsSync(CHROMIUM);
   if (missing && !IN_CI) console.warn(`\n!!! SKIPPING the web UI browser tests: ${CHROMIUM} is missing (apt-get install -y chromium) !!!\n`);
@@ -283,13 +268,7 @@ describe('web UI in Chromium (SQLite: the UI reaches storage only through the AP
     const address = t.app.server.address();
     assert.ok(address && typeof address === 'object');
     origin = `http://127.0.0.1:${address.port}`;
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
@@ -299,18 +278,7 @@ describe('web UI in Chromium (SQLite: the UI reaches storage only through the AP
   /** A new page that records console errors, CSP violations, failed requests and requests to other origins. */
   async function newPage(opts: { colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, colorScheme: opts.colorScheme ?? 'light' });
-    const page = await context.newPage();
-    page.on('request', (r) => {
-      const u = new URL(r.url());
-      if (u.protocol !== 'data:' && u.protocol !== 'blob:' && u.hostname !== '127.0.0.1') foreign.push(r.url());
-    });
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    // A request the page cancels itself (a search superseded by the next keystroke) is aborted, not failed.
-    page.on('requestfailed', (r) => { if (r.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`); });
-    return page;
+    return watchPage(await context.newPage(), problems, foreign, { warnings: true });
   }
 
   /** Signs in by pasting the root token on the sign-in page. */
