@@ -6,10 +6,11 @@ import { after, before, describe, test } from 'node:test';
 import { GRAPHIQL_CSP } from '../src/http/graphiql.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 import { IN_CI, artifactPath } from './support/run-env.js';
+import { CHROMIUM, launchChromium } from './support/browser.js';
+import type { Browser } from 'playwright-core';
 
 const PAGE = '/api/graphiql';
 const SAMPLE_URN = 'urn:li:dataset:(urn:li:dataPlatform:hive,fct_users_created,PROD)';
-const CHROMIUM = '/usr/bin/chromium';
 const PAGE_SCRIPT = path.resolve(import.meta.dirname, '../src/http/graphiql-page.js');
 
 const EXPECTED_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
@@ -127,9 +128,8 @@ describe('GraphQL explorer in Chromium', () => {
   test('loads offline, takes a token and runs the example query', { skip: missing && !IN_CI ? `${CHROMIUM} is missing` : false,
     timeout: 60_000 }, async () => {
     if (missing) throw new Error(`${CHROMIUM} is required in CI (apt-get install -y chromium)`);
-    const { chromium } = await import('playwright-core');
     const t = await startApp({ engine: 'sqlite', url: 'sqlite::memory:' });
-    let browser: Awaited<ReturnType<typeof chromium.launch>> | undefined;
+    let browser: Browser | undefined;
     try {
       await ingestSamples(t.catalog, 'bootstrap_mce.json');
       await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -137,12 +137,7 @@ describe('GraphQL explorer in Chromium', () => {
       assert.ok(address && typeof address === 'object');
       const origin = `http://127.0.0.1:${address.port}`;
 
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-          '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      });
+      browser = await launchChromium();
       const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
       const page = await context.newPage();
 
