@@ -614,20 +614,16 @@ export class PostgresStore implements Store {
   }
 
   async applyIndexUpdate(update: IndexUpdate, guard: IndexGuard): Promise<boolean> {
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
+    // A failed guard returns before anything is written: its transaction commits nothing but the row lock's release.
+    return this.tx(async (c) => {
       // The consumer's row, locked first: updates of one index (and a rebuild's batches) wait for each other.
       const held = (await c.query(`SELECT seq FROM ${CONSUMER_TABLE} WHERE name = $1 FOR UPDATE`, [guard.consumer])).rows[0];
-      let ok = held !== undefined;
-      if (ok && 'from' in guard) {
-        ok = Number(held.seq) === guard.from;
-        if (ok) await c.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3`, [guard.to, Date.now(), guard.consumer]);
-      } else if (ok && 'urns' in guard && guard.urns.length) {
-        ok = (await c.query(`SELECT 1 FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 AND urn = ANY($2) LIMIT 1`, [guard.unchangedAfter, guard.urns])).rows.length === 0;
-      }
-      if (!ok) {
-        await c.query('ROLLBACK');
+      if (held === undefined) return false;
+      if ('from' in guard) {
+        if (Number(held.seq) !== guard.from) return false;
+        await c.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3`, [guard.to, Date.now(), guard.consumer]);
+      } else if (guard.urns.length
+        && (await c.query(`SELECT 1 FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 AND urn = ANY($2) LIMIT 1`, [guard.unchangedAfter, guard.urns])).rows.length) {
         return false;
       }
       if (update.search) {
@@ -635,14 +631,8 @@ export class PostgresStore implements Store {
         if (update.search.remove.length) await this.removeSearchDocs(c, update.search.remove);
       }
       if (update.relationships) await this.writeRelationships(c, update.relationships.sources, update.relationships.edges);
-      await c.query('COMMIT');
       return true;
-    } catch (e) {
-      await c.query('ROLLBACK').catch(() => {});
-      throw e;
-    } finally {
-      c.release();
-    }
+    });
   }
 
   async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
