@@ -1,5 +1,5 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -10,6 +10,7 @@ import { changeFromProposal } from '../src/services/ingest-format.js';
 import { batches, type Proposal } from './generate.js';
 import { median, throwawayPostgres } from './support.js';
 import { freePort } from '../test/support/processes.js';
+import { summariseProfile, type ProfileSummary } from './profile.js';
 
 /**
  * What the scenario benchmarks share: servers as child processes (Almanac as users run it, `node bin/almanac.js
@@ -290,4 +291,34 @@ export async function once(base: string, req: Request): Promise<{ status: number
   const body = typeof req.body === 'function' ? req.body() : req.body;
   const r = await fetch(base + req.path, { method: req.method, headers: req.headers, body });
   return { status: r.status, text: await r.text() };
+}
+
+/**
+ * `almanac serve` for one scenario, under `node --cpu-prof` when `profile` is set: `stop()` ends it and, when
+ * profiled, keeps the profile beside the temporary folder and prints its top functions by self time from
+ * `measuredFrom()` on (ms after spawn; start-up and loading left out).
+ */
+export async function scenarioServer(databaseUrl: string, label: string, profile: boolean): Promise<Server & { measuringFrom: () => void; stopAndSummarise: () => Promise<ProfileSummary | undefined> }> {
+  const profDir = profile ? mkdtempSync(path.join(os.tmpdir(), 'almanac-prof-')) : undefined;
+  const spawned = performance.now();
+  let from = 0;
+  const server = await startAlmanac(databaseUrl, { cpuProfDir: profDir });
+  return {
+    ...server,
+    measuringFrom: () => { from = performance.now() - spawned; },
+    stopAndSummarise: async () => {
+      await server.stop();
+      if (!profDir) return undefined;
+      try {
+        const file = readdirSync(profDir).find((n) => n.endsWith('.cpuprofile'));
+        if (!file) return undefined;
+        const keep = path.join(path.dirname(profDir), `almanac-${label}-${Date.now()}.cpuprofile`);
+        renameSync(path.join(profDir, file), keep);
+        console.log(`  CPU profile of the server: ${keep}`);
+        return summariseProfile(keep, 12, true, from);
+      } finally {
+        rmSync(profDir, { recursive: true, force: true });
+      }
+    },
+  };
 }

@@ -1,13 +1,9 @@
-import { mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { print } from 'graphql';
 import { webappDocument, withTypename } from '../test/support/webapp.js';
 import {
-  CONNECTIONS, compare, engines, flag, graphqlRequest, hasFlag, loadCatalog, once, saveResults, startAlmanac, type Engine, type Row, type Server,
+  CONNECTIONS, compare, engines, flag, graphqlRequest, hasFlag, loadCatalog, once, saveResults, scenarioServer, type Engine, type Row, type Server,
 } from './harness.js';
 import { catalogProposals, SHOWCASE_URN } from './generate.js';
-import { summariseProfile } from './profile.js';
 
 /**
  * Reads of the 50-column showcase dataset through GraphQL, 32 connections, against bare Fastify answering the same
@@ -58,33 +54,20 @@ async function readScenario(scenario: 'read' | 'webapp-read', args: string[]) {
   const profiles: Record<string, unknown> = {};
   const all = await engines({ sqlite: !only || only === 'sqlite', postgres: !only || only === 'postgres' });
   for (const engine of all) {
-    const profDir = profile ? mkdtempSync(path.join(os.tmpdir(), 'almanac-prof-')) : undefined;
     try {
       const { token } = await loadCatalog(engine.url, catalogProposals({ datasets: BASE_DATASETS }));
-      const spawned = performance.now();
-      const server = await startAlmanac(engine.url, { cpuProfDir: profDir });
-      let measuredFrom = 0;
+      const server = await scenarioServer(engine.url, `${scenario}-${engine.name}`, profile);
       try {
         const req = scenario === 'read' ? readRequest(token) : webappRequest(token);
         const bytes = await expectData(server, req, scenario);
-        measuredFrom = performance.now() - spawned;
+        server.measuringFrom();
         const target = scenario === 'read' ? `dataset(urn) 50 columns (${Math.round(bytes.length / 1024)} kB)` : `web app getDataset (${Math.round(bytes.length / 1024)} kB)`;
         rows.push(await compare(scenario, engine.name, target, server, req, bytes));
       } finally {
-        await server.stop();
-      }
-      if (profDir) {
-        const file = readdirSync(profDir).find((n) => n.endsWith('.cpuprofile'));
-        if (file) {
-          const keep = path.join(path.dirname(profDir), `almanac-${scenario}-${engine.name}-${Date.now()}.cpuprofile`);
-          rmSync(keep, { force: true });
-          renameSync(path.join(profDir, file), keep);
-          console.log(`  CPU profile of the server: ${keep}`);
-          profiles[engine.name] = summariseProfile(keep, 10, true, measuredFrom);
-        }
+        const summary = await server.stopAndSummarise();
+        if (summary) profiles[engine.name] = summary;
       }
     } finally {
-      if (profDir) rmSync(profDir, { recursive: true, force: true });
       await engine.cleanup();
     }
   }

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  CONNECTIONS, ROOT, compare, cpuMs, engines, graphqlRequest, loadCatalog, once, printRow, round2, saveResults, sqliteEngine, postgresEngine,
-  startAlmanac, type Engine, type Row, type Server,
+  CONNECTIONS, ROOT, compare, cpuMs, engines, flag, graphqlRequest, hasFlag, loadCatalog, once, printRow, round2, saveResults, scenarioServer,
+  sqliteEngine, postgresEngine, type Engine, type Row, type Server,
 } from './harness.js';
 import { batches, catalogProposals, generatedDatasets, SHOWCASE_FIELD, SHOWCASE_URN, writeProposalFile, type Proposal } from './generate.js';
 
@@ -21,11 +21,6 @@ import { batches, catalogProposals, generatedDatasets, SHOWCASE_FIELD, SHOWCASE_
 const BASE_DATASETS = Number(process.env.BENCH_BASE_DATASETS ?? 200);
 const INGEST_DATASETS = Number(process.env.BENCH_INGEST_DATASETS ?? 3000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1000);
-
-export async function prepared(engine: Engine): Promise<{ server: Server; token: string }> {
-  const { token } = await loadCatalog(engine.url, catalogProposals({ datasets: BASE_DATASETS }));
-  return { server: await startAlmanac(engine.url), token };
-}
 
 export async function updateDescription(engine: Engine, server: Server, token: string, scenario = 'write'): Promise<Row> {
   let n = 0;
@@ -114,31 +109,41 @@ export async function ingestCli(engineName: string): Promise<Row | null> {
   }
 }
 
-async function forEachEngine(scenario: string, body: (engine: Engine, server: Server, token: string) => Promise<Row[]>, extra: Record<string, unknown>) {
-  console.log(`${CONNECTIONS} connections where concurrent; ${BASE_DATASETS} generated datasets loaded first`);
+/** `--profile` runs each server under `node --cpu-prof`; `--engine sqlite|postgres` measures one engine. */
+async function forEachEngine(scenario: string, args: string[], body: (engine: Engine, server: Server, token: string) => Promise<Row[]>, extra: Record<string, unknown>) {
+  const profile = hasFlag(args, 'profile');
+  const only = flag(args, 'engine');
+  console.log(`${CONNECTIONS} connections where concurrent; ${BASE_DATASETS} generated datasets loaded first${profile ? '; server under --cpu-prof' : ''}`);
   const rows: Row[] = [];
-  for (const engine of await engines()) {
-    const { server, token } = await prepared(engine);
+  const profiles: Record<string, unknown> = {};
+  for (const engine of await engines({ sqlite: !only || only === 'sqlite', postgres: !only || only === 'postgres' })) {
     try {
-      rows.push(...await body(engine, server, token));
+      const { token } = await loadCatalog(engine.url, catalogProposals({ datasets: BASE_DATASETS }));
+      const server = await scenarioServer(engine.url, `${scenario}-${engine.name}`, profile);
+      try {
+        server.measuringFrom();
+        rows.push(...await body(engine, server, token));
+      } finally {
+        const summary = await server.stopAndSummarise();
+        if (summary) profiles[engine.name] = summary;
+      }
     } finally {
-      await server.stop();
       await engine.cleanup();
     }
   }
-  saveResults(scenario, rows, extra);
+  saveResults(scenario, rows, { ...extra, ...(profile ? { profiles } : {}) });
 }
 
-export async function runWrite() {
-  await forEachEngine('write', async (e, s, t) => [await updateDescription(e, s, t)], { baseDatasets: BASE_DATASETS });
+export async function runWrite(args: string[]) {
+  await forEachEngine('write', args, async (e, s, t) => [await updateDescription(e, s, t)], { baseDatasets: BASE_DATASETS });
 }
 
-export async function runIngestSingle() {
-  await forEachEngine('ingest-single', async (e, s, t) => [await ingestSingle(e, s, t)], { baseDatasets: BASE_DATASETS });
+export async function runIngestSingle(args: string[]) {
+  await forEachEngine('ingest-single', args, async (e, s, t) => [await ingestSingle(e, s, t)], { baseDatasets: BASE_DATASETS });
 }
 
-export async function runIngestBatch() {
-  await forEachEngine('ingest-batch', async (e, s, t) => {
+export async function runIngestBatch(args: string[]) {
+  await forEachEngine('ingest-batch', args, async (e, s, t) => {
     const rest = await ingestBatchRest(e, s, t);
     const cli = await ingestCli(e.name);
     return cli ? [rest, cli] : [rest];
