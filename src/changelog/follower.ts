@@ -127,8 +127,7 @@ export class ChangeFollower {
     if (this.stopped) return;
     const upTo = this.heard;
     const offsets = await this.store.consumerOffsets();
-    const behind = [...this.changeLog.consumers.values()].filter((c) => (offsets.get(c.name) ?? 0) < upTo);
-    await Promise.all(behind.map((c) => c.catchUp()));
+    if ([...this.changeLog.consumers.values()].some((c) => (offsets.get(c.name) ?? 0) < upTo)) await this.changeLog.catchUpIndexes();
     if (upTo > this.checked) this.checked = upTo;
   }
 

@@ -1,70 +1,40 @@
-import type { ChangeRecord, IndexUpdate, Store } from '../storage/types.js';
+import type { ChangeRecord, IndexGuard, IndexUpdate, LatestAspects, Store } from '../storage/types.js';
 
-/** Entries read per step; each step is one transaction of the index and the consumer's offset. */
+/** Entries read per step; each step is one transaction of the indexes and their consumers' offsets. */
 const BATCH = 500;
 /** Rebuild batches recomputed when a write touched them meanwhile, before the batch is left to the log. */
 const REBUILD_RETRIES = 10;
 
-/** Computes an index's update for some entities from what the store holds for them now. */
-export type IndexComputer = (urns: readonly string[]) => Promise<IndexUpdate>;
+/**
+ * Computes an index's update for some entities from what the store holds for them now. `latest`, when given, holds
+ * every aspect of each of these entities as read at the start of the step (one read shared by the indexes).
+ */
+export type IndexComputer = (urns: readonly string[], latest?: LatestAspects) => Promise<IndexUpdate>;
 
 /**
  * A derived index (search, relationships) kept as a consumer of the change log. It recomputes the entities that
  * entries name from their current aspects (so applying an entry twice, or late, is harmless) and stores the last
- * offset it applied in the same transaction as the update. Applying is serialised in this process, and between
- * processes by the consumer's offset: an update whose `from` is no longer the stored offset is thrown away and redone.
+ * offset it applied in the same transaction as the update. Catching up is done for all indexes at once by their
+ * `IndexSet`; a consumer rebuilds itself.
  */
 export class IndexConsumer {
-  private running: Promise<void> | null = null;
-  private queued: Promise<void> | null = null;
-  /** The offset last seen stored; re-read when a guard fails. */
-  private known: number | null = null;
   /** Called after this process changed the index (answers read from it are stale). */
   private readonly applied: (() => void)[] = [];
+
+  constructor(readonly name: string, private readonly store: Store, readonly compute: IndexComputer,
+    /** Whether an entry can change this index (others only move its offset on). */
+    readonly affects: (entry: ChangeRecord) => boolean, private readonly set: IndexSet) {}
 
   onApplied(listener: () => void): void {
     this.applied.push(listener);
   }
 
-  /** `affects`: whether an entry can change this index (others only move its offset on). */
-  constructor(readonly name: string, private readonly store: Store, private readonly compute: IndexComputer,
-    private readonly affects: (entry: ChangeRecord) => boolean = () => true) {}
-
-  /**
-   * Applies every entry committed so far. Calls made while a run is going share the next run, so that a burst of
-   * writes is applied in a few batches rather than one run each.
-   */
-  catchUp(): Promise<void> {
-    if (!this.running) {
-      this.running = this.run().finally(() => { this.running = null; });
-      return this.running;
-    }
-    if (!this.queued) {
-      const next = () => { this.queued = null; return this.catchUp(); };
-      this.queued = this.running.then(next, next);
-    }
-    return this.queued;
+  notifyApplied(): void {
+    for (const l of this.applied) l();
   }
 
-  private async run(): Promise<void> {
-    for (;;) {
-      const from = this.known ?? (await this.offset());
-      const entries = await this.store.changesAfter(from, BATCH);
-      if (entries.length === 0) return;
-      const to = entries[entries.length - 1]!.seq;
-      const urns = [...new Set(entries.flatMap((e) => (e.urn === null || !this.affects(e) ? [] : [e.urn])))];
-      const update = await this.compute(urns);
-      if (await this.store.applyIndexUpdate(update, { consumer: this.name, from, to })) {
-        this.known = to;
-        if (urns.length) for (const l of this.applied) l();
-        if (entries.length < BATCH) return;
-      } else {
-        this.known = null;
-      }
-    }
-  }
-
-  private async offset(): Promise<number> {
+  /** The offset stored for this consumer, registering it at 0 (everything to apply) when new. */
+  async offset(): Promise<number> {
     const stored = (await this.store.consumerOffsets()).get(this.name);
     return stored ?? (await this.store.registerConsumer(this.name, 0));
   }
@@ -93,18 +63,92 @@ export class IndexConsumer {
       done += urns.length;
       progress?.(done);
     }
-    await this.catchUp();
+    await this.set.catchUp();
   }
 
   private async rebuildBatch(urns: readonly string[]): Promise<boolean> {
     for (let attempt = 0; attempt <= REBUILD_RETRIES; attempt++) {
       const at = await this.store.lastChangeSeq();
       const update = await this.compute(urns);
-      if (await this.store.applyIndexUpdate(update, { consumer: this.name, unchangedAfter: at, urns })) {
-        for (const l of this.applied) l();
+      if (await this.store.applyIndexUpdate(update, [{ consumer: this.name, unchangedAfter: at, urns }])) {
+        this.notifyApplied();
         return true;
       }
     }
     return false;
+  }
+}
+
+/**
+ * The derived indexes, caught up together: each step reads the log once, reads the aspects of the entities its entries
+ * name once, computes every index's update from that one read and applies them all in one transaction, moving each
+ * consumer's offset with a compare-and-set (an update whose offsets are no longer the stored ones is thrown away and
+ * redone). Steps are serialised in this process; calls made while a step runs share the next one, so that a burst of
+ * writes is applied in a few steps rather than one each.
+ */
+export class IndexSet {
+  readonly consumers = new Map<string, IndexConsumer>();
+  private running: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
+  /** The offsets last seen stored; re-read when a guard fails. */
+  private known: Map<string, number> | null = null;
+
+  constructor(private readonly store: Store) {}
+
+  add(name: string, compute: IndexComputer, affects: (entry: ChangeRecord) => boolean = () => true): IndexConsumer {
+    const consumer = new IndexConsumer(name, this.store, compute, affects, this);
+    this.consumers.set(name, consumer);
+    this.known = null;
+    return consumer;
+  }
+
+  /** Applies every entry committed so far to every index; calls made while a step runs share the next one. */
+  catchUp(): Promise<void> {
+    if (!this.running) {
+      this.running = this.run().finally(() => { this.running = null; });
+      return this.running;
+    }
+    if (!this.queued) {
+      const next = () => { this.queued = null; return this.catchUp(); };
+      this.queued = this.running.then(next, next);
+    }
+    return this.queued;
+  }
+
+  private async offsets(): Promise<Map<string, number>> {
+    const stored = await this.store.consumerOffsets();
+    const out = new Map<string, number>();
+    for (const c of this.consumers.values()) out.set(c.name, stored.get(c.name) ?? (await this.store.registerConsumer(c.name, 0)));
+    return out;
+  }
+
+  private async run(): Promise<void> {
+    if (this.consumers.size === 0) return;
+    for (;;) {
+      const offsets = this.known ?? (await this.offsets());
+      const entries = await this.store.changesAfter(Math.min(...offsets.values()), BATCH);
+      if (entries.length === 0) return;
+      const to = entries[entries.length - 1]!.seq;
+      const steps = [...this.consumers.values()].filter((c) => offsets.get(c.name)! < to).map((c) => {
+        const from = offsets.get(c.name)!;
+        const urns = new Set<string>();
+        for (const e of entries) if (e.seq > from && e.urn !== null && c.affects(e)) urns.add(e.urn);
+        return { consumer: c, from, urns: [...urns] };
+      });
+      const named = [...new Set(steps.flatMap((s) => s.urns))];
+      const latest = named.length ? await this.store.getLatest(named) : new Map();
+      const updates = await Promise.all(steps.map((s) => (s.urns.length ? s.consumer.compute(s.urns, latest) : {})));
+      const guards: IndexGuard[] = steps.map((s) => ({ consumer: s.consumer.name, from: s.from, to }));
+      if (await this.store.applyIndexUpdate(Object.assign({}, ...updates) as IndexUpdate, guards)) {
+        this.known = new Map(offsets);
+        for (const s of steps) {
+          this.known.set(s.consumer.name, to);
+          if (s.urns.length) s.consumer.notifyApplied();
+        }
+        if (entries.length < BATCH) return;
+      } else {
+        this.known = null;
+      }
+    }
   }
 }

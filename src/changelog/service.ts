@@ -1,5 +1,5 @@
 import type { ChangeRecord, Store } from '../storage/types.js';
-import { IndexConsumer, type IndexComputer } from './index-consumer.js';
+import { IndexSet, type IndexComputer, type IndexConsumer } from './index-consumer.js';
 
 /** What a local listener hears: entries committed by any server, in offset order, without values. */
 export type ChangeListener = (entries: readonly ChangeRecord[]) => void;
@@ -21,7 +21,7 @@ const FOLLOW_BATCH = 1000;
  *   they hear the entries of every server once the follower (`follow`) reads them.
  */
 export class ChangeLogService {
-  readonly consumers = new Map<string, IndexConsumer>();
+  private readonly indexes: IndexSet;
   private readonly listeners: ChangeListener[] = [];
   private followed: number | null = null;
   private following: Promise<void> | null = null;
@@ -30,7 +30,14 @@ export class ChangeLogService {
   /** A fault the crash-recovery tests inject (ALMANAC_TEST_FAULT), armed once the server serves. */
   private fault: string | undefined;
 
-  constructor(readonly store: Store) {}
+  constructor(readonly store: Store) {
+    this.indexes = new IndexSet(store);
+  }
+
+  /** The derived indexes by name. */
+  get consumers(): ReadonlyMap<string, IndexConsumer> {
+    return this.indexes.consumers;
+  }
 
   /**
    * Test-only: `kill-after-commit` kills the process (SIGKILL) right after its next write commits, before any index
@@ -42,9 +49,7 @@ export class ChangeLogService {
 
   /** Registers a derived index kept from the log. */
   addIndex(name: IndexName, compute: IndexComputer, affects?: (entry: ChangeRecord) => boolean): IndexConsumer {
-    const consumer = new IndexConsumer(name, this.store, compute, affects);
-    this.consumers.set(name, consumer);
-    return consumer;
+    return this.indexes.add(name, compute, affects);
   }
 
   /** Listens to every entry from now on (this server's and other servers'); listeners must not throw or block. */
@@ -99,8 +104,8 @@ export class ChangeLogService {
   }
 
   /** Every durable index applies what it has not yet (another server's writes, or a crash's leftovers). */
-  async catchUpIndexes(): Promise<void> {
-    await Promise.all([...this.consumers.values()].map((c) => c.catchUp()));
+  catchUpIndexes(): Promise<void> {
+    return this.indexes.catchUp();
   }
 
   /** Each entity urn in the store, a page at a time (the input of a rebuild). */

@@ -84,9 +84,9 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   const relationships = new RelationshipService(s);
   const changeLog = new ChangeLogService(s);
   // Time series are not searched: their entries leave the search index as it is.
-  changeLog.addIndex('search', (urns) => search.documents(urns), (e) => e.aspect === null || !aspectSpec(e.aspect)?.timeseries);
+  changeLog.addIndex('search', (urns, latest) => search.documents(urns, latest), (e) => e.aspect === null || !aspectSpec(e.aspect)?.timeseries);
   // Only aspects that declare edges change the relationship index.
-  const relationshipIndex = changeLog.addIndex('relationships', (urns) => relationships.edges(urns),
+  const relationshipIndex = changeLog.addIndex('relationships', (urns, latest) => relationships.edges(urns, latest),
     (e) => e.aspect !== null && aspectDef(e.aspect)?.edges !== undefined);
   entities.afterCommit(() => changeLog.afterCommit());
   // Caches hear other servers' changes too (this server's own writes call the listeners directly as well).

@@ -1,7 +1,7 @@
 import type { EdgeMeta } from '../entities/descriptor.js';
 import { aspectDef } from '../entities/index.js';
 import { tryParseUrn } from '../model/urn.js';
-import type { IndexUpdate, Relationship, Store } from '../storage/types.js';
+import type { IndexUpdate, LatestAspects, Relationship, Store } from '../storage/types.js';
 
 /**
  * Relationships between entities, with DataHub's names, derived from aspects after every write and kept in an
@@ -47,13 +47,15 @@ export class RelationshipService {
 
   /**
    * The outgoing edges of these entities as their aspects declare them now (none for one that no longer exists):
-   * the relationship index's update, applied by its change-log consumer (src/changelog).
+   * the relationship index's update, applied by its change-log consumer (src/changelog). `latest`: their aspects,
+   * already read.
    */
-  async edges(sources: readonly string[]): Promise<IndexUpdate> {
+  async edges(sources: readonly string[], latest?: LatestAspects): Promise<IndexUpdate> {
     const list = [...new Set(sources)].filter((u) => typeof tryParseUrn(u) !== 'string');
     if (list.length === 0) return { relationships: { sources: [], edges: [] } };
-    const latest = await this.store.getLatest(list);
-    const edges = list.flatMap((urn) => edgesOf(urn, new Map([...(latest.get(urn) ?? new Map())].map(([k, r]) => [k, r.value]))));
+    latest ??= await this.store.getLatest(list);
+    const read = latest;
+    const edges = list.flatMap((urn) => edgesOf(urn, new Map([...(read.get(urn) ?? new Map())].map(([k, r]) => [k, r.value]))));
     return { relationships: { sources: list, edges } };
   }
 

@@ -4,7 +4,7 @@ import { defaultBrowsePath, defaultBrowsePathV2 } from '../entities/graphql-fiel
 import { browsePathV2Key } from '../entities/shared-aspects.js';
 import type { AnyAspect, EntityDescriptor, KeyValues } from '../entities/descriptor.js';
 import { decodeUrnPart, tryParseUrn } from '../model/urn.js';
-import type { FacetCount, FacetSpec, IndexUpdate, SearchCondition, SearchDoc, SearchOp, SearchSort, Store } from '../storage/types.js';
+import type { FacetCount, FacetSpec, IndexUpdate, LatestAspects, SearchCondition, SearchDoc, SearchOp, SearchSort, Store } from '../storage/types.js';
 
 /**
  * Search over names, descriptions, column paths, tags and terms, with DataHub's filters and facets. Names are split
@@ -278,16 +278,17 @@ export class SearchService {
 
   /**
    * The documents of these entities as the store holds them now, and the urns among them that no longer exist (whose
-   * documents go): the search index's update, applied by its change-log consumer (src/changelog).
+   * documents go): the search index's update, applied by its change-log consumer (src/changelog). `latest`: their
+   * aspects, already read.
    */
-  async documents(urns: readonly string[]): Promise<IndexUpdate> {
+  async documents(urns: readonly string[], latest?: LatestAspects): Promise<IndexUpdate> {
     const wanted = [...new Set(urns)].filter((u) => {
       const p = tryParseUrn(u);
       return typeof p !== 'string' && SEARCHABLE.has(p.entityType);
     });
     if (wanted.length === 0) return { search: { upsert: [], remove: [] } };
     const existing = await this.store.existing(wanted);
-    const latest = await this.store.getLatest([...existing]);
+    latest ??= await this.store.getLatest([...existing]);
     // Aspects of other entities the defaults read (a platform's name delimiter), read once per batch.
     const others = new Map<string, Promise<unknown>>();
     const other = (of: string, aspect: string) => {

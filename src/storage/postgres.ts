@@ -613,18 +613,26 @@ export class PostgresStore implements Store {
     return false;
   }
 
-  async applyIndexUpdate(update: IndexUpdate, guard: IndexGuard): Promise<boolean> {
-    // A failed guard returns before anything is written: its transaction commits nothing but the row lock's release.
+  async applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean> {
     return this.tx(async (c) => {
-      // The consumer's row, locked first: updates of one index (and a rebuild's batches) wait for each other.
-      const held = (await c.query(`SELECT seq FROM ${CONSUMER_TABLE} WHERE name = $1 FOR UPDATE`, [guard.consumer])).rows[0];
-      if (held === undefined) return false;
-      if ('from' in guard) {
-        if (Number(held.seq) !== guard.from) return false;
-        await c.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3`, [guard.to, Date.now(), guard.consumer]);
-      } else if (guard.urns.length
-        && (await c.query(`SELECT 1 FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 AND urn = ANY($2) LIMIT 1`, [guard.unchangedAfter, guard.urns])).rows.length) {
-        return false;
+      // The consumers' rows, locked first and in one order: updates of one index (and a rebuild's batches) wait for
+      // each other, and two updates of several indexes cannot deadlock.
+      const names = [...new Set(guards.map((g) => g.consumer))].sort();
+      const { rows } = await c.query(`SELECT name, seq FROM ${CONSUMER_TABLE} WHERE name = ANY($1) ORDER BY name FOR UPDATE`, [names]);
+      const held = new Map(rows.map((r) => [r.name as string, Number(r.seq)]));
+      for (const guard of guards) {
+        const at = held.get(guard.consumer);
+        if (at === undefined) return false;
+        if ('from' in guard) {
+          if (at !== guard.from) return false;
+        } else if (guard.urns.length
+          && (await c.query(`SELECT 1 FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 AND urn = ANY($2) LIMIT 1`, [guard.unchangedAfter, guard.urns])).rows.length) {
+          return false;
+        }
+      }
+      // Every guard held: nothing was written before this point, so a refusal above commits only the locks' release.
+      for (const guard of guards) {
+        if ('from' in guard) await c.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3`, [guard.to, Date.now(), guard.consumer]);
       }
       if (update.search) {
         await this.writeSearchDocs(c, update.search.upsert);

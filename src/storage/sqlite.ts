@@ -602,22 +602,31 @@ export class SqliteStore implements Store {
     return !first;
   }
 
-  async applyIndexUpdate(update: IndexUpdate, guard: IndexGuard): Promise<boolean> {
-    return this.db.transaction(() => {
-      if ('from' in guard) {
-        if (!this.moveConsumerRow(guard.consumer, guard.from, guard.to)) return false;
-      } else if (guard.urns.length) {
-        const wanted = new Set(guard.urns);
-        const later = this.stmt(`SELECT DISTINCT urn FROM ${CHANGE_LOG_TABLE} WHERE seq > ?`).pluck().all(guard.unchangedAfter) as (string | null)[];
-        if (later.some((u) => u !== null && wanted.has(u))) return false;
-      }
-      if (update.search) {
-        this.writeSearchDocs(update.search.upsert);
-        this.removeSearchDocs(update.search.remove);
-      }
-      if (update.relationships) this.writeRelationships(update.relationships.sources, update.relationships.edges);
+  async applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean> {
+    const refused = Symbol('guard failed');
+    try {
+      this.db.transaction(() => {
+        for (const guard of guards) {
+          if ('from' in guard) {
+            // Thrown, so that the offsets already moved for the other indexes roll back with it.
+            if (!this.moveConsumerRow(guard.consumer, guard.from, guard.to)) throw refused;
+          } else if (guard.urns.length) {
+            const wanted = new Set(guard.urns);
+            const later = this.stmt(`SELECT DISTINCT urn FROM ${CHANGE_LOG_TABLE} WHERE seq > ?`).pluck().all(guard.unchangedAfter) as (string | null)[];
+            if (later.some((u) => u !== null && wanted.has(u))) throw refused;
+          }
+        }
+        if (update.search) {
+          this.writeSearchDocs(update.search.upsert);
+          this.removeSearchDocs(update.search.remove);
+        }
+        if (update.relationships) this.writeRelationships(update.relationships.sources, update.relationships.edges);
+      }).immediate();
       return true;
-    }).immediate();
+    } catch (e) {
+      if (e === refused) return false;
+      throw e;
+    }
   }
 
   async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {

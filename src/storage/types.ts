@@ -230,7 +230,8 @@ export interface IndexUpdate {
  * When an index update may be applied: `from`/`to` — the consumer has applied the log up to `from` (else someone else
  * moved it: nothing is written) and now up to `to`; `unchangedAfter` — no entry after that offset names any of these
  * urns (a rebuild's batch, computed from what the store held at that offset). Either way the consumer's row is locked
- * first, so updates of one index never interleave.
+ * first, so updates of one index never interleave. An update of several indexes carries one guard each, and is
+ * written only when all hold.
  */
 export type IndexGuard = { consumer: string; from: number; to: number }
   | { consumer: string; unchangedAfter: number; urns: readonly string[] };
@@ -328,8 +329,11 @@ export interface Store {
    * for every request. False where other writers are announced instead (PostgreSQL: LISTEN/NOTIFY).
    */
   externalWrites(): boolean;
-  /** Applies an index update under its guard, in one transaction with the consumer's offset; false when the guard failed. */
-  applyIndexUpdate(update: IndexUpdate, guard: IndexGuard): Promise<boolean>;
+  /**
+   * Applies an index update under its guards (one per index it updates), in one transaction with the consumers'
+   * offsets; false, and nothing written, when any guard failed.
+   */
+  applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean>;
 
   // Search documents (prepared by the search service; the engine indexes them)
   upsertSearchDocs(docs: SearchDoc[]): Promise<void>;
