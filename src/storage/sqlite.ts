@@ -6,6 +6,7 @@ import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
 import { addLatest, checkUpdate, planVersion } from './aspect-updates.js';
 import { edgeChanges } from './edges.js';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import {
   CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange, truncateChange, upsertChange,
   type ChangeLogRow, type ChangeRow, type StoredLatest,
@@ -92,11 +93,18 @@ export class SqliteStore implements Store {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
+    // 32 MiB of page cache rather than SQLite's 2 MiB: an ingest batch's index updates dirty more pages than 2 MiB
+    // holds, which then spill to the WAL mid-transaction and are read back (about 7 % of `almanac ingest`'s time).
+    this.db.pragma('cache_size = -32768');
     // The query planner's statistics (ANALYZE), sampled so that gathering them stays a matter of milliseconds.
     this.db.pragma('analysis_limit = 1000');
     // WAL mode has created -wal and -shm by now: check them (a crash may have left older ones behind).
     if (onDisk) for (const f of [`${file}-wal`, `${file}-shm`]) keepPrivate(f);
+    if (onDisk) this.checkpointer = new SqliteCheckpointer(file, (pages) => { if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${pages}`); });
   }
+
+  /** Checkpoints the WAL in a worker thread once the database is busy (on disk only). */
+  private readonly checkpointer: SqliteCheckpointer | undefined;
 
   async migrate(): Promise<void> {
     const db = this.db;
@@ -119,6 +127,7 @@ export class SqliteStore implements Store {
   private docsSinceOptimize = 0;
 
   async close(): Promise<void> {
+    await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 
