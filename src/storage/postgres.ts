@@ -206,12 +206,14 @@ export class PostgresStore implements Store {
    */
   private async appendChanges(c: pg.PoolClient, rows: readonly ChangeRow[]): Promise<void> {
     if (rows.length === 0) return;
-    await c.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOG_LOCK]);
     const columns = CHANGE_COLUMNS.map((_, i) => rows.map((r) => r[i]));
-    const { rows: inserted } = await c.query(`INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')})
-      SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-        $10::text[], $11::bigint[]) RETURNING seq`, columns);
-    await c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, String(inserted[inserted.length - 1].seq)]);
+    // One round trip: the lock is an InitPlan of the row filter, so it is taken before the first row draws its offset;
+    // the notification names the last offset.
+    await c.query(`WITH inserted AS (INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')})
+        SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+          $10::text[], $11::bigint[]) WHERE (SELECT pg_advisory_xact_lock($12) IS NOT NULL)
+        RETURNING seq)
+      SELECT pg_notify($13, MAX(seq)::text) FROM inserted`, [...columns, CHANGE_LOG_LOCK, CHANGE_CHANNEL]);
   }
 
   /** Deletes every version of some aspects of an entity, logging the latest value of each; inside a write transaction. */
@@ -631,8 +633,10 @@ export class PostgresStore implements Store {
         }
       }
       // Every guard held: nothing was written before this point, so a refusal above commits only the locks' release.
-      for (const guard of guards) {
-        if ('from' in guard) await c.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3`, [guard.to, Date.now(), guard.consumer]);
+      const moves = guards.flatMap((g) => ('from' in g ? [g] : []));
+      if (moves.length) {
+        await c.query(`UPDATE ${CONSUMER_TABLE} c SET seq = m.seq, updated_on = $3 FROM UNNEST($1::text[], $2::bigint[]) AS m(name, seq)
+          WHERE c.name = m.name`, [moves.map((m) => m.consumer), moves.map((m) => m.to), Date.now()]);
       }
       if (update.search) {
         await this.writeSearchDocs(c, update.search.upsert);
