@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { openStore } from '../src/storage/index.js';
-import type { Store } from '../src/storage/types.js';
+import type { SearchCondition, Store } from '../src/storage/types.js';
 import { openDump } from './support/db-dump.js';
 import { forEachEngine, freshSharedDatabaseUrl, storeFor } from './support/engines.js';
 
@@ -223,6 +223,32 @@ forEachEngine('aspect store', (ctx) => {
     await store.writeAspects([{ urn: b, entityType: 'dataset', aspect: 'status', value: { removed: false }, actor: ACTOR }], 20);
     await store.deleteEntity(b);
     assert.equal((await store.relationships({ urn: a, direction: 'INCOMING', start: 0, count: 10 })).total, 0);
+  });
+
+  test('search documents: a rewrite with the same text keeps its words and changes its values; new text and removal replace what is matched', async () => {
+    const urn = ds('digest.orders');
+    const doc = { urn, entityType: 'dataset', name: 'orders', text: 'quokka order lines', sortName: 'orders', removed: false,
+      values: [['platform', 'urn:li:dataPlatform:hive'], ['tags', 'urn:li:tag:Gold']] as const };
+    const find = async (terms: string[], where: SearchCondition = { column: 'urn', values: [urn] }) =>
+      (await store.searchDocs({ terms, where, sort: { by: 'relevance' }, start: 0, count: 10 })).urns;
+    const tagged = (tag: string): SearchCondition => ({ all: [{ column: 'urn', values: [urn] }, { field: 'tags', op: 'EQUAL', values: [tag] }] });
+    await store.upsertSearchDocs([doc]);
+    assert.deepEqual(await find(['quokka']), [urn]);
+    // Same name and text, other values: still found by its words, by its new tag and not its old one.
+    await store.upsertSearchDocs([{ ...doc, values: [['platform', 'urn:li:dataPlatform:hive'], ['tags', 'urn:li:tag:Silver']] }]);
+    assert.deepEqual(await find(['quokka']), [urn]);
+    assert.deepEqual(await find([], tagged('urn:li:tag:Silver')), [urn]);
+    assert.deepEqual(await find([], tagged('urn:li:tag:Gold')), []);
+    // New text: the old words no longer match, the new ones do.
+    await store.upsertSearchDocs([{ ...doc, text: 'wallaby order lines' }]);
+    assert.deepEqual(await find(['quokka']), []);
+    assert.deepEqual(await find(['wallaby']), [urn]);
+    // The same text, removed: searches that leave removed documents out do not find it; asking for removed ones does.
+    await store.upsertSearchDocs([{ ...doc, text: 'wallaby order lines', removed: true }]);
+    assert.deepEqual(await find(['wallaby'], { all: [{ column: 'urn', values: [urn] }, { column: 'removed', value: false }] }), []);
+    assert.deepEqual(await find(['wallaby'], { all: [{ column: 'urn', values: [urn] }, { column: 'removed', value: true }] }), [urn]);
+    await store.deleteSearchDocs([urn]);
+    assert.deepEqual(await find(['wallaby']), []);
   });
 
   test('settings: the first value written wins', async () => {

@@ -13,7 +13,7 @@ import {
   timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import {
-  addCountDeltas, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageStatement, type CountedDoc,
+  addCountDeltas, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageStatement, textDigest, type CountedDoc,
   addRewriteDeltas, valueChanges,
 } from './search-sql.js';
 import type {
@@ -423,57 +423,83 @@ export class PostgresStore implements Store {
   }
 
   /** Inside a write transaction. */
+  /**
+   * Writes documents in a fixed number of set-based statements whatever their number: their rows locked in urn order
+   * (concurrent indexers cannot deadlock), new ones inserted, filter values rewritten by difference, and the words
+   * rewritten only where the text's digest changed.
+   */
   private async writeSearchDocs(c: pg.PoolClient, docs: readonly SearchDoc[]): Promise<void> {
     if (docs.length === 0) return;
-    // Documents in urn order, counts in key order: concurrent indexers lock rows in one order and cannot deadlock.
-    const sorted = [...docs].sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
-    {
-      const deltas = new Map<string, number>();
-      for (const d of sorted) {
-        const values = distinctValues(d);
-        const inserted = await c.query(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name) VALUES ($1, $2, $3, $4)
-          ON CONFLICT (urn) DO NOTHING RETURNING id`, [d.urn, d.entityType, d.removed, d.sortName]);
-        let id: number;
-        let old: CountedDoc | undefined;
-        if (inserted.rows.length) {
-          id = Number(inserted.rows[0].id);
-        } else {
-          const taken = (await this.takeSearchDoc(c, d.urn, true))!;
-          id = taken.id;
-          old = taken.doc;
-          await c.query(`UPDATE ${SEARCH_DOCS} SET entity_type = $1, removed = $2, sort_name = $3 WHERE id = $4`,
-            [d.entityType, d.removed, d.sortName, id]);
-        }
-        await c.query(`INSERT INTO ${SEARCH_TEXT} (doc_id, tsv)
-          VALUES ($1, setweight(to_tsvector('simple', $2), 'A') || setweight(to_tsvector('simple', $3), 'B'))
-          ON CONFLICT (doc_id) DO UPDATE SET tsv = excluded.tsv`, [id, d.name, d.text]);
-        const changes = valueChanges(old?.values ?? [], values);
-        const { gone, added } = changes;
-        if (gone.length) {
-          await c.query(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = $3 AND (field, value) IN (SELECT * FROM UNNEST($1::text[], $2::text[]))`,
-            [gone.map((x) => x[0]), gone.map((x) => x[1]), id]);
-        }
-        if (added.length) {
-          await c.query(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num)
-            SELECT f, v, $3, n FROM UNNEST($1::text[], $2::text[], $4::float8[]) AS t(f, v, n)`,
-          [added.map((x) => x[0]), added.map((x) => x[1]), id, added.map((x) => numeric(x[1]))]);
-        }
-        addRewriteDeltas(deltas, old, { entityType: d.entityType, removed: d.removed, values }, changes);
-      }
-      await this.applyCounts(c, deltas);
+    const byUrn = new Map(docs.map((d) => [d.urn, d]));
+    const sorted = [...byUrn.values()].sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
+    const urns = sorted.map((d) => d.urn);
+    const digests = new Map(sorted.map((d) => [d.urn, textDigest(d.name, d.text)]));
+    const lock = (list: string[]) => c.query(`SELECT id, urn, entity_type, removed, text_digest FROM ${SEARCH_DOCS}
+      WHERE urn = ANY($1) ORDER BY urn COLLATE "C" FOR UPDATE`, [list]);
+    const held = new Map((await lock(urns)).rows.map((r) => [r.urn as string, r]));
+    const ids = new Map([...held].map(([urn, r]) => [urn, Number(r.id)]));
+    const fresh = sorted.filter((d) => !held.has(d.urn));
+    if (fresh.length) {
+      const { rows } = await c.query(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest)
+        SELECT * FROM UNNEST($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[]) ON CONFLICT (urn) DO NOTHING RETURNING id, urn`,
+      [fresh.map((d) => d.urn), fresh.map((d) => d.entityType), fresh.map((d) => d.removed), fresh.map((d) => d.sortName), fresh.map((d) => digests.get(d.urn))]);
+      for (const r of rows) ids.set(r.urn as string, Number(r.id));
+      // Inserted meanwhile by a writer outside the index's consumer lock: taken as existing documents.
+      const raced = fresh.filter((d) => !ids.has(d.urn)).map((d) => d.urn);
+      if (raced.length) for (const r of (await lock(raced)).rows) { held.set(r.urn as string, r); ids.set(r.urn as string, Number(r.id)); }
     }
+    const kept = sorted.filter((d) => held.has(d.urn));
+    if (kept.length) {
+      await c.query(`UPDATE ${SEARCH_DOCS} d SET entity_type = u.entity_type, removed = u.removed, sort_name = u.sort_name, text_digest = u.digest
+        FROM UNNEST($1::bigint[], $2::text[], $3::boolean[], $4::text[], $5::text[]) AS u(id, entity_type, removed, sort_name, digest) WHERE d.id = u.id`,
+      [kept.map((d) => ids.get(d.urn)), kept.map((d) => d.entityType), kept.map((d) => d.removed), kept.map((d) => d.sortName), kept.map((d) => digests.get(d.urn))]);
+    }
+    const oldValues = new Map<number, (readonly [string, string])[]>();
+    if (kept.length) {
+      const { rows } = await c.query(`SELECT doc_id, field, value FROM ${SEARCH_VALUES} WHERE doc_id = ANY($1)`, [kept.map((d) => ids.get(d.urn))]);
+      for (const r of rows) {
+        const id = Number(r.doc_id);
+        if (!oldValues.has(id)) oldValues.set(id, []);
+        oldValues.get(id)!.push([r.field as string, r.value as string]);
+      }
+    }
+    const rewritten = sorted.filter((d) => held.get(d.urn)?.text_digest !== digests.get(d.urn));
+    if (rewritten.length) {
+      await c.query(`INSERT INTO ${SEARCH_TEXT} (doc_id, tsv)
+        SELECT id, setweight(to_tsvector('simple', name), 'A') || setweight(to_tsvector('simple', body), 'B')
+        FROM UNNEST($1::bigint[], $2::text[], $3::text[]) AS u(id, name, body)
+        ON CONFLICT (doc_id) DO UPDATE SET tsv = excluded.tsv`, [rewritten.map((d) => ids.get(d.urn)), rewritten.map((d) => d.name), rewritten.map((d) => d.text)]);
+    }
+    const deltas = new Map<string, number>();
+    const gone: [string, string, number][] = [];
+    const added: [string, string, number][] = [];
+    for (const d of sorted) {
+      const id = ids.get(d.urn)!;
+      const row = held.get(d.urn);
+      const old: CountedDoc | undefined = row ? { entityType: row.entity_type, removed: row.removed, values: oldValues.get(id) ?? [] } : undefined;
+      const values = distinctValues(d);
+      const changes = valueChanges(old?.values ?? [], values);
+      for (const [f, v] of changes.gone) gone.push([f, v, id]);
+      for (const [f, v] of changes.added) added.push([f, v, id]);
+      addRewriteDeltas(deltas, old, { entityType: d.entityType, removed: d.removed, values }, changes);
+    }
+    if (gone.length) {
+      await c.query(`DELETE FROM ${SEARCH_VALUES} v USING UNNEST($1::text[], $2::text[], $3::bigint[]) AS g(field, value, doc_id)
+        WHERE v.field = g.field AND v.value = g.value AND v.doc_id = g.doc_id`, [gone.map((x) => x[0]), gone.map((x) => x[1]), gone.map((x) => x[2])]);
+    }
+    if (added.length) {
+      await c.query(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num) SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[], $4::float8[])`,
+        [added.map((x) => x[0]), added.map((x) => x[1]), added.map((x) => x[2]), added.map((x) => numeric(x[1]))]);
+    }
+    await this.applyCounts(c, deltas);
   }
 
-  /**
-   * Locks a document's row, removes its values (unless kept, to be rewritten by difference) and returns what the
-   * counts held for it.
-   */
-  private async takeSearchDoc(c: pg.PoolClient, urn: string, keepValues = false): Promise<{ id: number; doc: CountedDoc } | undefined> {
+  /** Locks a document's row, removes its filter values and returns what the counts held for it. */
+  private async takeSearchDoc(c: pg.PoolClient, urn: string): Promise<{ id: number; doc: CountedDoc } | undefined> {
     const row = (await c.query(`SELECT id, entity_type, removed FROM ${SEARCH_DOCS} WHERE urn = $1 FOR UPDATE`, [urn])).rows[0];
     if (!row) return undefined;
     const id = Number(row.id);
-    const values = (await c.query(keepValues ? `SELECT field, value FROM ${SEARCH_VALUES} WHERE doc_id = $1`
-      : `DELETE FROM ${SEARCH_VALUES} WHERE doc_id = $1 RETURNING field, value`, [id])).rows
+    const values = (await c.query(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = $1 RETURNING field, value`, [id])).rows
       .map((r) => [r.field as string, r.value as string] as const);
     return { id, doc: { entityType: row.entity_type, removed: row.removed, values } };
   }

@@ -156,6 +156,12 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
         `CREATE INDEX ${WEBHOOK_DEAD_LETTER_TABLE}_webhook ON ${WEBHOOK_DEAD_LETTER_TABLE} (webhook_id, id)`,
       ],
     },
+    {
+      // The digest of each document's indexed text (textDigest in src/storage/search-sql.ts): a document rewritten
+      // with the same text keeps its text index entry. Empty until a document is next written.
+      version: 11,
+      statements: [`ALTER TABLE ${SEARCH_DOCS} ADD COLUMN text_digest TEXT`],
+    },
   ];
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_TEXT, SEARCH_VALUES, type Dialect } from './schema.js';
 import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchDocQuery, SearchSort } from './types.js';
 
@@ -66,6 +67,17 @@ export function conditionSql(c: SearchCondition, p: SqlParams): string {
  * SQLite's FTS rows carry the document's entity type and removal as words of a third column (`flags`), so that a
  * query's default conditions are answered inside the text index (user words only match the name and text).
  */
+/**
+ * A digest of what a document's text index holds (name, text, and on SQLite the flag words): a rewrite whose digest
+ * is the stored one leaves the text index alone (most aspects change filter values only, and a text index rewrite
+ * re-tokenises the whole document, every column of a schema included).
+ */
+export function textDigest(...parts: string[]): string {
+  const h = createHash('sha1');
+  for (const p of parts) h.update(p).update('\0');
+  return h.digest('base64url');
+}
+
 export function ftsFlags(entityType: string, removed: boolean): string {
   return `type${entityType.toLowerCase()} ${removed ? 'removed' : 'live'}`;
 }

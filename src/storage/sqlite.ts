@@ -16,7 +16,7 @@ import {
   timeseriesTableNames, timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import {
-  addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, ftsFlags, type FacetRow, numeric, pageStatement, type CountedDoc, type Statement,
+  addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, ftsFlags, textDigest, type FacetRow, numeric, pageStatement, type CountedDoc, type Statement,
   addRewriteDeltas, valueChanges,
 } from './search-sql.js';
 import type {
@@ -425,22 +425,28 @@ export class SqliteStore implements Store {
   private writeSearchDocs(docs: readonly SearchDoc[]): void {
     {
       const deltas = new Map<string, number>();
-      const insertDoc = this.stmt(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name) VALUES (?, ?, ?, ?)`);
-      const updateDoc = this.stmt(`UPDATE ${SEARCH_DOCS} SET entity_type = ?, removed = ?, sort_name = ? WHERE id = ?`);
+      const insertDoc = this.stmt(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest) VALUES (?, ?, ?, ?, ?)`);
+      const updateDoc = this.stmt(`UPDATE ${SEARCH_DOCS} SET entity_type = ?, removed = ?, sort_name = ?, text_digest = ? WHERE id = ?`);
       const insertText = this.stmt(`INSERT INTO ${SEARCH_FTS} (rowid, name, body, flags) VALUES (?, ?, ?, ?)`);
+      const deleteText = this.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`);
       const insertValue = this.stmt(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num) VALUES (?, ?, ?, ?)`);
       const deleteValue = this.stmt(`DELETE FROM ${SEARCH_VALUES} WHERE field = ? AND value = ? AND doc_id = ?`);
       for (const d of docs) {
         const values = distinctValues(d);
-        const old = this.takeSearchDoc(d.urn, true);
+        const flags = ftsFlags(d.entityType, d.removed);
+        const digest = textDigest(d.name, d.text, flags);
+        const old = this.takeSearchDoc(d.urn, true, true);
         let id: number;
         if (old) {
           id = old.id;
-          updateDoc.run(d.entityType, d.removed ? 1 : 0, d.sortName, id);
+          updateDoc.run(d.entityType, d.removed ? 1 : 0, d.sortName, digest, id);
         } else {
-          id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName).lastInsertRowid);
+          id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName, digest).lastInsertRowid);
         }
-        insertText.run(id, d.name, d.text, ftsFlags(d.entityType, d.removed));
+        if (old?.textDigest !== digest) {
+          if (old) deleteText.run(id);
+          insertText.run(id, d.name, d.text, flags);
+        }
         const changes = valueChanges(old?.doc.values ?? [], values);
         for (const [field, value] of changes.gone) deleteValue.run(field, value, id);
         for (const [field, value] of changes.added) insertValue.run(field, value, id, numeric(value));
@@ -457,17 +463,17 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Removes a document's text and (unless kept, to be rewritten by difference) its values, keeping its row and id;
-   * returns what the counts held for it.
+   * Removes a document's text (unless kept, for the caller to compare digests) and values (unless kept, to be
+   * rewritten by difference), keeping its row and id; returns what the counts held for it.
    */
-  private takeSearchDoc(urn: string, keepValues = false): { id: number; doc: CountedDoc } | undefined {
-    const row = this.stmt(`SELECT id, entity_type, removed FROM ${SEARCH_DOCS} WHERE urn = ?`).get(urn) as
-      { id: number; entity_type: string; removed: number } | undefined;
+  private takeSearchDoc(urn: string, keepValues = false, keepText = false): { id: number; doc: CountedDoc; textDigest: string | null } | undefined {
+    const row = this.stmt(`SELECT id, entity_type, removed, text_digest FROM ${SEARCH_DOCS} WHERE urn = ?`).get(urn) as
+      { id: number; entity_type: string; removed: number; text_digest: string | null } | undefined;
     if (!row) return undefined;
     const values = (this.stmt(`SELECT field, value FROM ${SEARCH_VALUES} WHERE doc_id = ?`).raw().all(row.id) as [string, string][]);
-    this.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`).run(row.id);
+    if (!keepText) this.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`).run(row.id);
     if (!keepValues) this.stmt(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = ?`).run(row.id);
-    return { id: row.id, doc: { entityType: row.entity_type, removed: row.removed === 1, values } };
+    return { id: row.id, doc: { entityType: row.entity_type, removed: row.removed === 1, values }, textDigest: row.text_digest };
   }
 
   private applyCounts(deltas: Map<string, number>): void {
