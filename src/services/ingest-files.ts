@@ -23,8 +23,13 @@ export interface FileIngestSummary {
   failures: RecordFailure[];
 }
 
-/** Records written per transaction; a failing batch is retried record by record so one bad record costs only itself. */
-const BATCH = 200;
+/**
+ * Records written per transaction; a failing batch is retried record by record so one bad record costs only itself.
+ * Larger transactions write fewer pages per record (a page several records change is written once per commit): 2,000
+ * rather than 200, with index steps as large (src/changelog/index-consumer.ts), took `almanac ingest` of a
+ * 36,000-proposal file from 7.4 s to 5.0–5.4 s.
+ */
+const BATCH = 2000;
 
 /** Expands directories to their .json files, as DataHub's file source does. */
 export async function expandPaths(paths: string[]): Promise<string[]> {
