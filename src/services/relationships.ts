@@ -53,8 +53,7 @@ export class RelationshipService {
   async edges(sources: readonly string[], latest?: LatestAspects): Promise<IndexUpdate> {
     const list = [...new Set(sources)].filter((u) => typeof tryParseUrn(u) !== 'string');
     if (list.length === 0) return { relationships: { sources: [], edges: [] } };
-    latest ??= await this.store.getLatest(list);
-    const read = latest;
+    const read = latest ?? await this.store.getLatest(list);
     const edges = list.flatMap((urn) => edgesOf(urn, new Map([...(read.get(urn) ?? new Map())].map(([k, r]) => [k, r.value]))));
     return { relationships: { sources: list, edges } };
   }

@@ -422,11 +422,10 @@ export class PostgresStore implements Store {
     if (docs.length) await this.tx((c) => this.writeSearchDocs(c, docs));
   }
 
-  /** Inside a write transaction. */
   /**
-   * Writes documents in a fixed number of set-based statements whatever their number: their rows locked in urn order
-   * (concurrent indexers cannot deadlock), new ones inserted, filter values rewritten by difference, and the words
-   * rewritten only where the text's digest changed.
+   * Writes documents, inside a write transaction, in a fixed number of set-based statements whatever their number:
+   * their rows locked in urn order (concurrent indexers cannot deadlock), new ones inserted, filter values rewritten by
+   * difference, and the words rewritten only where the text's digest changed.
    */
   private async writeSearchDocs(c: pg.PoolClient, docs: readonly SearchDoc[]): Promise<void> {
     if (docs.length === 0) return;
@@ -449,13 +448,11 @@ export class PostgresStore implements Store {
       if (raced.length) for (const r of (await lock(raced)).rows) { held.set(r.urn as string, r); ids.set(r.urn as string, Number(r.id)); }
     }
     const kept = sorted.filter((d) => held.has(d.urn));
+    const oldValues = new Map<number, (readonly [string, string])[]>();
     if (kept.length) {
       await c.query(`UPDATE ${SEARCH_DOCS} d SET entity_type = u.entity_type, removed = u.removed, sort_name = u.sort_name, text_digest = u.digest
         FROM UNNEST($1::bigint[], $2::text[], $3::boolean[], $4::text[], $5::text[]) AS u(id, entity_type, removed, sort_name, digest) WHERE d.id = u.id`,
       [kept.map((d) => ids.get(d.urn)), kept.map((d) => d.entityType), kept.map((d) => d.removed), kept.map((d) => d.sortName), kept.map((d) => digests.get(d.urn))]);
-    }
-    const oldValues = new Map<number, (readonly [string, string])[]>();
-    if (kept.length) {
       const { rows } = await c.query(`SELECT doc_id, field, value FROM ${SEARCH_VALUES} WHERE doc_id = ANY($1)`, [kept.map((d) => ids.get(d.urn))]);
       for (const r of rows) {
         const id = Number(r.doc_id);

@@ -64,10 +64,6 @@ export function conditionSql(c: SearchCondition, p: SqlParams): string {
 }
 
 /**
- * SQLite's FTS rows carry the document's entity type and removal as words of a third column (`flags`), so that a
- * query's default conditions are answered inside the text index (user words only match the name and text).
- */
-/**
  * A digest of what a document's text index holds (name, text, and on SQLite the flag words): a rewrite whose digest
  * is the stored one leaves the text index alone (most aspects change filter values only, and a text index rewrite
  * re-tokenises the whole document, every column of a schema included).
@@ -78,6 +74,10 @@ export function textDigest(...parts: string[]): string {
   return h.digest('base64url');
 }
 
+/**
+ * SQLite's FTS rows carry the document's entity type and removal as words of a third column (`flags`), so that a
+ * query's default conditions are answered inside the text index (user words only match the name and text).
+ */
 export function ftsFlags(entityType: string, removed: boolean): string {
   return `type${entityType.toLowerCase()} ${removed ? 'removed' : 'live'}`;
 }
