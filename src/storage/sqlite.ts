@@ -435,7 +435,7 @@ export class SqliteStore implements Store {
         const values = distinctValues(d);
         const flags = ftsFlags(d.entityType, d.removed);
         const digest = textDigest(d.name, d.text, flags);
-        const old = this.takeSearchDoc(d.urn, true, true);
+        const old = this.takeSearchDoc(d.urn, true);
         let id: number;
         if (old) {
           id = old.id;
@@ -463,16 +463,18 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Removes a document's text (unless kept, for the caller to compare digests) and values (unless kept, to be
-   * rewritten by difference), keeping its row and id; returns what the counts held for it.
+   * Removes a document's text and values (unless kept, to be rewritten by difference: the values by what changed,
+   * the text if its digest did), keeping its row and id; returns what the counts held for it.
    */
-  private takeSearchDoc(urn: string, keepValues = false, keepText = false): { id: number; doc: CountedDoc; textDigest: string | null } | undefined {
+  private takeSearchDoc(urn: string, keep = false): { id: number; doc: CountedDoc; textDigest: string | null } | undefined {
     const row = this.stmt(`SELECT id, entity_type, removed, text_digest FROM ${SEARCH_DOCS} WHERE urn = ?`).get(urn) as
       { id: number; entity_type: string; removed: number; text_digest: string | null } | undefined;
     if (!row) return undefined;
     const values = (this.stmt(`SELECT field, value FROM ${SEARCH_VALUES} WHERE doc_id = ?`).raw().all(row.id) as [string, string][]);
-    if (!keepText) this.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`).run(row.id);
-    if (!keepValues) this.stmt(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = ?`).run(row.id);
+    if (!keep) {
+      this.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`).run(row.id);
+      this.stmt(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = ?`).run(row.id);
+    }
     return { id: row.id, doc: { entityType: row.entity_type, removed: row.removed === 1, values }, textDigest: row.text_digest };
   }
 
@@ -618,30 +620,25 @@ export class SqliteStore implements Store {
   }
 
   async applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean> {
-    const refused = Symbol('guard failed');
-    try {
-      this.db.transaction(() => {
-        for (const guard of guards) {
-          if ('from' in guard) {
-            // Thrown, so that the offsets already moved for the other indexes roll back with it.
-            if (!this.moveConsumerRow(guard.consumer, guard.from, guard.to)) throw refused;
-          } else if (guard.urns.length) {
-            const wanted = new Set(guard.urns);
-            const later = this.stmt(`SELECT DISTINCT urn FROM ${CHANGE_LOG_TABLE} WHERE seq > ?`).pluck().all(guard.unchangedAfter) as (string | null)[];
-            if (later.some((u) => u !== null && wanted.has(u))) throw refused;
-          }
+    return this.db.transaction(() => {
+      // Every guard checked before any offset moves, so a refusal writes nothing.
+      for (const guard of guards) {
+        if ('from' in guard) {
+          if (this.stmt(`SELECT seq FROM ${CONSUMER_TABLE} WHERE name = ?`).pluck().get(guard.consumer) !== guard.from) return false;
+        } else if (guard.urns.length) {
+          const wanted = new Set(guard.urns);
+          const later = this.stmt(`SELECT DISTINCT urn FROM ${CHANGE_LOG_TABLE} WHERE seq > ?`).pluck().all(guard.unchangedAfter) as (string | null)[];
+          if (later.some((u) => u !== null && wanted.has(u))) return false;
         }
-        if (update.search) {
-          this.writeSearchDocs(update.search.upsert);
-          this.removeSearchDocs(update.search.remove);
-        }
-        if (update.relationships) this.writeRelationships(update.relationships.sources, update.relationships.edges);
-      }).immediate();
+      }
+      for (const guard of guards) if ('from' in guard) this.moveConsumerRow(guard.consumer, guard.from, guard.to);
+      if (update.search) {
+        this.writeSearchDocs(update.search.upsert);
+        this.removeSearchDocs(update.search.remove);
+      }
+      if (update.relationships) this.writeRelationships(update.relationships.sources, update.relationships.edges);
       return true;
-    } catch (e) {
-      if (e === refused) return false;
-      throw e;
-    }
+    }).immediate();
   }
 
   async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
