@@ -122,6 +122,36 @@ forEachEngine('aspect store', (ctx) => {
     assert.deepEqual(await store.existing([urn]), new Set());
   });
 
+  test('writes started together each commit or fail on their own, and the log holds exactly the ones that committed', async () => {
+    // SQLite commits the writes requested in one turn of the event loop together (each in a savepoint): a failing
+    // one, whether it throws in its own update or fails in the store, must undo only itself.
+    const urn = (i: number) => `urn:li:tag:together${i}`;
+    const props = (i: number, name: string) => ({ urn: urn(i), entityType: 'tag', aspect: 'tagProperties', value: { name }, actor: ACTOR, time: 9 });
+    await store.writeAspects([props(1, 'one')], 20);
+    const head = await store.lastChangeSeq();
+    const outcomes = await Promise.allSettled([
+      store.writeAspects([props(0, 'zero')], 20),
+      store.updateAspects([{ urn: urn(1), aspect: 'tagProperties' }], () => { throw new Error('refused by its check'); }, 20),
+      store.writeAspects([props(2, 'two'), { ...props(2, 'unserialisable'), aspect: 'status', value: { big: 10n } }], 20),
+      store.updateAspects([{ urn: urn(1), aspect: 'tagProperties' }], (current) => ({
+        writes: [props(1, `${(current.get(urn(1))!.get('tagProperties')!.value as { name: string }).name} and more`)] }), 20),
+      store.writeAspects([props(3, 'three')], 20),
+    ]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled', 'fulfilled']);
+    assert.equal((outcomes[1] as PromiseRejectedResult).reason.message, 'refused by its check');
+    const latest = await store.getLatest([0, 1, 2, 3].map(urn));
+    assert.deepEqual([0, 1, 2, 3].map((i) => (latest.get(urn(i))?.get('tagProperties')?.value as { name: string } | undefined)?.name),
+      ['zero', 'one and more', undefined, 'three']);
+    assert.deepEqual(await store.existing([0, 1, 2, 3].map(urn)), new Set([0, 1, 3].map(urn)));
+    // Concurrent writes commit in any order on PostgreSQL (each on its own connection): compared by urn.
+    const logged = (await store.changesAfter(head, 100, true)).sort((a, b) => (a.urn! < b.urn! ? -1 : 1));
+    assert.deepEqual(logged.map((e) => [e.urn, e.aspect, e.changeType, e.valueJson, e.previousValueJson]), [
+      [urn(0), 'tagProperties', 'UPSERT', '{"name":"zero"}', null],
+      [urn(1), 'tagProperties', 'UPSERT', '{"name":"one and more"}', '{"name":"one"}'],
+      [urn(3), 'tagProperties', 'UPSERT', '{"name":"three"}', null],
+    ]);
+  });
+
   test('getLatest reads many entities and aspects in one call', async () => {
     const a = 'urn:li:tag:a';
     const b = 'urn:li:tag:b';

@@ -127,25 +127,73 @@ export class SqliteStore implements Store {
   private docsSinceOptimize = 0;
 
   async close(): Promise<void> {
+    this.commitGroup();
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 
   async writeAspects(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[] = []): Promise<AspectWriteResult[]> {
-    return this.db.transaction(() => this.writeLocked({ writes, timeseries }, historyCap)).immediate();
+    return this.grouped(() => this.writeLocked({ writes, timeseries }, historyCap));
   }
 
-  /** BEGIN IMMEDIATE takes the database's write lock before the read, so no other writer (or process) comes between. */
+  /** Under the database's write lock from the read on, so no other writer (or process) comes between. */
   async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
     const read = this.stmt(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
-    return this.db.transaction(() => {
+    return this.grouped(() => {
       const current: LatestAspects = new Map();
       for (const k of keys) {
         const row = read.get(k.urn, k.aspect) as AspectRow | undefined;
         if (row) addLatest(current, toRecord(row));
       }
       return this.writeLocked(checkUpdate(keys, modify(current)), historyCap);
-    }).immediate();
+    });
+  }
+
+  /** Aspect writes waiting for the group commit scheduled on the event loop's next turn. */
+  private groupWaiting: { write: () => AspectWriteResult[]; resolve: (r: AspectWriteResult[]) => void; reject: (e: unknown) => void }[] = [];
+
+  /**
+   * Group commit: the aspect writes requested during one turn of the event loop (concurrent requests) are made on the
+   * next turn in one transaction, each in a savepoint of its own, so that one failing write undoes only itself. A
+   * commit writes every page its transaction changed to the WAL; pages that concurrent writes share (the log's last
+   * page, the entity and aspect tables' and their indexes' busiest pages) are then written once per group instead of
+   * once per write. Nothing is visible before the commit and every caller waits for it, so no answer reports a write
+   * that could still be lost; reads made meanwhile see the state before the group, as they would have before the
+   * writes started.
+   */
+  private grouped(write: () => AspectWriteResult[]): Promise<AspectWriteResult[]> {
+    return new Promise((resolve, reject) => {
+      this.groupWaiting.push({ write, resolve, reject });
+      if (this.groupWaiting.length === 1) setImmediate(() => this.commitGroup());
+    });
+  }
+
+  private commitGroup(): void {
+    const group = this.groupWaiting;
+    this.groupWaiting = [];
+    if (group.length === 0) return;
+    const outcomes: ({ ok: true; value: AspectWriteResult[] } | { ok: false; error: unknown })[] = [];
+    try {
+      this.db.transaction(() => {
+        for (const w of group) {
+          // A transaction function called inside a transaction is a savepoint (released, or rolled back on a throw).
+          try {
+            outcomes.push({ ok: true, value: this.db.transaction(w.write)() });
+          } catch (error) {
+            // Some failures (an I/O error, a full disk) end the whole transaction: then no write of the group stands.
+            if (!this.db.inTransaction) throw error;
+            outcomes.push({ ok: false, error });
+          }
+        }
+      }).immediate();
+    } catch (error) {
+      for (const w of group) w.reject(error);
+      return;
+    }
+    group.forEach((w, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) w.resolve(o.value); else w.reject(o.error);
+    });
   }
 
   /** Writes new versions of aspects, time-series rows and deletions, and logs each change; runs inside a write transaction. */
