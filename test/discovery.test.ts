@@ -210,6 +210,30 @@ forEachEngine('discovery: facets, filters, sorting, views', (ctx) => {
       { tags: [tagUrn('gold')] }));
   });
 
+  test('facets are counted when selected through fragments, in search, searchAcrossEntities and scrollAcrossEntities', async () => {
+    const datasets = FIXTURE.filter((f) => visible(f) && f.type === 'DATASET');
+    const expected = expectedFacets(DEFAULT_FACETS, () => datasets);
+    const input = { types: ['DATASET'], query: 'orders', count: 5 };
+    const legacy = { type: 'DATASET', query: 'orders', count: 5 };
+    const shapes = [
+      [`query q($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { total ${FACETS} } }`, 'searchAcrossEntities', input],
+      [`query q($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { total ...F } } fragment F on SearchResults { ${FACETS} }`,
+        'searchAcrossEntities', input],
+      [`query q($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { ...Outer } }
+        fragment Outer on SearchResults { total ... on SearchResults { ...Inner } } fragment Inner on SearchResults { ${FACETS} }`, 'searchAcrossEntities', input],
+      [`query q($input: SearchInput!) { search(input: $input) { total ... on SearchResults { ${FACETS} } } }`, 'search', legacy],
+      [`query q($input: ScrollAcrossEntitiesInput!) { scrollAcrossEntities(input: $input) { total ...S } } fragment S on ScrollResults { ${FACETS} }`,
+        'scrollAcrossEntities', input],
+    ] as const;
+    for (const [query, field, variables] of shapes) {
+      const r = (await gql(query, { input: variables }))[field];
+      assert.deepEqual(r, { total: datasets.length, facets: expected }, query);
+    }
+    // Not selected: the answer is the same without them.
+    assert.deepEqual((await gql(`query q($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { total } }`, { input })),
+      { searchAcrossEntities: { total: datasets.length } });
+  });
+
   test("a filter narrows the results and the other facets, not its own facet's counts", async () => {
     const r = await searchAll({ orFilters: [{ and: [{ field: 'platform', values: [platformUrn('hive')] }, { field: 'tags', values: [tagUrn('pii')] }] }] });
     const base = FIXTURE.filter(visible);

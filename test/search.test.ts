@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { Kind, parse, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { selects } from '../src/graphql/selection.js';
 import { documentText, queryTerms, words } from '../src/services/search.js';
 import { systemActor } from '../src/services/actor.js';
 import { forEachEngine } from './support/engines.js';
@@ -17,6 +19,23 @@ test('names split at camelCase, snake_case, dots and digits', () => {
   assert.deepEqual(queryTerms('*'), []);
   assert.equal(documentText('urn:li:tag:Legacy', new Map([['tagProperties', { name: 'Legacy', description: 'No longer supported' }]])),
     'legacy legacy no longer supported');
+});
+
+test('selects: a field under the resolved one, directly, through inline and named fragments, not deeper', () => {
+  const info = (doc: string) => {
+    const d = parse(doc);
+    const op = d.definitions.find((x): x is OperationDefinitionNode => x.kind === Kind.OPERATION_DEFINITION)!;
+    const fragments = Object.fromEntries(d.definitions.filter((x): x is FragmentDefinitionNode => x.kind === Kind.FRAGMENT_DEFINITION)
+      .map((f) => [f.name.value, f]));
+    return { fieldNodes: [op.selectionSet.selections[0] as FieldNode], fragments };
+  };
+  assert.equal(selects(info('{ s { total facets { field } } }'), 'facets'), true);
+  assert.equal(selects(info('{ s { total } }'), 'facets'), false);
+  assert.equal(selects(info('{ s { total x { facets } } }'), 'facets'), false, 'a deeper field of the same name is not this one');
+  assert.equal(selects(info('{ s { ... on R { facets { field } } } }'), 'facets'), true);
+  assert.equal(selects(info('{ s { ...A } } fragment A on R { total ...B } fragment B on R { facets { field } }'), 'facets'), true);
+  assert.equal(selects(info('{ s { ...A } } fragment A on R { total ...A }'), 'facets'), false, 'a fragment spread twice is read once');
+  assert.equal(selects(undefined, 'facets'), true, 'without resolve info, assume selected');
 });
 
 forEachEngine('search', (ctx) => {

@@ -1,8 +1,10 @@
 import { badRequest } from '../../errors.js';
 import { decodeUrnPart, tryParseUrn } from '../../model/urn.js';
 import type { Facet, FilterClause, MatchedField, SearchRequest } from '../../services/search.js';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { GraphQLContext } from '../context.js';
 import { entityTypeOfEnum, graphqlEntityType } from '../entity-types.js';
+import { selects } from '../selection.js';
 import { ref } from './common.js';
 import { authorize } from './privileges.js';
 
@@ -45,10 +47,13 @@ export const facetsOut = (facets: readonly Facet[]) => facets.map((f) => ({
 export const matchedFieldsOut = (fields: readonly MatchedField[] | undefined) =>
   (fields ?? []).map((m) => ({ name: m.name, value: m.value, entity: m.value.startsWith('urn:li:') ? ref(m.value) : null }));
 
-/** A request from a GraphQL input, its view applied. */
-async function request(ctx: Ctx, input: Obj, types: string[] | undefined, extra: Partial<SearchRequest>): Promise<SearchRequest> {
+/**
+ * A request from a GraphQL input, its view applied. Facets are not counted when the flags say to skip them or, given
+ * `info`, when the query does not select them.
+ */
+async function request(ctx: Ctx, input: Obj, types: string[] | undefined, extra: Partial<SearchRequest>, info?: GraphQLResolveInfo): Promise<SearchRequest> {
   const req: SearchRequest = { query: String(input.query ?? '*'), entityTypes: types, filters: filtersOf(input), ...extra };
-  if (input.searchFlags?.skipAggregates) req.facets = [];
+  if (input.searchFlags?.skipAggregates || (info && !selects(info, 'facets'))) req.facets = [];
   return input.viewUrn ? ctx.catalog.search.withView(req, String(input.viewUrn)) : req;
 }
 
@@ -81,18 +86,18 @@ const QUICK_DATAHUB_TYPES = ['DOMAIN', 'GLOSSARY_TERM', 'CORP_GROUP', 'CORP_USER
 
 export const searchResolvers = {
   Query: {
-    search: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => ctx.catalog.recommendations.searched(ctx.actor, input.query,
-      await run(ctx, await request(ctx, input, entityTypesOf([input.type]), paging(input, 10)))),
-    searchAcrossEntities: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+    search: async (_: unknown, { input }: { input: Obj }, ctx: Ctx, info: GraphQLResolveInfo) => ctx.catalog.recommendations.searched(ctx.actor,
+      input.query, await run(ctx, await request(ctx, input, entityTypesOf([input.type]), paging(input, 10), info))),
+    searchAcrossEntities: async (_: unknown, { input }: { input: Obj }, ctx: Ctx, info: GraphQLResolveInfo) => {
       const c = input.sortInput?.sortCriterion;
       return ctx.catalog.recommendations.searched(ctx.actor, input.query, await run(ctx, await request(ctx, input, entityTypesOf(input.types), { ...paging(input, 10),
-        sort: c ? { field: c.field, order: c.sortOrder } : null })));
+        sort: c ? { field: c.field, order: c.sortOrder } : null }, info)));
     },
-    scrollAcrossEntities: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
+    scrollAcrossEntities: async (_: unknown, { input }: { input: Obj }, ctx: Ctx, info: GraphQLResolveInfo) => {
       // The scroll id is the offset of the next page.
       const start = input.scrollId ? (/^\d+$/.test(input.scrollId) ? Number(input.scrollId) : NaN) : 0;
       if (!Number.isSafeInteger(start)) throw badRequest(`Invalid scrollId '${input.scrollId}'`);
-      const res = await run(ctx, await request(ctx, input, entityTypesOf(input.types), { start, count: Number(input.count ?? 10) }));
+      const res = await run(ctx, await request(ctx, input, entityTypesOf(input.types), { start, count: Number(input.count ?? 10) }, info));
       const next = start + res.count;
       return { nextScrollId: res.count > 0 && next < res.total ? String(next) : null, count: res.count, total: res.total,
         searchResults: res.searchResults, facets: res.facets };
