@@ -148,7 +148,7 @@ export class EditService {
     const aspects = [...[institutionalMemory, ownership, globalTags, deprecation].filter((a) => writes[a.name] !== undefined),
       ...(input.editableProperties ? [editableDatasetProperties] : []), ...(columns ? [schemaMetadata, editableSchemaMetadata] : [])];
     if (aspects.length === 0) return;
-    await this.entities.editExisting(u.raw, aspects, (current) => {
+    await this.entities.editChecked(u.raw, aspects, (current) => {
       const next: AspectWrites<(typeof aspects)[number]> = { ...writes };
       if (input.editableProperties) {
         const prev = current.get('editableDatasetProperties');
@@ -191,7 +191,7 @@ export class EditService {
     // The editable aspect of the type (editableChartProperties, …), with DataHub's created and last-modified stamps.
     const aspects = [...[ownership, globalTags].filter((a) => writes[a.name] !== undefined), ...(input.editableProperties ? [editableAspect] : [])];
     if (aspects.length === 0) return;
-    await this.entities.editExisting(u.raw, aspects, (current) => {
+    await this.entities.editChecked(u.raw, aspects, (current) => {
       const next: AspectWrites<(typeof aspects)[number]> = { ...writes };
       if (input.editableProperties) {
         const prev = current.get(editableAspect.name);
@@ -216,11 +216,11 @@ export class EditService {
 
   async updateDescription(input: { description: string; resourceUrn: string; subResourceType?: string | null; subResource?: string | null }, actor: Actor) {
     const u = parseUrn(input.resourceUrn);
-    await this.entities.requireExists(u.raw);
+    await this.entities.requireExists(u.raw); // first: a missing entity is a 404 whatever else is wrong
     const now = Date.now();
     if (u.entityType === 'dataset' && input.subResourceType === 'DATASET_FIELD' && input.subResource) {
       const field = input.subResource;
-      await this.entities.editExisting(u.raw, [schemaMetadata, editableSchemaMetadata], (current) => {
+      await this.entities.editChecked(u.raw, [schemaMetadata, editableSchemaMetadata], (current) => {
         this.requireField(u.raw, field, current.get('schemaMetadata'));
         const esm = changeColumn(current.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] }, field,
           (entry) => ({ ...entry, description: input.description }));
@@ -236,7 +236,7 @@ export class EditService {
     if (!d || !target) throw badRequest(`Failed to update description. Unsupported resource type ${u.entityType}`);
     // The aspect is the descriptor's choice, so its type is known at run time only: its value is handled as a record.
     const aspect = target.aspect.name;
-    await this.entities.editExisting(u.raw, [target.aspect], (current) => {
+    await this.entities.editChecked(u.raw, [target.aspect], (current) => {
       const prev: Readonly<Record<string, unknown>> | undefined = current.get(aspect);
       if (!prev && target.requiresExisting) throw notFound(`Properties for this ${target.requiresExisting} do not yet exist!`);
       const key = keyValuesOf(d, u);
@@ -272,7 +272,7 @@ export class EditService {
       writes.ownership = { owners: input.ownership.owners.map((o) => ownerEntry(o.owner, o.type, o.ownershipTypeUrn)),
         lastModified: stamp(actor) };
     }
-    await this.entities.editExisting(u.raw, [tagProperties, ...(writes.ownership ? [ownership] : [])], (current) => ({
+    await this.entities.editChecked(u.raw, [tagProperties, ...(writes.ownership ? [ownership] : [])], (current) => ({
       tagProperties: { ...current.get('tagProperties'), name: input.name, ...(input.description != null ? { description: input.description } : {}) },
       ...writes,
     }), actor);
@@ -290,7 +290,7 @@ export class EditService {
     if (u.entityType !== 'tag') throw badRequest(`Invalid urn: '${urn}' is not a tag urn`);
     if (!/^#?[0-9a-fA-F]{3,8}$/.test(colorHex)) throw badRequest(`colorHex '${colorHex}' is not a hex colour like #0077b6`);
     if (!(await this.entities.exists(u.raw))) throw notFound(`Failed to set Tag ${u.raw} color. Tag does not exist.`, { urn: u.raw });
-    await this.entities.editExisting(u.raw, [tagProperties],
+    await this.entities.editChecked(u.raw, [tagProperties],
       (current) => ({ tagProperties: { name: u.key, ...current.get('tagProperties'), colorHex } }), actor);
   }
 

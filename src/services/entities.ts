@@ -207,9 +207,15 @@ export class EntityService {
   async editExisting<const As extends readonly AnyAspect[]>(urn: string, aspects: As,
     modify: (current: AspectValues<As[number]>) => AspectWrites<As[number]> | null, actor: Actor): Promise<void> {
     const u = await this.requireExists(urn);
-    await this.edit(new Map([[u.raw, aspects]]), (current) => {
-      const next = modify(current.get(u.raw)!);
-      return new Map(next ? [[u.raw, next]] : []);
+    await this.editChecked(u.raw, aspects, modify, actor);
+  }
+
+  /** editExisting of an entity the caller has just found to exist (`urn` as parseUrn gives it back). */
+  async editChecked<const As extends readonly AnyAspect[]>(urn: string, aspects: As,
+    modify: (current: AspectValues<As[number]>) => AspectWrites<As[number]> | null, actor: Actor): Promise<void> {
+    await this.edit(new Map([[urn, aspects]]), (current) => {
+      const next = modify(current.get(urn)!);
+      return new Map(next ? [[urn, next]] : []);
     }, actor);
   }
 

@@ -33,6 +33,9 @@ const MIGRATION_LOCK = 727_100_001;
  */
 const CHANGE_LOG_LOCK = 727_100_002;
 
+/** An aspect's key in the maps of latest rows: urns hold no newline. */
+const latestKey = (urn: string, aspect: string) => `${urn}\n${aspect}`;
+
 export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
   private readonly pool: pg.Pool;
@@ -87,12 +90,17 @@ export class PostgresStore implements Store {
     return this.tx(async (c) => {
       await this.lockAspects(c, keys);
       const current: LatestAspects = new Map();
+      const stored = new Map<string, StoredLatest>();
       if (keys.length) {
         const { rows } = await c.query(`SELECT a.* FROM ${ASPECT_TABLE} a JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect)
           ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`, [keys.map((k) => k.urn), keys.map((k) => k.aspect)]);
-        for (const row of rows as AspectRow[]) addLatest(current, toRecord(row));
+        for (const row of rows as AspectRow[]) {
+          addLatest(current, toRecord(row));
+          stored.set(latestKey(row.urn, row.aspect), row);
+        }
       }
-      return this.writeLocked(c, checkUpdate(keys, modify(current)), historyCap);
+      // Every aspect written was locked and read above (checkUpdate): what was read is the latest, not read again.
+      return this.writeLocked(c, checkUpdate(keys, modify(current)), historyCap, stored);
     });
   }
 
@@ -111,9 +119,9 @@ export class PostgresStore implements Store {
   }
 
   /** Writes new versions of aspects whose locks this transaction holds, time-series rows and deletions, and logs each change. */
-  private async writeLocked(c: pg.PoolClient, update: AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
+  private async writeLocked(c: pg.PoolClient, update: AspectUpdate, historyCap: number, stored?: ReadonlyMap<string, StoredLatest>): Promise<AspectWriteResult[]> {
     const log: ChangeRow[] = [];
-    const results = await this.writeVersions(c, update.writes, historyCap, log);
+    const results = await this.writeVersions(c, update.writes, historyCap, log, stored);
     await this.upsertTimeseriesRows(c, update.timeseries ?? [], log);
     for (const d of update.deletes ?? []) await this.deleteAspectRows(c, d.urn, [d.aspect], d.actor, log);
     for (const d of update.timeseriesDeletes ?? []) await this.deleteTimeseriesRows(c, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
@@ -124,22 +132,28 @@ export class PostgresStore implements Store {
   /**
    * New versions of many aspects in a fixed number of statements (each set-based over the batch), decided by
    * planVersion as the SQLite engine decides them one by one. The writes of one batch are applied in order: an aspect
-   * written twice sees its first new value as the latest, kept in memory until the statements run.
+   * written twice sees its first new value as the latest, kept in memory until the statements run. `known`: the latest
+   * rows of every aspect written, already read under their locks (an aspect absent from it has none).
    */
-  private async writeVersions(c: pg.PoolClient, writes: readonly AspectWrite[], historyCap: number, log: ChangeRow[]): Promise<AspectWriteResult[]> {
+  private async writeVersions(c: pg.PoolClient, writes: readonly AspectWrite[], historyCap: number, log: ChangeRow[],
+    known?: ReadonlyMap<string, StoredLatest>): Promise<AspectWriteResult[]> {
     if (writes.length === 0) return [];
-    const key = (urn: string, aspect: string) => `${urn}\n${aspect}`;
     const entities = new Map<string, [string, number]>();
     for (const w of writes) if (!entities.has(w.urn)) entities.set(w.urn, [w.entityType, w.time ?? Date.now()]);
     await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[])
       ON CONFLICT DO NOTHING`, [[...entities.keys()], [...entities.values()].map((e) => e[0]), [...entities.values()].map((e) => e[1])]);
-    const keys = [...new Map(writes.map((w) => [key(w.urn, w.aspect), w])).values()];
-    const { rows } = await c.query(`SELECT a.urn, a.aspect, a.metadata, a.systemmetadata, a.revision FROM ${ASPECT_TABLE} a
-      JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`,
-    [keys.map((w) => w.urn), keys.map((w) => w.aspect)]);
     /** The latest of each aspect as this batch leaves it; `stored` while it is the row in the table. */
-    const latest = new Map<string, StoredLatest & { stored: boolean }>(
-      rows.map((r) => [key(r.urn, r.aspect), { metadata: r.metadata, systemmetadata: r.systemmetadata, revision: Number(r.revision), stored: true }]));
+    const latest = new Map<string, StoredLatest & { stored: boolean }>();
+    const keep = (k: string, r: StoredLatest) => latest.set(k, { metadata: r.metadata, systemmetadata: r.systemmetadata, revision: Number(r.revision), stored: true });
+    if (known) {
+      for (const [k, r] of known) keep(k, r);
+    } else {
+      const keys = [...new Map(writes.map((w) => [latestKey(w.urn, w.aspect), w])).values()];
+      const { rows } = await c.query(`SELECT a.urn, a.aspect, a.metadata, a.systemmetadata, a.revision FROM ${ASPECT_TABLE} a
+        JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`,
+      [keys.map((w) => w.urn), keys.map((w) => w.aspect)]);
+      for (const r of rows) keep(latestKey(r.urn, r.aspect), r);
+    }
     const moves: { urn: string; aspect: string; version: number; trim: number }[] = [];
     /** Rows written by this batch, by aspect: the last one is the latest, earlier ones become history. */
     const rowsOut = new Map<string, [string, string, number, string, string | null, number, string, number][]>();
@@ -148,7 +162,7 @@ export class PostgresStore implements Store {
       const now = w.time ?? Date.now();
       const json = JSON.stringify(w.value);
       const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
-      const k = key(w.urn, w.aspect);
+      const k = latestKey(w.urn, w.aspect);
       const cur = latest.get(k);
       const plan = planVersion(cur, w.value, sys, historyCap);
       if (plan.unchanged) {
