@@ -15,9 +15,9 @@ export function registerIngest(program: Command) {
         const started = Date.now();
         let bar: ReturnType<typeof progressBar> | undefined;
         let current = '';
-        const summary = await ingestFiles(catalog.entities, files, systemActor(), (file, done, total) => {
+        const summary = await ingestFiles(catalog.entities, files, systemActor(), (file, done, total, unit) => {
           if (file !== current) { bar?.done(); current = file; bar = total >= 1000 ? progressBar(file) : undefined; }
-          bar?.update(done, total);
+          bar?.update(done, total, unit);
         });
         bar?.done();
         for (const f of summary.failures) {

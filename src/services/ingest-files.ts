@@ -4,6 +4,7 @@ import { mentionsPrototypeKey } from '../model/safe-keys.js';
 import type { Actor } from './actor.js';
 import type { EntityService } from './entities.js';
 import { changesFromFileRecord, describeFailure, type ChangeItem } from './ingest-format.js';
+import { arrayElements, MalformedArrayError } from './json-records.js';
 
 export interface RecordFailure {
   file: string;
@@ -45,42 +46,60 @@ export async function expandPaths(paths: string[]): Promise<string[]> {
 }
 
 /**
- * Ingests files in DataHub's file format (a JSON list of MCEs and/or MCPs, or one such object).
- * `onProgress` is told how many records of the current file are done.
+ * Files larger than this are read a record at a time (src/services/json-records.ts), as DataHub's file source streams
+ * files from the same size on: memory stays bounded and there is no size limit (a string, and so a file read whole,
+ * cannot exceed 512 MiB). Smaller ones are read and parsed whole, so that a malformed one is refused before anything
+ * is written; a large one is written up to the fault, which is reported with the index of the record where it is.
+ */
+export const STREAM_ABOVE_BYTES = 100_000_000;
+
+/** A record of a file, parsed, or the reason it could not be. */
+type FileRecord = { index: number; record: unknown; mayHoldPrototypeKeys: boolean; parseError?: string };
+
+async function* fileRecords(file: string, size: number, streamed: boolean, progress: (done: number, total: number) => void): AsyncGenerator<FileRecord> {
+  if (streamed) {
+    for await (const { index, text, bytesRead } of arrayElements(file)) {
+      progress(bytesRead, size);
+      let parsed: FileRecord;
+      try {
+        parsed = { index, record: JSON.parse(text), mayHoldPrototypeKeys: mentionsPrototypeKey(text) };
+      } catch (e) {
+        parsed = { index, record: undefined, mayHoldPrototypeKeys: false, parseError: `malformed JSON: ${(e as Error).message}` };
+      }
+      yield parsed;
+    }
+    return;
+  }
+  const text = await readFile(file, 'utf8');
+  const parsed = JSON.parse(text);
+  const records: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+  const mayHoldPrototypeKeys = mentionsPrototypeKey(text);
+  for (let i = 0; i < records.length; i++) {
+    if (i % BATCH === 0) progress(i, records.length);
+    yield { index: i, record: records[i], mayHoldPrototypeKeys };
+  }
+  progress(records.length, records.length);
+}
+
+/**
+ * Ingests files in DataHub's file format (a JSON list of MCEs and/or MCPs, or one such object), BATCH records per
+ * transaction. `onProgress` is told how much of the current file is done: records, or bytes for a file read a record
+ * at a time (`unit`).
  */
 export async function ingestFiles(
   entities: EntityService,
   files: string[],
   actor: Actor,
-  onProgress?: (file: string, done: number, total: number) => void,
+  onProgress?: (file: string, done: number, total: number, unit: 'records' | 'bytes') => void,
+  streamAbove = STREAM_ABOVE_BYTES,
 ): Promise<FileIngestSummary> {
   const summary: FileIngestSummary = { files: 0, records: 0, mce: 0, mcp: 0, aspectsChanged: 0, aspectsUnchanged: 0,
     timeseriesRows: 0, failures: [] };
   for (const file of files) {
     summary.files++;
-    let records: unknown[];
-    let mayHoldPrototypeKeys: boolean;
-    try {
-      const text = await readFile(file, 'utf8');
-      const parsed = JSON.parse(text);
-      records = Array.isArray(parsed) ? parsed : [parsed];
-      mayHoldPrototypeKeys = mentionsPrototypeKey(text);
-    } catch (e) {
-      summary.failures.push({ file, index: -1, reason: `cannot read file: ${(e as Error).message}` });
-      continue;
-    }
-    summary.records += records.length;
-    for (let start = 0; start < records.length; start += BATCH) {
-      const batch: { index: number; items: ChangeItem[] }[] = [];
-      for (let i = start; i < Math.min(start + BATCH, records.length); i++) {
-        try {
-          const { kind, items } = changesFromFileRecord(records[i], mayHoldPrototypeKeys);
-          if (kind === 'mce') summary.mce++; else summary.mcp++;
-          batch.push({ index: i, items });
-        } catch (e) {
-          summary.failures.push({ file, index: i, urn: urnOfRecord(records[i]), reason: describeFailure(e) });
-        }
-      }
+    let batch: { index: number; items: ChangeItem[] }[] = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
       try {
         add(summary, await entities.ingest(batch.flatMap((b) => b.items), actor));
       } catch {
@@ -92,7 +111,35 @@ export async function ingestFiles(
           }
         }
       }
-      onProgress?.(file, Math.min(start + BATCH, records.length), records.length);
+      batch = [];
+    };
+    let streamed = false;
+    const progress = (done: number, total: number) => onProgress?.(file, done, total, streamed ? 'bytes' : 'records');
+    try {
+      const { size } = await stat(file);
+      streamed = size > streamAbove;
+      for await (const r of fileRecords(file, size, streamed, progress)) {
+        summary.records++;
+        try {
+          if (r.parseError) throw new Error(r.parseError);
+          const { kind, items } = changesFromFileRecord(r.record, r.mayHoldPrototypeKeys);
+          if (kind === 'mce') summary.mce++; else summary.mcp++;
+          batch.push({ index: r.index, items });
+        } catch (e) {
+          summary.failures.push({ file, index: r.index, urn: urnOfRecord(r.record), reason: describeFailure(e) });
+        }
+        if (batch.length >= BATCH) await flush();
+      }
+      await flush();
+    } catch (e) {
+      // The file could not be read, or (read a record at a time) broke off: what came before it is written.
+      await flush();
+      if (e instanceof MalformedArrayError) {
+        summary.records++; // the record where the file broke off, refused
+        summary.failures.push({ file, index: e.index, reason: e.message });
+      } else {
+        summary.failures.push({ file, index: -1, reason: `cannot read file: ${(e as Error).message}` });
+      }
     }
   }
   // Parse failures are found before write failures within a batch; report them in file order.

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { systemActor } from '../src/services/actor.js';
+import { ingestFiles } from '../src/services/ingest-files.js';
+import { arrayElements, MalformedArrayError } from '../src/services/json-records.js';
+import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
+import { sample, startApp, type TestApp } from './support/app.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'almanac-records-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const fileWith = (text: string) => {
+  const f = path.join(dir, `f${n++}.json`);
+  writeFileSync(f, text);
+  return f;
+};
+
+/** Every element's text and index, or where the file broke off. */
+async function elements(text: string, chunkBytes: number) {
+  const out: { index: number; value: unknown }[] = [];
+  try {
+    for await (const e of arrayElements(fileWith(text), chunkBytes)) out.push({ index: e.index, value: JSON.parse(e.text) });
+    return { out };
+  } catch (e) {
+    assert.ok(e instanceof MalformedArrayError, String(e));
+    return { out, brokeAt: e.index, message: e.message };
+  }
+}
+
+test('array elements are found across chunk boundaries: strings holding brackets, escapes, multi-byte characters', async () => {
+  const values = [{ a: 'x,]}\\"y', b: [1, [2, { c: '[' }]] }, 2, 's,"t', [1, [2]], { 'é': '日本語 ✓', e: '\\' }, null, true];
+  const text = ` [\n ${values.map((v) => JSON.stringify(v)).join(' ,\n')} ]\n`;
+  for (const chunk of [1, 2, 3, 7, 64, 1 << 20]) {
+    assert.deepEqual(await elements(text, chunk), { out: values.map((value, index) => ({ index, value })) }, `chunks of ${chunk} bytes`);
+  }
+  assert.deepEqual(await elements('[]', 1), { out: [] });
+  assert.deepEqual(await elements(' [ ] ', 2), { out: [] });
+});
+
+test('a file that is not an array, or breaks off, is reported at the element where it does, after the ones before', async () => {
+  assert.deepEqual(await elements('{"a": 1}', 3),
+    { out: [], brokeAt: 0, message: 'not a JSON array of records: the file does not start with [ at character 0' });
+  assert.deepEqual(await elements('[{"a": 1}, {"b": [2', 3),
+    { out: [{ index: 0, value: { a: 1 } }], brokeAt: 1, message: 'not a JSON array of records: the array is not closed at character 19' });
+  assert.deepEqual(await elements('[1,,2]', 2), { out: [{ index: 0, value: 1 }], brokeAt: 1,
+    message: 'not a JSON array of records: an empty element at character 3' });
+  assert.deepEqual(await elements('[1, 2,]', 2), { out: [{ index: 0, value: 1 }, { index: 1, value: 2 }], brokeAt: 2,
+    message: 'not a JSON array of records: a comma before ] at character 6' });
+  assert.deepEqual(await elements('[1] [2]', 2), { out: [{ index: 0, value: 1 }], brokeAt: 1,
+    message: 'not a JSON array of records: text after the array at character 4' });
+  assert.deepEqual(await elements('[{"a": 1}}]', 4), { out: [], brokeAt: 0,
+    message: 'not a JSON array of records: a closing bracket with no opening one at character 9' });
+});
+
+forEachEngine('ingest files read whole or a record at a time', (ctx) => {
+  let whole: TestApp;
+  let streamed: TestApp;
+  let second: { url: string; cleanup: () => Promise<void> };
+  before(async () => {
+    whole = await startApp(ctx);
+    second = await freshSharedDatabaseUrl(ctx.engine);
+    streamed = await startApp({ engine: ctx.engine, url: second.url });
+  });
+  after(async () => {
+    await whole.close();
+    await streamed.close();
+    await second.cleanup();
+  });
+
+  /** The latest aspects of these entities: values and system metadata (not when they were written). */
+  const contents = async (t: TestApp, urns: readonly string[]) => [...await t.catalog.store.getLatest(urns)]
+    .map(([urn, aspects]) => [urn, [...aspects].map(([name, r]) => [name, r.value, r.systemMetadata]).sort((x, y) => (String(x[0]) < String(y[0]) ? -1 : 1))])
+    .sort((x, y) => (String(x[0]) < String(y[0]) ? -1 : 1));
+  /** The entities a file's records are about. */
+  const subjects = (records: unknown[]) => records.map((r: any) => r.entityUrn ?? (Object.values(r.proposedSnapshot ?? {})[0] as any)?.urn)
+    .filter((u): u is string => typeof u === 'string');
+
+  test('the same files give the same summary and the same catalog either way, bad records refused alike', async () => {
+    const records = JSON.parse(readFileSync(sample('bootstrap_mce.json'), 'utf8')) as unknown[];
+    // A record that is not one, one that is malformed only when read on its own, one with a prototype key.
+    const mixed = `[${[...records.slice(0, 3).map((r) => JSON.stringify(r)), '{"neither": 1}',
+      '{"entityType": "dataset", "entityUrn": "urn:li:dataset:(urn:li:dataPlatform:hive,x,PROD)", "aspectName": "status", "aspect": {"__proto__": {}}}',
+      ...records.slice(3).map((r) => JSON.stringify(r))].join(',\n')}]`;
+    const files = [fileWith(mixed), sample('demo-profiles.json')];
+    const a = await ingestFiles(whole.catalog.entities, files, systemActor());
+    const b = await ingestFiles(streamed.catalog.entities, files, systemActor(), undefined, 0);
+    assert.deepEqual(b, a);
+    assert.equal(a.records, records.length + 2 + (JSON.parse(readFileSync(sample('demo-profiles.json'), 'utf8')) as unknown[]).length);
+    assert.deepEqual(a.failures.map((f) => [f.index, f.reason]), [
+      [3, 'record is neither an MCE (proposedSnapshot) nor an MCP (aspectName, aspect)'],
+      [4, "The record holds the key 'aspect.__proto__', which is not allowed: it names an object's prototype"],
+    ]);
+    assert.ok(a.aspectsChanged > 50 && a.timeseriesRows > 0, JSON.stringify(a));
+    const urns = subjects(records);
+    const expected = await contents(whole, urns);
+    assert.equal(expected.length, new Set(urns).size, 'every entity of the file is stored');
+    assert.deepEqual(await contents(streamed, urns), expected);
+  });
+
+  test('a file that breaks off: read whole, nothing is written; read a record at a time, the records before the fault are', async () => {
+    const tags = [1, 2, 3].map((i) => ({ entityType: 'tag', entityUrn: `urn:li:tag:cut${i}`, changeType: 'UPSERT', aspectName: 'tagProperties',
+      aspect: { value: JSON.stringify({ name: `cut ${i}` }), contentType: 'application/json' } }));
+    const file = fileWith(`[${tags.map((t) => JSON.stringify(t)).join(',')}, {"entityType": "tag", "entityUrn": "urn:li:tag:cut4"`);
+    const a = await ingestFiles(whole.catalog.entities, [file], systemActor());
+    assert.equal(a.records, 0);
+    assert.equal(a.failures.length, 1);
+    assert.match(a.failures[0]!.reason, /^cannot read file: /);
+    assert.deepEqual(await whole.catalog.store.existing(tags.map((t) => t.entityUrn)), new Set());
+    const b = await ingestFiles(streamed.catalog.entities, [file], systemActor(), undefined, 0);
+    assert.deepEqual({ ...b, failures: b.failures.map((f) => ({ ...f, reason: f.reason.replace(/ at character \d+$/, '') })) }, {
+      files: 1, records: 4, mce: 0, mcp: 3, aspectsChanged: 3 + 3, aspectsUnchanged: 0, timeseriesRows: 0,
+      failures: [{ file, index: 3, reason: 'not a JSON array of records: the array is not closed' }],
+    });
+    const stored = await streamed.catalog.store.getLatest(tags.map((t) => t.entityUrn), ['tagProperties']);
+    assert.deepEqual([...stored].map(([urn, m]) => [urn, m.get('tagProperties')!.value]),
+      tags.map((t, i) => [t.entityUrn, { name: `cut ${i + 1}` }]));
+  });
+});
