@@ -1,7 +1,7 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import { badRequest } from '../../errors.js';
 import { decodeUrnPart, tryParseUrn } from '../../model/urn.js';
 import type { Facet, FilterClause, MatchedField, SearchRequest } from '../../services/search.js';
-import type { GraphQLResolveInfo } from 'graphql';
 import type { GraphQLContext } from '../context.js';
 import { entityTypeOfEnum, graphqlEntityType } from '../entity-types.js';
 import { selects } from '../selection.js';
