@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config.js';
 import { rootActor, systemActor } from '../src/services/actor.js';
 import { openCatalog } from '../src/services/catalog.js';
 import { changeFromProposal } from '../src/services/ingest-format.js';
-import { batches, type Proposal } from './generate.js';
+import { batches, catalogProposals, type Proposal } from './generate.js';
 import { median, throwawayPostgres } from './support.js';
 import { freePort } from '../test/support/processes.js';
 import { summariseProfile, type ProfileSummary } from './profile.js';
@@ -321,4 +321,35 @@ export async function scenarioServer(databaseUrl: string, label: string, profile
       }
     },
   };
+}
+
+/**
+ * One scenario on each engine the flags select (`--engine sqlite|postgres`; `--profile` runs the server under
+ * `node --cpu-prof`): a catalog of `baseDatasets` generated datasets loaded, `almanac serve` started on it, `body`'s
+ * rows measured (a body that warms up first calls `server.measuringFrom()` again after), the rows saved with `extra`
+ * and the profiles.
+ */
+export async function scenarioOnEachEngine(scenario: string, args: string[], heading: string, baseDatasets: number,
+  body: (engine: Engine, server: Server & { measuringFrom: () => void }, token: string) => Promise<Row[]>, extra: Record<string, unknown>): Promise<void> {
+  const profile = hasFlag(args, 'profile');
+  const only = flag(args, 'engine');
+  console.log(`${heading}${profile ? '; server under --cpu-prof' : ''}`);
+  const rows: Row[] = [];
+  const profiles: Record<string, unknown> = {};
+  for (const engine of await engines({ sqlite: !only || only === 'sqlite', postgres: !only || only === 'postgres' })) {
+    try {
+      const { token } = await loadCatalog(engine.url, catalogProposals({ datasets: baseDatasets }));
+      const server = await scenarioServer(engine.url, `${scenario}-${engine.name}`, profile);
+      try {
+        server.measuringFrom();
+        rows.push(...await body(engine, server, token));
+      } finally {
+        const summary = await server.stopAndSummarise();
+        if (summary) profiles[engine.name] = summary;
+      }
+    } finally {
+      await engine.cleanup();
+    }
+  }
+  saveResults(scenario, rows, { ...extra, ...(profile ? { profiles } : {}) });
 }

@@ -1,9 +1,9 @@
 import { print } from 'graphql';
 import { webappDocument, withTypename } from '../test/support/webapp.js';
 import {
-  CONNECTIONS, compare, engines, flag, graphqlRequest, hasFlag, loadCatalog, once, saveResults, scenarioServer, type Engine, type Row, type Server,
+  CONNECTIONS, compare, graphqlRequest, once, scenarioOnEachEngine, type Engine, type Server,
 } from './harness.js';
-import { catalogProposals, SHOWCASE_URN } from './generate.js';
+import { SHOWCASE_URN } from './generate.js';
 
 /**
  * Reads of the 50-column showcase dataset through GraphQL, 32 connections, against bare Fastify answering the same
@@ -46,32 +46,16 @@ export async function expectData(server: Server, req: ReturnType<typeof readRequ
   return r.text;
 }
 
+/** `--profile` runs each server under `node --cpu-prof`; `--engine sqlite|postgres` measures one engine. */
 async function readScenario(scenario: 'read' | 'webapp-read', args: string[]) {
-  const profile = hasFlag(args, 'profile');
-  const only = flag(args, 'engine');
-  console.log(`${CONNECTIONS} connections, the 50-column showcase dataset, ${BASE_DATASETS} generated datasets beside it${profile ? ', server under --cpu-prof' : ''}`);
-  const rows: Row[] = [];
-  const profiles: Record<string, unknown> = {};
-  const all = await engines({ sqlite: !only || only === 'sqlite', postgres: !only || only === 'postgres' });
-  for (const engine of all) {
-    try {
-      const { token } = await loadCatalog(engine.url, catalogProposals({ datasets: BASE_DATASETS }));
-      const server = await scenarioServer(engine.url, `${scenario}-${engine.name}`, profile);
-      try {
-        const req = scenario === 'read' ? readRequest(token) : webappRequest(token);
-        const bytes = await expectData(server, req, scenario);
-        server.measuringFrom();
-        const target = scenario === 'read' ? `dataset(urn) 50 columns (${Math.round(bytes.length / 1024)} kB)` : `web app getDataset (${Math.round(bytes.length / 1024)} kB)`;
-        rows.push(await compare(scenario, engine.name, target, server, req, bytes));
-      } finally {
-        const summary = await server.stopAndSummarise();
-        if (summary) profiles[engine.name] = summary;
-      }
-    } finally {
-      await engine.cleanup();
-    }
-  }
-  saveResults(scenario, rows, { baseDatasets: BASE_DATASETS, ...(profile ? { profiles } : {}) });
+  await scenarioOnEachEngine(scenario, args, `${CONNECTIONS} connections, the 50-column showcase dataset, ${BASE_DATASETS} generated datasets beside it`,
+    BASE_DATASETS, async (engine, server, token) => {
+      const req = scenario === 'read' ? readRequest(token) : webappRequest(token);
+      const bytes = await expectData(server, req, scenario);
+      server.measuringFrom();
+      const target = scenario === 'read' ? `dataset(urn) 50 columns (${Math.round(bytes.length / 1024)} kB)` : `web app getDataset (${Math.round(bytes.length / 1024)} kB)`;
+      return [await compare(scenario, engine.name, target, server, req, bytes)];
+    }, { baseDatasets: BASE_DATASETS });
 }
 
 export const runRead = (args: string[]) => readScenario('read', args);

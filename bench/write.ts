@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  CONNECTIONS, ROOT, compare, cpuMs, engines, flag, graphqlRequest, hasFlag, loadCatalog, once, printRow, round2, saveResults, scenarioServer,
-  sqliteEngine, postgresEngine, type Engine, type Row, type Server,
+  CONNECTIONS, ROOT, compare, cpuMs, graphqlRequest, once, printRow, round2, scenarioOnEachEngine, sqliteEngine, postgresEngine,
+  type Engine, type Row, type Server,
 } from './harness.js';
 import { batches, catalogProposals, generatedDatasets, SHOWCASE_FIELD, SHOWCASE_URN, writeProposalFile, type Proposal } from './generate.js';
 
@@ -110,29 +110,9 @@ export async function ingestCli(engineName: string): Promise<Row | null> {
 }
 
 /** `--profile` runs each server under `node --cpu-prof`; `--engine sqlite|postgres` measures one engine. */
-async function forEachEngine(scenario: string, args: string[], body: (engine: Engine, server: Server, token: string) => Promise<Row[]>, extra: Record<string, unknown>) {
-  const profile = hasFlag(args, 'profile');
-  const only = flag(args, 'engine');
-  console.log(`${CONNECTIONS} connections where concurrent; ${BASE_DATASETS} generated datasets loaded first${profile ? '; server under --cpu-prof' : ''}`);
-  const rows: Row[] = [];
-  const profiles: Record<string, unknown> = {};
-  for (const engine of await engines({ sqlite: !only || only === 'sqlite', postgres: !only || only === 'postgres' })) {
-    try {
-      const { token } = await loadCatalog(engine.url, catalogProposals({ datasets: BASE_DATASETS }));
-      const server = await scenarioServer(engine.url, `${scenario}-${engine.name}`, profile);
-      try {
-        server.measuringFrom();
-        rows.push(...await body(engine, server, token));
-      } finally {
-        const summary = await server.stopAndSummarise();
-        if (summary) profiles[engine.name] = summary;
-      }
-    } finally {
-      await engine.cleanup();
-    }
-  }
-  saveResults(scenario, rows, { ...extra, ...(profile ? { profiles } : {}) });
-}
+const forEachEngine = (scenario: string, args: string[], body: (engine: Engine, server: Server, token: string) => Promise<Row[]>,
+  extra: Record<string, unknown>) => scenarioOnEachEngine(scenario, args,
+  `${CONNECTIONS} connections where concurrent; ${BASE_DATASETS} generated datasets loaded first`, BASE_DATASETS, body, extra);
 
 export async function runWrite(args: string[]) {
   await forEachEngine('write', args, async (e, s, t) => [await updateDescription(e, s, t)], { baseDatasets: BASE_DATASETS });
