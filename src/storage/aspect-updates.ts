@@ -8,14 +8,15 @@ import type { AspectKey, AspectRecord, AspectUpdate, LatestAspects } from './typ
  * how the current values are handed to an update, what an update may write, and when a write changes nothing.
  */
 
-const lockName = (k: AspectKey) => `${k.urn}\n${k.aspect}`;
+/** An aspect as one string (urns hold no newline): its lock's name, and its key in maps of aspects. */
+export const aspectKey = (k: AspectKey) => `${k.urn}\n${k.aspect}`;
 
 /**
  * The lock names of these aspects, each once, sorted: every writer takes its locks in this order, so two writers
  * of overlapping sets never wait on each other in a cycle.
  */
 export function lockNames(keys: readonly AspectKey[]): string[] {
-  return [...new Set(keys.map(lockName))].sort();
+  return [...new Set(keys.map(aspectKey))].sort();
 }
 
 /** Files a latest record under its urn and aspect. */
@@ -27,9 +28,9 @@ export function addLatest(out: LatestAspects, rec: AspectRecord): void {
 
 /** Checks that an update writes only aspects it locked (a programming error otherwise), and returns it. */
 export function checkUpdate(keys: readonly AspectKey[], update: AspectUpdate): AspectUpdate {
-  const locked = new Set(keys.map(lockName));
+  const locked = new Set(keys.map(aspectKey));
   for (const w of update.writes) {
-    if (!locked.has(lockName(w))) throw new Error(`updateAspects: ${w.aspect} of ${w.urn} is written but was not locked`);
+    if (!locked.has(aspectKey(w))) throw new Error(`updateAspects: ${w.aspect} of ${w.urn} is written but was not locked`);
   }
   return update;
 }

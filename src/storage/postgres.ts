@@ -2,7 +2,7 @@ import pg from 'pg';
 import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
 import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
-import { addLatest, checkUpdate, lockNames, planVersion } from './aspect-updates.js';
+import { addLatest, aspectKey, checkUpdate, lockNames, planVersion } from './aspect-updates.js';
 import { edgeChanges } from './edges.js';
 import {
   CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange,
@@ -32,9 +32,6 @@ const MIGRATION_LOCK = 727_100_001;
  * the order in which transactions commit, and a reader that has seen offset N has seen every entry before N.
  */
 const CHANGE_LOG_LOCK = 727_100_002;
-
-/** An aspect's key in the maps of latest rows: urns hold no newline. */
-const latestKey = (urn: string, aspect: string) => `${urn}\n${aspect}`;
 
 export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
@@ -96,7 +93,7 @@ export class PostgresStore implements Store {
           ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`, [keys.map((k) => k.urn), keys.map((k) => k.aspect)]);
         for (const row of rows as AspectRow[]) {
           addLatest(current, toRecord(row));
-          stored.set(latestKey(row.urn, row.aspect), row);
+          stored.set(aspectKey(row), row);
         }
       }
       // Every aspect written was locked and read above (checkUpdate): what was read is the latest, not read again.
@@ -148,11 +145,11 @@ export class PostgresStore implements Store {
     if (known) {
       for (const [k, r] of known) keep(k, r);
     } else {
-      const keys = [...new Map(writes.map((w) => [latestKey(w.urn, w.aspect), w])).values()];
+      const keys = [...new Map(writes.map((w) => [aspectKey(w), w])).values()];
       const { rows } = await c.query(`SELECT a.urn, a.aspect, a.metadata, a.systemmetadata, a.revision FROM ${ASPECT_TABLE} a
         JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`,
       [keys.map((w) => w.urn), keys.map((w) => w.aspect)]);
-      for (const r of rows) keep(latestKey(r.urn, r.aspect), r);
+      for (const r of rows) keep(aspectKey(r), r);
     }
     const moves: { urn: string; aspect: string; version: number; trim: number }[] = [];
     /** Rows written by this batch, by aspect: the last one is the latest, earlier ones become history. */
@@ -162,7 +159,7 @@ export class PostgresStore implements Store {
       const now = w.time ?? Date.now();
       const json = JSON.stringify(w.value);
       const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
-      const k = latestKey(w.urn, w.aspect);
+      const k = aspectKey(w);
       const cur = latest.get(k);
       const plan = planVersion(cur, w.value, sys, historyCap);
       if (plan.unchanged) {
