@@ -37,10 +37,13 @@ export class IndexConsumer {
     for (const l of this.applied) l();
   }
 
-  /** The offset stored for this consumer, registering it at 0 (everything to apply) when new. */
-  async offset(): Promise<number> {
-    const stored = (await this.store.consumerOffsets()).get(this.name);
-    return stored ?? (await this.store.registerConsumer(this.name, 0));
+  /**
+   * The offset stored for this consumer (in `stored`, the offsets already read, when given), registering it at 0
+   * (everything to apply) when new.
+   */
+  async offset(stored?: ReadonlyMap<string, number>): Promise<number> {
+    const at = (stored ?? (await this.store.consumerOffsets())).get(this.name);
+    return at ?? (await this.store.registerConsumer(this.name, 0));
   }
 
   /** How many entries are committed but not applied yet (0 when caught up). */
@@ -131,7 +134,7 @@ export class IndexSet {
   private async offsets(): Promise<Map<string, number>> {
     const stored = await this.store.consumerOffsets();
     const out = new Map<string, number>();
-    for (const c of this.consumers.values()) out.set(c.name, stored.get(c.name) ?? (await this.store.registerConsumer(c.name, 0)));
+    for (const c of this.consumers.values()) out.set(c.name, await c.offset(stored));
     return out;
   }
 
