@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { openStore } from '../src/storage/index.js';
+import { ParsedValues } from '../src/storage/parsed-values.js';
+import type { AspectRow } from '../src/storage/schema.js';
 import type { SearchCondition, Store } from '../src/storage/types.js';
 import { openDump } from './support/db-dump.js';
 import { forEachEngine, freshSharedDatabaseUrl, storeFor } from './support/engines.js';
@@ -281,8 +283,68 @@ forEachEngine('aspect store', (ctx) => {
     assert.deepEqual(await find(['wallaby']), []);
   });
 
+  test('latest values are parsed once and shared while their text is unchanged; another server\'s write is seen at once; a shared value cannot be changed in place', async () => {
+    const db = await freshSharedDatabaseUrl(ctx.engine);
+    const [here, there] = [await openStore(db.url), await openStore(db.url)]; // two servers on one database
+    const urn = ds('parsed_once');
+    const write = (s: Store, value: unknown) => s.writeAspects([{ urn, entityType: 'dataset', aspect: 'schemaMetadata', value, actor: ACTOR }], 20);
+    const latest = async (s: Store) => (await s.getLatest([urn])).get(urn)?.get('schemaMetadata')?.value as Record<string, any>;
+    const first = { schemaName: 't', fields: [{ fieldPath: 'a', description: 'one' }] };
+    try {
+      await write(here, first);
+      assert.deepEqual(await latest(here), first);
+      const read = await latest(here);
+      assert.equal(await latest(here), read, 'the same object while the text is unchanged');
+      let seen: unknown;
+      await here.updateAspects([{ urn, aspect: 'schemaMetadata' }], (current) => {
+        seen = current.get(urn)?.get('schemaMetadata')?.value;
+        return { writes: [] };
+      }, 20);
+      assert.equal(seen, read, 'a locked read shares it too');
+      assert.throws(() => { read.fields.push({ fieldPath: 'b' }); }, TypeError);
+      assert.throws(() => { read.fields[0].description = 'changed'; }, TypeError);
+      assert.throws(() => { read.schemaName = 'u'; }, TypeError);
+      assert.deepEqual(await latest(here), first, 'the kept value is as stored');
+
+      const second = { schemaName: 't', fields: [{ fieldPath: 'a', description: 'two' }] };
+      await write(there, second);
+      assert.deepEqual(await latest(here), second, 'a write through another server is read at once');
+      // Deleted and written again through the other server, its revision starts over: still not the old value.
+      await there.deleteAspects(urn, ['schemaMetadata']);
+      await write(there, first);
+      assert.deepEqual(await latest(here), first);
+      assert.deepEqual((await here.getVersion(urn, 'schemaMetadata', 0))?.value, first);
+    } finally {
+      await here.close();
+      await there.close();
+      await db.cleanup();
+    }
+  });
+
   test('settings: the first value written wins', async () => {
     assert.equal(await store.getOrSetSetting('k', 'one'), 'one');
     assert.equal(await store.getOrSetSetting('k', 'two'), 'one');
   });
+});
+
+test('kept parsed values stay within their budget, least recently read going first; a value over a quarter of it is not kept', () => {
+  const values = new ParsedValues(400);
+  const row = (urn: string, text: string): AspectRow => ({ urn, aspect: 'a', version: 0, metadata: text, systemmetadata: null,
+    createdon: 1, createdby: ACTOR, revision: 1 });
+  const text = (n: number) => JSON.stringify({ pad: 'x'.repeat(n - 10) }); // n characters
+  const read = (urn: string, n: number) => values.record(row(urn, text(n))).value;
+  const [a, b] = [read('u:a', 100), read('u:b', 100)];
+  read('u:c', 100);
+  assert.equal(read('u:a', 100), a, 'a is read again, so b is now the least recent');
+  read('u:d', 100); // 400 characters kept: nothing goes yet
+  assert.equal(read('u:b', 100), b);
+  read('u:e', 100); // 500: the least recently read (c) goes
+  const c = read('u:c', 100);
+  assert.deepEqual(c, JSON.parse(text(100)));
+  assert.equal(read('u:c', 100), c, 'parsed again, then kept');
+  const big = read('u:big', 101);
+  assert.notEqual(read('u:big', 101), big, 'over a quarter of the budget: parsed on every read');
+  assert.deepEqual(big, JSON.parse(text(101)));
+  assert.ok(Object.isFrozen(big), 'frozen all the same, as every shared read is');
+  assert.equal(read('u:c', 100), c, 'a value not kept evicts nothing');
 });

@@ -4,6 +4,7 @@ import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
 import { addLatest, aspectKey, checkUpdate, lockNames, planVersion } from './aspect-updates.js';
 import { edgeChanges } from './edges.js';
+import { ParsedValues } from './parsed-values.js';
 import {
   CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange,
   truncateChange, upsertChange, type ChangeLogRow, type ChangeRow, type StoredLatest,
@@ -36,6 +37,8 @@ const CHANGE_LOG_LOCK = 727_100_002;
 export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
   private readonly pool: pg.Pool;
+  /** Latest aspect values parsed once and shared while their text is unchanged. */
+  private readonly latestValues = new ParsedValues();
 
   constructor(connectionString: string, poolSize = 10) {
     this.pool = new pg.Pool({ connectionString, max: poolSize });
@@ -92,7 +95,7 @@ export class PostgresStore implements Store {
         const { rows } = await c.query(`SELECT a.* FROM ${ASPECT_TABLE} a JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect)
           ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`, [keys.map((k) => k.urn), keys.map((k) => k.aspect)]);
         for (const row of rows as AspectRow[]) {
-          addLatest(current, toRecord(row));
+          addLatest(current, this.latestValues.record(row));
           stored.set(aspectKey(row), row);
         }
       }
@@ -246,7 +249,7 @@ export class PostgresStore implements Store {
       ? await this.pool.query(`SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn = ANY($1) AND aspect = ANY($2)`,
         [urns, aspects])
       : await this.pool.query(`SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn = ANY($1)`, [urns]);
-    for (const row of rows as AspectRow[]) addLatest(out, toRecord(row));
+    for (const row of rows as AspectRow[]) addLatest(out, this.latestValues.record(row));
     return out;
   }
 

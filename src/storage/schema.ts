@@ -243,11 +243,14 @@ export interface AspectRow {
   revision: number;
 }
 
-export const toRecord = (r: AspectRow): AspectRecord => ({
+export const toRecord = (r: AspectRow): AspectRecord => recordOf(r, JSON.parse(r.metadata));
+
+/** A row's record with its metadata already parsed (by the caller, who may share it). */
+export const recordOf = (r: AspectRow, value: unknown): AspectRecord => ({
   urn: r.urn,
   aspect: r.aspect,
   version: r.version,
-  value: JSON.parse(r.metadata),
+  value,
   systemMetadata: r.systemmetadata ? JSON.parse(r.systemmetadata) : null,
   createdOn: r.createdon,
   createdBy: r.createdby,

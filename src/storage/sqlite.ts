@@ -7,6 +7,7 @@ import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCou
 import { addLatest, checkUpdate, planVersion } from './aspect-updates.js';
 import { edgeChanges } from './edges.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { ParsedValues } from './parsed-values.js';
 import {
   CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange, truncateChange, upsertChange,
   type ChangeLogRow, type ChangeRow, type StoredLatest,
@@ -72,6 +73,8 @@ export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  /** Latest aspect values parsed once and shared while their text is unchanged. */
+  private readonly latestValues = new ParsedValues();
 
   /** Prepared statements are cached by their SQL text; each text is always used in the same mode. */
   private stmt(sql: string): Database.Statement {
@@ -143,7 +146,7 @@ export class SqliteStore implements Store {
       const current: LatestAspects = new Map();
       for (const k of keys) {
         const row = read.get(k.urn, k.aspect) as AspectRow | undefined;
-        if (row) addLatest(current, toRecord(row));
+        if (row) addLatest(current, this.latestValues.record(row));
       }
       return this.writeLocked(checkUpdate(keys, modify(current)), historyCap);
     });
@@ -268,7 +271,7 @@ export class SqliteStore implements Store {
         sql += ` AND aspect IN (${aspects.map(() => '?').join(',')})`;
         params.push(...aspects);
       }
-      for (const row of this.stmt(sql).all(...params) as AspectRow[]) addLatest(out, toRecord(row));
+      for (const row of this.stmt(sql).all(...params) as AspectRow[]) addLatest(out, this.latestValues.record(row));
     }
     return out;
   }

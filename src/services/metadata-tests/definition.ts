@@ -18,6 +18,7 @@
  * column of a JSON/YAML syntax error.
  */
 import { parseDocument } from 'yaml';
+import { deepFreeze } from '../../model/deep-freeze.js';
 import { findPrototypeKey } from '../../model/safe-keys.js';
 import { badRequest } from '../../errors.js';
 
@@ -371,14 +372,6 @@ function compileActions(raw: unknown): Readonly<Record<string, unknown>> {
     });
   }
   return deepFreeze(structuredClone(raw));
-}
-
-function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null) {
-    for (const child of Object.values(v)) deepFreeze(child);
-    Object.freeze(v);
-  }
-  return v;
 }
 
 const LOGICAL = ['and', 'or', 'not'] as const;

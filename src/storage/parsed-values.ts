@@ -1,0 +1,56 @@
+import { deepFreeze } from '../model/deep-freeze.js';
+import { aspectKey } from './aspect-updates.js';
+import { type AspectRow, recordOf } from './schema.js';
+import type { AspectRecord } from './types.js';
+
+/**
+ * The latest aspect values as parsed objects, kept by urn and aspect with the exact text they were parsed from. A
+ * read compares the stored text with the kept one (a memory comparison, about a microsecond for a 20 kB schema) and
+ * parses only when it differs (about 200 µs for the same schema on this project's machine): writes re-read the
+ * aspects they check against (the schema an edited column must be in), the index step re-reads every aspect of the
+ * entities it indexes, policies read the same few aspects on every request. Keyed on the text itself, a kept value
+ * can never outlive a change, whichever server made it.
+ *
+ * Values are deep-frozen because readers share them: code that changes a value it read must copy it first (a change
+ * in place throws instead of corrupting what other readers see).
+ */
+export class ParsedValues {
+  private readonly kept = new Map<string, { text: string; value: unknown }>();
+  private keptChars = 0;
+
+  /** `budgetChars`: the most text kept, in characters; the least recently read go first. */
+  constructor(private readonly budgetChars = DEFAULT_BUDGET_CHARS) {}
+
+  /** The record of a latest-version row, its value shared with other readers of the same text. */
+  record(row: AspectRow): AspectRecord {
+    return recordOf(row, this.value(row.urn, row.aspect, row.metadata));
+  }
+
+  private value(urn: string, aspect: string, text: string): unknown {
+    const key = aspectKey({ urn, aspect });
+    const hit = this.kept.get(key);
+    if (hit) {
+      // Re-inserted so the map's order stays least recently read first.
+      this.kept.delete(key);
+      if (hit.text === text) {
+        this.kept.set(key, hit);
+        return hit.value;
+      }
+      this.keptChars -= hit.text.length;
+    }
+    const value = deepFreeze(JSON.parse(text) as unknown);
+    if (text.length <= this.budgetChars / 4) {
+      this.kept.set(key, { text, value });
+      this.keptChars += text.length;
+      for (const [k, e] of this.kept) {
+        if (this.keptChars <= this.budgetChars) break;
+        this.kept.delete(k);
+        this.keptChars -= e.text.length;
+      }
+    }
+    return value;
+  }
+}
+
+/** 8 M characters of JSON: parsed, several times that in heap; enough for the aspects a busy server reads again. */
+const DEFAULT_BUDGET_CHARS = 8_000_000;
