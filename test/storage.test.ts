@@ -3,7 +3,8 @@ import { after, before, test } from 'node:test';
 import { openStore } from '../src/storage/index.js';
 import { ParsedValues } from '../src/storage/parsed-values.js';
 import type { AspectRow } from '../src/storage/schema.js';
-import type { SearchCondition, Store } from '../src/storage/types.js';
+import type { LatestAspects, SearchCondition, Store } from '../src/storage/types.js';
+import { checkExpectedRevision } from '../src/storage/aspect-updates.js';
 import { openDump } from './support/db-dump.js';
 import { forEachEngine, freshSharedDatabaseUrl, storeFor } from './support/engines.js';
 
@@ -152,6 +153,50 @@ forEachEngine('aspect store', (ctx) => {
       [urn(1), 'tagProperties', 'UPSERT', '{"name":"one and more"}', '{"name":"one"}'],
       [urn(3), 'tagProperties', 'UPSERT', '{"name":"three"}', null],
     ]);
+  });
+
+  test('updates of one aspect started together each read the one before: none is lost, each is its own version; one conditional write wins', async () => {
+    // Both engines make the writes requested together in one transaction: each update must see the value the
+    // writes before it leave (revision included), as if it had waited for their commit.
+    const urn = 'urn:li:tag:chained';
+    const props = (name: string) => ({ urn, entityType: 'tag', aspect: 'tagProperties', value: { name }, actor: ACTOR, time: 9 });
+    const key = { urn, aspect: 'tagProperties' };
+    const nameOf = (current: LatestAspects) => (current.get(urn)?.get('tagProperties')?.value as { name: string }).name;
+    await store.writeAspects([props('start'), { ...props('x'), aspect: 'status', value: { removed: false } }], 20);
+    const head = await store.lastChangeSeq();
+    const append = (letter: string) => store.updateAspects([key], (current) => ({ writes: [props(`${nameOf(current)} ${letter}`)] }), 20);
+    const conditional = (letter: string, revision = 1) => store.updateAspects([key], (current) => {
+      checkExpectedRevision(urn, 'tagProperties', revision, current.get(urn)?.get('tagProperties'));
+      return { writes: [props(`${nameOf(current)} ${letter}`)] };
+    }, 20);
+    const outcomes = await Promise.allSettled([
+      conditional('c1'), conditional('c2'), append('a'), store.writeAspects([props('reset')], 20), append('b'),
+      store.updateAspects([key, { urn, aspect: 'status' }], (current) => ({ writes: [props(nameOf(current))], deletes: [{ urn, aspect: 'status', actor: ACTOR }] }), 20),
+      // By now: the winner (revision 2), a, reset, b (5); the write just before changed nothing.
+      conditional('d', 5), conditional('e', 5), append('c'),
+    ]);
+    // Both conditional writes expect the first revision: one commits first, and the other must then be refused.
+    assert.deepEqual(outcomes.slice(0, 2).map((o) => o.status).sort(), ['fulfilled', 'rejected']);
+    assert.equal((outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason.code, 'PRECONDITION_FAILED');
+    const results = outcomes.slice(2).map((o) => (o.status === 'fulfilled' ? o.value.map((r) => r.changed) : o.reason));
+    assert.deepEqual(results.map((r) => (r instanceof Error ? (r as Error & { code: string }).code : r)),
+      [[true], [true], [true], [false], [true], 'PRECONDITION_FAILED', [true]]);
+    // Whatever order they committed in, each version is the one before it with one change: read the chain from the log.
+    const logged = await store.changesAfter(head, 100, true);
+    const names = logged.filter((e) => e.aspect === 'tagProperties').map((e) => [JSON.parse(e.previousValueJson!).name, JSON.parse(e.valueJson!).name]);
+    for (let i = 1; i < names.length; i++) assert.equal(names[i]![0], names[i - 1]![1], `entry ${i} follows entry ${i - 1}`);
+    assert.equal(names.length, 6);
+    assert.equal(names[0]![0], 'start');
+    const last = (await store.getLatest([urn])).get(urn)!;
+    assert.equal((last.get('tagProperties')!.value as { name: string }).name, names.at(-1)![1]);
+    assert.equal(last.get('tagProperties')!.revision, 7);
+    assert.equal(last.has('status'), false);
+    assert.deepEqual(logged.filter((e) => e.aspect === 'status').map((e) => e.changeType), ['DELETE']);
+    assert.deepEqual((await store.listVersions(urn, 'tagProperties')).map((v) => [v.version, v.revision]),
+      [[0, 7], [6, 6], [5, 5], [4, 4], [3, 3], [2, 2], [1, 1]]);
+    const byName = new Set(names.map((n) => n[1]));
+    assert.ok(['a', 'b', 'd', 'c'].every((l) => [...byName].some((n) => n.endsWith(` ${l}`))), `every append made its own version: ${[...byName]}`);
+    assert.ok([...byName].some((n) => / c[12]$/.test(n)), 'the conditional write that won made its version');
   });
 
   test('getLatest reads many entities and aspects in one call', async () => {

@@ -5,6 +5,7 @@ import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCou
 import { addLatest, aspectKey, checkUpdate, lockNames, planVersion } from './aspect-updates.js';
 import { edgeChanges } from './edges.js';
 import { ParsedValues } from './parsed-values.js';
+import { deepFreeze } from '../model/deep-freeze.js';
 import {
   CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange,
   truncateChange, upsertChange, type ChangeLogRow, type ChangeRow, type StoredLatest,
@@ -76,32 +77,161 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Writes already asked for are made first (a group waiting for its turn starts as another ends).
+    while (this.groupsDone.size) await Promise.all(this.groupsDone);
     await this.pool.end();
   }
 
   async writeAspects(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[] = []): Promise<AspectWriteResult[]> {
-    return this.tx(async (c) => {
-      await this.lockAspects(c, writes);
-      return this.writeLocked(c, { writes, timeseries }, historyCap);
+    return this.grouped({ keys: writes, build: () => ({ writes, timeseries }), historyCap });
+  }
+
+  /** Under the aspects' locks from the read on, so no other writer (of any server) comes between. */
+  async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
+    return this.grouped({ keys, build: (current) => checkUpdate(keys, modify(current)), historyCap });
+  }
+
+  /** Aspect writes waiting for the next group commit. */
+  private groupWaiting: GroupedWrite[] = [];
+  /** Group commits under way (at most MAX_GROUPS_IN_FLIGHT), each settled when its group is. */
+  private readonly groupsDone = new Set<Promise<void>>();
+
+  /**
+   * Group commit: aspect writes requested while earlier groups commit are made together in one transaction, under
+   * one round trip of locks and one read of the current rows, with their versions and log entries written set by
+   * set. A write on PostgreSQL is mostly round trips between processes (and a commit, a WAL flush), so a group of ten
+   * costs about what one write did. Each write's update is computed from the aspects as the writes before it in the
+   * group leave them, exactly as if it had waited for their commit; an update that refuses (a missing entity, a
+   * failed precondition) fails alone. If the transaction fails, every write of the group is tried again on its own,
+   * so one bad write fails alone there too. No caller hears of its write before the commit.
+   */
+  private grouped(write: Omit<GroupedWrite, 'resolve' | 'reject'>): Promise<AspectWriteResult[]> {
+    return new Promise((resolve, reject) => {
+      this.groupWaiting.push({ ...write, resolve, reject });
+      this.startGroup();
     });
   }
 
-  async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
-    return this.tx(async (c) => {
-      await this.lockAspects(c, keys);
-      const current: LatestAspects = new Map();
-      const stored = new Map<string, StoredLatest>();
-      if (keys.length) {
-        const { rows } = await c.query(`SELECT a.* FROM ${ASPECT_TABLE} a JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect)
-          ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`, [keys.map((k) => k.urn), keys.map((k) => k.aspect)]);
-        for (const row of rows as AspectRow[]) {
-          addLatest(current, this.latestValues.record(row));
-          stored.set(aspectKey(row), row);
-        }
-      }
-      // Every aspect written was locked and read above (checkUpdate): what was read is the latest, not read again.
-      return this.writeLocked(c, checkUpdate(keys, modify(current)), historyCap, stored);
+  private startGroup(): void {
+    if (this.groupWaiting.length === 0 || this.groupsDone.size >= MAX_GROUPS_IN_FLIGHT) return;
+    const group = this.groupWaiting;
+    this.groupWaiting = [];
+    const done: Promise<void> = this.commitGroup(group).finally(() => {
+      this.groupsDone.delete(done);
+      this.startGroup();
     });
+    this.groupsDone.add(done);
+  }
+
+  private async commitGroup(group: GroupedWrite[]): Promise<void> {
+    let outcomes: Outcome[];
+    try {
+      outcomes = group.length === 1 ? [{ ok: true, value: await this.tx((c) => this.writeGroup(c, group).then((o) => settled(o[0]!))) }]
+        : await this.tx((c) => this.writeGroup(c, group));
+    } catch (error) {
+      if (group.length === 1) {
+        group[0]!.reject(error);
+        return;
+      }
+      // Something failed in the database: each write again in a transaction of its own, so only the bad one fails.
+      await Promise.all(group.map((w) => this.tx((c) => this.writeGroup(c, [w])).then((o) => settle(w, o[0]!), (e) => w.reject(e))));
+      return;
+    }
+    group.forEach((w, i) => settle(w, outcomes[i]!));
+  }
+
+  /**
+   * The writes of a group, in one transaction: every aspect locked and read at once, each update computed in turn
+   * from the values the writes before it leave, then the versions written together (in runs between deletions,
+   * which must keep their place among the writes). Refusals by an update are its outcome; database errors throw.
+   */
+  private async writeGroup(c: pg.PoolClient, group: readonly GroupedWrite[]): Promise<Outcome[]> {
+    const keys = group.flatMap((w) => w.keys);
+    await this.lockAspects(c, keys);
+    const unique = [...new Map(keys.map((k) => [aspectKey(k), k])).values()];
+    const stored = new Map<string, StoredLatest>();
+    const records = new Map<string, AspectRecord>();
+    if (unique.length) {
+      const { rows } = await c.query(`SELECT a.* FROM ${ASPECT_TABLE} a JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect)
+        ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`, [unique.map((k) => k.urn), unique.map((k) => k.aspect)]);
+      for (const row of rows as AspectRow[]) {
+        stored.set(aspectKey(row), row);
+        records.set(aspectKey(row), this.latestValues.record(row));
+      }
+    }
+    // The latest of each aspect as the writes so far leave it (`stored` stays as read: the first run's rows).
+    const latest = new Map(stored);
+    // How many writes still to come read each aspect: what an update writes is worked out for them only.
+    const readLater = new Map<string, number>();
+    for (const w of group) for (const k of new Set(w.keys.map(aspectKey))) readLater.set(k, (readLater.get(k) ?? 0) + 1);
+
+    const outcomes: Outcome[] = new Array(group.length);
+    let run: { update: Required<AspectUpdate>; members: { index: number; writes: number }[]; historyCap: number; known?: Map<string, StoredLatest> } | undefined;
+    let firstRun = true;
+    const flush = async () => {
+      if (!run) return;
+      // The first run's rows are the ones read above; later runs read theirs again (an earlier run changed them).
+      const results = await this.writeLocked(c, run.update, run.historyCap, run.known);
+      let at = 0;
+      for (const m of run.members) {
+        outcomes[m.index] = { ok: true, value: results.slice(at, at + m.writes) };
+        at += m.writes;
+      }
+      run = undefined;
+    };
+    for (const [index, w] of group.entries()) {
+      const mine = new Set(w.keys.map(aspectKey));
+      for (const k of mine) readLater.set(k, readLater.get(k)! - 1);
+      const current: LatestAspects = new Map();
+      for (const k of mine) {
+        const r = records.get(k);
+        if (r) addLatest(current, r);
+      }
+      let update: AspectUpdate;
+      try {
+        update = w.build(current);
+      } catch (error) {
+        outcomes[index] = { ok: false, error };
+        continue;
+      }
+      const deletes = (update.deletes?.length ?? 0) + (update.timeseriesDeletes?.length ?? 0) > 0;
+      if (run && (deletes || run.historyCap !== w.historyCap || run.update.deletes.length + run.update.timeseriesDeletes.length > 0)) await flush();
+      if (!run) {
+        run = { update: { writes: [], timeseries: [], deletes: [], timeseriesDeletes: [] }, members: [], historyCap: w.historyCap,
+          known: firstRun ? stored : undefined };
+        firstRun = false;
+      }
+      run.update.writes.push(...update.writes);
+      run.update.timeseries.push(...(update.timeseries ?? []));
+      run.update.deletes.push(...(update.deletes ?? []));
+      run.update.timeseriesDeletes.push(...(update.timeseriesDeletes ?? []));
+      run.members.push({ index, writes: update.writes.length });
+      // What the writes after this one will read.
+      for (const aw of update.writes) {
+        const k = aspectKey(aw);
+        if (!readLater.get(k)) continue;
+        const sys = aw.systemMetadata ? JSON.stringify(aw.systemMetadata) : null;
+        const cur = latest.get(k);
+        const plan = planVersion(cur, aw.value, sys, w.historyCap);
+        if (plan.unchanged) {
+          if (plan.touchSystemMetadata) {
+            latest.set(k, { ...cur!, systemmetadata: sys });
+            records.set(k, { ...records.get(k)!, systemMetadata: aw.systemMetadata ?? null });
+          }
+          continue;
+        }
+        const json = JSON.stringify(aw.value);
+        latest.set(k, { metadata: json, systemmetadata: sys, revision: plan.revision });
+        records.set(k, { urn: aw.urn, aspect: aw.aspect, version: 0, value: deepFreeze(JSON.parse(json) as unknown),
+          systemMetadata: aw.systemMetadata ?? null, createdOn: aw.time ?? Date.now(), createdBy: aw.actor, revision: plan.revision });
+      }
+      for (const d of update.deletes ?? []) {
+        latest.delete(aspectKey(d));
+        records.delete(aspectKey(d));
+      }
+    }
+    await flush();
+    return outcomes;
   }
 
   /**
@@ -925,4 +1055,32 @@ function edgeOf(r: Record<string, any>): Relationship {
   if (r.updated_actor != null) e.updatedActor = r.updated_actor;
   if (r.manual) e.manual = true;
   return e;
+}
+
+/** An aspect write waiting for a group commit: its update, computed under the group's locks from the current values. */
+interface GroupedWrite {
+  /** The aspects locked and read for it (every aspect it writes among them). */
+  keys: readonly AspectKey[];
+  build: (current: LatestAspects) => AspectUpdate;
+  historyCap: number;
+  resolve: (r: AspectWriteResult[]) => void;
+  reject: (e: unknown) => void;
+}
+
+type Outcome = { ok: true; value: AspectWriteResult[] } | { ok: false; error: unknown };
+
+/**
+ * Groups committing at once on one server: the next group gathers the writes requested meanwhile, so groups grow with
+ * the load; two keep one group's round trips overlapping another's commit.
+ */
+const MAX_GROUPS_IN_FLIGHT = 2;
+
+function settle(w: GroupedWrite, o: Outcome): void {
+  if (o.ok) w.resolve(o.value); else w.reject(o.error);
+}
+
+/** A lone write's outcome as its transaction's result: a refusal throws, so that the transaction rolls back. */
+function settled(o: Outcome): AspectWriteResult[] {
+  if (o.ok) return o.value;
+  throw o.error;
 }
