@@ -52,5 +52,5 @@ export class ParsedValues {
   }
 }
 
-/** 8 M characters of JSON: parsed, several times that in heap; enough for the aspects a busy server reads again. */
-const DEFAULT_BUDGET_CHARS = 8_000_000;
+/** 4 M characters of JSON (parsed, several times that in heap): the aspects a busy server reads again fit many times over. */
+const DEFAULT_BUDGET_CHARS = 4_000_000;
