@@ -356,11 +356,13 @@ export class PolicyService implements Authorizer {
     const snap = await this.load();
     const { groups, roles } = await this.principal(actor.urn, snap);
     const granted = new Set<string>();
+    const u = resourceUrn ? tryParseUrn(resourceUrn) : undefined;
+    /** The resource as its urn tells it, for rules that need no more. */
+    const named = resourceUrn ? { urn: resourceUrn, entityType: u === undefined || typeof u === 'string' ? '' : u.entityType } : undefined;
     let resource: { urn: string; entityType: string; owners?: Set<string>; domains?: string[] } | undefined;
     const loadResource = async () => {
-      if (resource || !resourceUrn) return resource;
-      const u = tryParseUrn(resourceUrn);
-      const entityType = typeof u === 'string' ? '' : u.entityType;
+      if (resource || !named) return resource;
+      const { urn: resourceUrn, entityType } = named;
       const latest = await this.entities.getLatest(resourceUrn, ['ownership', 'domains']);
       const ownerList = ownValue(latest.get('ownership')?.value, 'owners');
       const owners = new Set<string>((Array.isArray(ownerList) ? ownerList : []).map((o: unknown) => ownString(o, 'owner'))
@@ -368,17 +370,25 @@ export class PolicyService implements Authorizer {
       resource = { urn: resourceUrn, entityType, owners, domains: ownStrings(latest.get('domains')?.value, 'domains') };
       return resource;
     };
-    for (const { rule } of snap.policies) {
-      if (!rule.active) continue;
-      if (rule.type === 'METADATA') {
-        if (!resourceUrn) {
-          // With no resource, only policies over all resources apply (e.g. "may this user view anything?").
-          if (!(rule.resources?.allResources || !rule.resources)) continue;
-        } else if (!this.matchesResource(rule, (await loadResource())!)) continue;
-      } else if (rule.type !== 'PLATFORM') continue;
-      if (!(await this.matchesActor(rule, actor, groups, roles, loadResource))) continue;
-      for (const p of rule.privileges) granted.add(p);
-      if (enough?.(granted)) break;
+    // Rules that need the resource's stored owners or domains are decided last, so that when the others grant
+    // enough (an administrator, a role's editors) the resource is never read. The union granted is the same.
+    const later: PolicyRule[] = [];
+    for (const pass of [snap.policies.map((p) => p.rule), later]) {
+      for (const rule of pass) {
+        if (!rule.active) continue;
+        if (rule.type === 'METADATA') {
+          if (!named) {
+            // With no resource, only policies over all resources apply (e.g. "may this user view anything?").
+            if (!(rule.resources?.allResources || !rule.resources)) continue;
+          } else if (pass !== later && readsResource(rule)) {
+            later.push(rule);
+            continue;
+          } else if (!this.matchesResource(rule, readsResource(rule) ? (await loadResource())! : named)) continue;
+        } else if (rule.type !== 'PLATFORM') continue;
+        if (!(await this.matchesActor(rule, actor, groups, roles, loadResource))) continue;
+        for (const p of rule.privileges) granted.add(p);
+        if (enough?.(granted)) return granted;
+      }
     }
     return granted;
   }
@@ -478,4 +488,9 @@ export class PolicyService implements Authorizer {
     if (current.info.editable === false) throw badRequest(`Policy ${current.urn} is built in and cannot be deleted`);
     await this.entities.deleteEntity(current.urn);
   }
+}
+
+/** Whether deciding a metadata rule for a resource may read the resource's stored aspects (its owners or domains). */
+function readsResource(rule: PolicyRule): boolean {
+  return rule.resourceOwners || (rule.resources?.criteria ?? []).some((c) => c.field.toUpperCase() === 'DOMAIN');
 }
