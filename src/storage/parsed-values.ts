@@ -52,5 +52,8 @@ export class ParsedValues {
   }
 }
 
-/** 4 M characters of JSON (parsed, several times that in heap): the aspects a busy server reads again fit many times over. */
-const DEFAULT_BUDGET_CHARS = 4_000_000;
+/**
+ * 1 M characters of JSON (parsed, about ten times that in heap): the aspects that writes and index steps read again
+ * fit many times over, while a large ingest, whose new values are read once, does not grow the heap much.
+ */
+const DEFAULT_BUDGET_CHARS = 1_000_000;
