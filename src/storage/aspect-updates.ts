@@ -35,8 +35,14 @@ export function checkUpdate(keys: readonly AspectKey[], update: AspectUpdate): A
   return update;
 }
 
-/** Whether a new value equals the stored one (its JSON text): then no version is made. */
-export function sameValue(storedJson: string, value: unknown): boolean {
+/**
+ * Whether a new value equals the stored one (its JSON text): then no version is made. `json`, the new value as
+ * written (JSON.stringify), settles it without parsing when the texts are equal, as they are when a source sends the
+ * same metadata again (every scheduled ingestion run); otherwise key order must not matter, so both are compared
+ * with sorted keys.
+ */
+export function sameValue(storedJson: string, value: unknown, json?: string): boolean {
+  if (json !== undefined && json === storedJson) return true;
   return canonicalJson(JSON.parse(storedJson)) === canonicalJson(value);
 }
 
@@ -50,8 +56,8 @@ export type VersionPlan =
   | { unchanged: true; touchSystemMetadata: boolean }
   | { unchanged: false; moveToHistory: number | null; trimThrough: number | null; revision: number };
 
-export function planVersion(cur: StoredLatest | undefined, value: unknown, sys: string | null, historyCap: number): VersionPlan {
-  if (cur && sameValue(cur.metadata, value)) return { unchanged: true, touchSystemMetadata: sys !== null && sys !== cur.systemmetadata };
+export function planVersion(cur: StoredLatest | undefined, value: unknown, json: string, sys: string | null, historyCap: number): VersionPlan {
+  if (cur && sameValue(cur.metadata, value, json)) return { unchanged: true, touchSystemMetadata: sys !== null && sys !== cur.systemmetadata };
   if (!cur) return { unchanged: false, moveToHistory: null, trimThrough: null, revision: 1 };
   const revision = Number(cur.revision);
   return { unchanged: false, moveToHistory: revision, trimThrough: revision - Math.max(historyCap - 1, 0), revision: revision + 1 };

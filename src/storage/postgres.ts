@@ -211,8 +211,9 @@ export class PostgresStore implements Store {
         const k = aspectKey(aw);
         if (!readLater.get(k)) continue;
         const sys = aw.systemMetadata ? JSON.stringify(aw.systemMetadata) : null;
+        const json = JSON.stringify(aw.value);
         const cur = latest.get(k);
-        const plan = planVersion(cur, aw.value, sys, w.historyCap);
+        const plan = planVersion(cur, aw.value, json, sys, w.historyCap);
         if (plan.unchanged) {
           if (plan.touchSystemMetadata) {
             latest.set(k, { ...cur!, systemmetadata: sys });
@@ -220,7 +221,6 @@ export class PostgresStore implements Store {
           }
           continue;
         }
-        const json = JSON.stringify(aw.value);
         latest.set(k, { metadata: json, systemmetadata: sys, revision: plan.revision });
         records.set(k, { urn: aw.urn, aspect: aw.aspect, version: 0, value: deepFreeze(JSON.parse(json) as unknown),
           systemMetadata: aw.systemMetadata ?? null, createdOn: aw.time ?? Date.now(), createdBy: aw.actor, revision: plan.revision });
@@ -294,7 +294,7 @@ export class PostgresStore implements Store {
       const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
       const k = aspectKey(w);
       const cur = latest.get(k);
-      const plan = planVersion(cur, w.value, sys, historyCap);
+      const plan = planVersion(cur, w.value, json, sys, historyCap);
       if (plan.unchanged) {
         if (plan.touchSystemMetadata) {
           if (cur!.stored) touches.set(k, [w.urn, w.aspect, sys!]);

@@ -218,7 +218,7 @@ export class SqliteStore implements Store {
       const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
       addEntity.run(w.urn, w.entityType, now);
       const cur = getLatest.get(w.urn, w.aspect) as StoredLatest | undefined;
-      const plan = planVersion(cur, w.value, sys, historyCap);
+      const plan = planVersion(cur, w.value, json, sys, historyCap);
       if (plan.unchanged) {
         if (plan.touchSystemMetadata) touch.run(sys, w.urn, w.aspect);
         return { urn: w.urn, aspect: w.aspect, changed: false };
