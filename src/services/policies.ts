@@ -356,9 +356,8 @@ export class PolicyService implements Authorizer {
     const snap = await this.load();
     const { groups, roles } = await this.principal(actor.urn, snap);
     const granted = new Set<string>();
-    const u = resourceUrn ? tryParseUrn(resourceUrn) : undefined;
     /** The resource as its urn tells it, for rules that need no more. */
-    const named = resourceUrn ? { urn: resourceUrn, entityType: u === undefined || typeof u === 'string' ? '' : u.entityType } : undefined;
+    const named = resourceUrn ? { urn: resourceUrn, entityType: entityTypeOf(resourceUrn) } : undefined;
     let resource: { urn: string; entityType: string; owners?: Set<string>; domains?: string[] } | undefined;
     const loadResource = async () => {
       if (resource || !named) return resource;
@@ -488,6 +487,12 @@ export class PolicyService implements Authorizer {
     if (current.info.editable === false) throw badRequest(`Policy ${current.urn} is built in and cannot be deleted`);
     await this.entities.deleteEntity(current.urn);
   }
+}
+
+/** The entity type a urn names ('' for a urn that does not parse: no typed rule matches it). */
+function entityTypeOf(urn: string): string {
+  const u = tryParseUrn(urn);
+  return typeof u === 'string' ? '' : u.entityType;
 }
 
 /** Whether deciding a metadata rule for a resource may read the resource's stored aspects (its owners or domains). */

@@ -41,8 +41,8 @@ export function checkUpdate(keys: readonly AspectKey[], update: AspectUpdate): A
  * same metadata again (every scheduled ingestion run); otherwise key order must not matter, so both are compared
  * with sorted keys.
  */
-export function sameValue(storedJson: string, value: unknown, json?: string): boolean {
-  if (json !== undefined && json === storedJson) return true;
+export function sameValue(storedJson: string, value: unknown, json: string): boolean {
+  if (json === storedJson) return true;
   return canonicalJson(JSON.parse(storedJson)) === canonicalJson(value);
 }
 
