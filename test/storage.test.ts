@@ -114,6 +114,27 @@ forEachEngine('aspect store', (ctx) => {
     assert.deepEqual((await store.listVersions(unbatched, 'tagProperties')).map((v) => ({ ...v, urn })), versions);
   });
 
+  test('a batch that touches the stored latest, then changes it past a small cap, leaves what separate writes leave', async () => {
+    const w = (urn: string, name: string, runId?: string) => ({ urn, entityType: 'tag', aspect: 'tagProperties', value: { name },
+      systemMetadata: runId ? { runId } : null, actor: ACTOR, time: 11 });
+    for (const cap of [1, 2]) {
+      const [batched, unbatched] = [`urn:li:tag:touched${cap}`, `urn:li:tag:touchedAlone${cap}`];
+      const later = (urn: string) => [w(urn, 'a', 'second'), w(urn, 'b'), w(urn, 'c', 'third')];
+      for (const urn of [batched, unbatched]) await store.writeAspects([w(urn, 'x'), w(urn, 'a', 'first')], cap);
+      const res = await store.writeAspects(later(batched), cap);
+      for (const x of later(unbatched)) await store.writeAspects([x], cap);
+      assert.deepEqual(res.map((r) => r.changed), [false, true, true]);
+      const versions = await store.listVersions(batched, 'tagProperties');
+      assert.deepEqual(versions.map((v) => [v.version, (v.value as { name: string }).name, v.revision, v.systemMetadata]), cap === 1
+        ? [[0, 'c', 4, { runId: 'third' }]]
+        : [[0, 'c', 4, { runId: 'third' }], [3, 'b', 3, null]]);
+      assert.deepEqual((await store.listVersions(unbatched, 'tagProperties')).map((v) => ({ ...v, urn: batched })), versions);
+      const log = (await store.changesAfter(0, 10_000, true)).filter((e) => e.urn === batched);
+      assert.deepEqual(log.map((e) => [e.revision, e.valueJson, e.previousValueJson]), [[1, '{"name":"x"}', null],
+        [2, '{"name":"a"}', '{"name":"x"}'], [3, '{"name":"b"}', '{"name":"a"}'], [4, '{"name":"c"}', '{"name":"b"}']]);
+    }
+  });
+
   test('several aspects commit together or not at all', async () => {
     const urn = 'urn:li:tag:atomic';
     await assert.rejects(store.writeAspects([

@@ -251,7 +251,10 @@ export class PostgresStore implements Store {
   /** Writes new versions of aspects whose locks this transaction holds, time-series rows and deletions, and logs each change. */
   private async writeLocked(c: pg.PoolClient, update: AspectUpdate, historyCap: number, stored?: ReadonlyMap<string, StoredLatest>): Promise<AspectWriteResult[]> {
     const log: ChangeRow[] = [];
-    const results = await this.writeVersions(c, update.writes, historyCap, log, stored);
+    // Versions alone (an edit, most ingestion) are logged by the statement that writes them.
+    const versionsOnly = !update.timeseries?.length && !update.deletes?.length && !update.timeseriesDeletes?.length;
+    const results = await this.writeVersions(c, update.writes, historyCap, log, stored, versionsOnly);
+    if (versionsOnly) return results;
     await this.upsertTimeseriesRows(c, update.timeseries ?? [], log);
     for (const d of update.deletes ?? []) await this.deleteAspectRows(c, d.urn, [d.aspect], d.actor, log);
     for (const d of update.timeseriesDeletes ?? []) await this.deleteTimeseriesRows(c, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
@@ -266,12 +269,10 @@ export class PostgresStore implements Store {
    * rows of every aspect written, already read under their locks (an aspect absent from it has none).
    */
   private async writeVersions(c: pg.PoolClient, writes: readonly AspectWrite[], historyCap: number, log: ChangeRow[],
-    known?: ReadonlyMap<string, StoredLatest>): Promise<AspectWriteResult[]> {
+    known?: ReadonlyMap<string, StoredLatest>, appendLog = false): Promise<AspectWriteResult[]> {
     if (writes.length === 0) return [];
     const entities = new Map<string, [string, number]>();
     for (const w of writes) if (!entities.has(w.urn)) entities.set(w.urn, [w.entityType, w.time ?? Date.now()]);
-    await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[])
-      ON CONFLICT DO NOTHING`, [[...entities.keys()], [...entities.values()].map((e) => e[0]), [...entities.values()].map((e) => e[1])]);
     /** The latest of each aspect as this batch leaves it; `stored` while it is the row in the table. */
     const latest = new Map<string, StoredLatest & { stored: boolean }>();
     const keep = (k: string, r: StoredLatest) => latest.set(k, { metadata: r.metadata, systemmetadata: r.systemmetadata, revision: Number(r.revision), stored: true });
@@ -288,6 +289,7 @@ export class PostgresStore implements Store {
     /** Rows written by this batch, by aspect: the last one is the latest, earlier ones become history. */
     const rowsOut = new Map<string, [string, string, number, string, string | null, number, string, number][]>();
     const touches = new Map<string, [string, string, string]>();
+    const latestWrite = new Map(writes.map((w) => [aspectKey(w), w]));
     const results = writes.map((w): AspectWriteResult => {
       const now = w.time ?? Date.now();
       const json = JSON.stringify(w.value);
@@ -315,31 +317,54 @@ export class PostgresStore implements Store {
       return { urn: w.urn, aspect: w.aspect, changed: true };
     });
     if (touches.size) {
+      // Before the statement below, which may copy a touched row to history (one statement must not change a row twice).
       const t = [...touches.values()];
       await c.query(`UPDATE ${ASPECT_TABLE} a SET systemmetadata = k.sys FROM UNNEST($1::text[], $2::text[], $3::text[]) AS k(urn, aspect, sys)
         WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version = 0`, [t.map((x) => x[0]), t.map((x) => x[1]), t.map((x) => x[2])]);
     }
-    if (moves.length) {
-      // The stored latest becomes history under its revision; then the history beyond the cap goes.
-      await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+    // History at or below `upto` goes (the cap). Rows that this batch would copy or write there are left out in
+    // memory; the DELETE below removes the stored ones (it sees the table as it was before the statement).
+    const upto = new Map<string, number>();
+    const lower = (k: string, v: number) => upto.set(k, Math.max(upto.get(k) ?? -Infinity, v));
+    for (const m of moves) lower(aspectKey(m), m.trim);
+    for (const [k, l] of rowsOut) if (l.length > 1) lower(k, l.at(-1)![7] - 1 - Math.max(historyCap - 1, 0));
+    const kept = (k: string, version: number) => version === 0 || version > (upto.get(k) ?? -Infinity);
+    const copied = moves.filter((m) => kept(aspectKey(m), m.version));
+    const out = [...rowsOut].flatMap(([k, l]) => l.filter((r) => kept(k, r[2])));
+    const trims = [...upto].map(([k, v]) => { const w = latestWrite.get(k)!; return [w.urn, w.aspect, v] as const; });
+
+    // One statement, so one round trip under the aspects' locks: the entities, the stored latest copied to history
+    // under its revision, the new rows, the history beyond the cap, and (`appendLog`) the log entries. Its parts see
+    // the table as it was before the statement: the copy reads the latest row that the upsert replaces.
+    const params: unknown[] = [];
+    const $ = (v: unknown) => { params.push(v); return `$${params.length}`; };
+    const parts: string[] = [];
+    parts.push(`entities AS (INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) SELECT * FROM UNNEST(${$([...entities.keys()])}::text[],
+      ${$([...entities.values()].map((e) => e[0]))}::text[], ${$([...entities.values()].map((e) => e[1]))}::bigint[]) ON CONFLICT DO NOTHING)`);
+    if (copied.length) {
+      parts.push(`history AS (INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
         SELECT a.urn, a.aspect, k.version, a.metadata, a.systemmetadata, a.createdon, a.createdby, a.revision FROM ${ASPECT_TABLE} a
-        JOIN UNNEST($1::text[], $2::text[], $3::bigint[]) AS k(urn, aspect, version) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`,
-      [moves.map((m) => m.urn), moves.map((m) => m.aspect), moves.map((m) => m.version)]);
+        JOIN UNNEST(${$(copied.map((m) => m.urn))}::text[], ${$(copied.map((m) => m.aspect))}::text[], ${$(copied.map((m) => m.version))}::bigint[])
+        AS k(urn, aspect, version) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0)`);
     }
-    const out = [...rowsOut.values()].flat();
-    const trims = [...moves.map((m) => [m.urn, m.aspect, m.trim] as const),
-      ...[...rowsOut.values()].filter((l) => l.length > 1).map((l) => [l[0]![0], l[0]![1], l.at(-1)![7] - 1 - Math.max(historyCap - 1, 0)] as const)];
     if (out.length) {
-      await c.query(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
-        SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::bigint[])
+      const [urn, aspect, version, metadata, sys, on, by, revision] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => $(out.map((r) => r[i])));
+      parts.push(`versions AS (INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+        SELECT * FROM UNNEST(${urn}::text[], ${aspect}::text[], ${version}::bigint[], ${metadata}::text[], ${sys}::text[], ${on}::bigint[],
+        ${by}::text[], ${revision}::bigint[])
         ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata, systemmetadata = excluded.systemmetadata,
-        createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision`,
-      [0, 1, 2, 3, 4, 5, 6, 7].map((i) => out.map((r) => r[i])));
+        createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision)`);
     }
     if (trims.length) {
-      await c.query(`DELETE FROM ${ASPECT_TABLE} a USING UNNEST($1::text[], $2::text[], $3::bigint[]) AS k(urn, aspect, upto)
-        WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version > 0 AND a.version <= k.upto`,
-      [trims.map((x) => x[0]), trims.map((x) => x[1]), trims.map((x) => x[2])]);
+      parts.push(`trimmed AS (DELETE FROM ${ASPECT_TABLE} a USING UNNEST(${$(trims.map((x) => x[0]))}::text[], ${$(trims.map((x) => x[1]))}::text[],
+        ${$(trims.map((x) => x[2]))}::bigint[]) AS k(urn, aspect, upto) WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version > 0
+        AND a.version <= k.upto)`);
+    }
+    if (appendLog && log.length) {
+      parts.push(`logged AS (${logInsert(log, $)})`);
+      await c.query(`WITH ${parts.join(',\n')} SELECT pg_notify(${$(CHANGE_CHANNEL)}, MAX(seq)::text) FROM logged`, params);
+    } else {
+      await c.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
     }
     return results;
   }
@@ -350,14 +375,9 @@ export class PostgresStore implements Store {
    */
   private async appendChanges(c: pg.PoolClient, rows: readonly ChangeRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const columns = CHANGE_COLUMNS.map((_, i) => rows.map((r) => r[i]));
-    // One round trip: the lock is an InitPlan of the row filter, so it is taken before the first row draws its offset;
-    // the notification names the last offset.
-    await c.query(`WITH inserted AS (INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')})
-        SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-          $10::text[], $11::bigint[]) WHERE (SELECT pg_advisory_xact_lock($12) IS NOT NULL)
-        RETURNING seq)
-      SELECT pg_notify($13, MAX(seq)::text) FROM inserted`, [...columns, CHANGE_LOG_LOCK, CHANGE_CHANNEL]);
+    const params: unknown[] = [];
+    const $ = (v: unknown) => { params.push(v); return `$${params.length}`; };
+    await c.query(`WITH logged AS (${logInsert(rows, $)}) SELECT pg_notify(${$(CHANGE_CHANNEL)}, MAX(seq)::text) FROM logged`, params);
   }
 
   /** Deletes every version of some aspects of an entity, logging the latest value of each; inside a write transaction. */
@@ -1068,6 +1088,18 @@ interface GroupedWrite {
 }
 
 type Outcome = { ok: true; value: AspectWriteResult[] } | { ok: false; error: unknown };
+
+/**
+ * The log's INSERT for some entries, returning their offsets; `$` adds a parameter. In one round trip with what it
+ * logs: the log's lock is an InitPlan of the row filter, so it is taken before the first row draws its offset, and it
+ * is held to the commit (offsets are committed in order).
+ */
+function logInsert(rows: readonly ChangeRow[], $: (v: unknown) => string): string {
+  const types = ['bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint'];
+  const columns = CHANGE_COLUMNS.map((_, i) => `${$(rows.map((r) => r[i]))}::${types[i]}[]`);
+  return `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}) SELECT * FROM UNNEST(${columns.join(', ')})
+    WHERE (SELECT pg_advisory_xact_lock(${$(CHANGE_LOG_LOCK)}) IS NOT NULL) RETURNING seq`;
+}
 
 /**
  * Groups committing at once on one server: the next group gathers the writes requested meanwhile, so groups grow with
