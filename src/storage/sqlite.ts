@@ -212,11 +212,16 @@ export class SqliteStore implements Store {
     const addEntity = this.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
 
     const log: ChangeRow[] = [];
+    // Entities whose row this call has made sure of (an ingest batch writes a dozen aspects of each entity).
+    const entities = new Set<string>();
     const results = update.writes.map((w): AspectWriteResult => {
       const now = w.time ?? Date.now();
       const json = JSON.stringify(w.value);
       const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
-      addEntity.run(w.urn, w.entityType, now);
+      if (!entities.has(w.urn)) {
+        addEntity.run(w.urn, w.entityType, now);
+        entities.add(w.urn);
+      }
       const cur = getLatest.get(w.urn, w.aspect) as StoredLatest | undefined;
       const plan = planVersion(cur, w.value, json, sys, historyCap);
       if (plan.unchanged) {
