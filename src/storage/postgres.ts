@@ -289,7 +289,6 @@ export class PostgresStore implements Store {
     /** Rows written by this batch, by aspect: the last one is the latest, earlier ones become history. */
     const rowsOut = new Map<string, [string, string, number, string, string | null, number, string, number][]>();
     const touches = new Map<string, [string, string, string]>();
-    const latestWrite = new Map(writes.map((w) => [aspectKey(w), w]));
     const results = writes.map((w): AspectWriteResult => {
       const now = w.time ?? Date.now();
       const json = JSON.stringify(w.value);
@@ -324,14 +323,17 @@ export class PostgresStore implements Store {
     }
     // History at or below `upto` goes (the cap). Rows that this batch would copy or write there are left out in
     // memory; the DELETE below removes the stored ones (it sees the table as it was before the statement).
-    const upto = new Map<string, number>();
-    const lower = (k: string, v: number) => upto.set(k, Math.max(upto.get(k) ?? -Infinity, v));
-    for (const m of moves) lower(aspectKey(m), m.trim);
-    for (const [k, l] of rowsOut) if (l.length > 1) lower(k, l.at(-1)![7] - 1 - Math.max(historyCap - 1, 0));
-    const kept = (k: string, version: number) => version === 0 || version > (upto.get(k) ?? -Infinity);
+    const upto = new Map<string, { urn: string; aspect: string; version: number }>();
+    const trim = (urn: string, aspect: string, version: number) => {
+      const k = aspectKey({ urn, aspect });
+      upto.set(k, { urn, aspect, version: Math.max(upto.get(k)?.version ?? -Infinity, version) });
+    };
+    for (const m of moves) trim(m.urn, m.aspect, m.trim);
+    for (const l of rowsOut.values()) if (l.length > 1) trim(l[0]![0], l[0]![1], l.at(-1)![7] - 1 - Math.max(historyCap - 1, 0));
+    const kept = (k: string, version: number) => version === 0 || version > (upto.get(k)?.version ?? -Infinity);
     const copied = moves.filter((m) => kept(aspectKey(m), m.version));
     const out = [...rowsOut].flatMap(([k, l]) => l.filter((r) => kept(k, r[2])));
-    const trims = [...upto].map(([k, v]) => { const w = latestWrite.get(k)!; return [w.urn, w.aspect, v] as const; });
+    const trims = [...upto.values()];
 
     // One statement, so one round trip under the aspects' locks: the entities, the stored latest copied to history
     // under its revision, the new rows, the history beyond the cap, and (`appendLog`) the log entries. Its parts see
@@ -356,16 +358,11 @@ export class PostgresStore implements Store {
         createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision)`);
     }
     if (trims.length) {
-      parts.push(`trimmed AS (DELETE FROM ${ASPECT_TABLE} a USING UNNEST(${$(trims.map((x) => x[0]))}::text[], ${$(trims.map((x) => x[1]))}::text[],
-        ${$(trims.map((x) => x[2]))}::bigint[]) AS k(urn, aspect, upto) WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version > 0
+      parts.push(`trimmed AS (DELETE FROM ${ASPECT_TABLE} a USING UNNEST(${$(trims.map((x) => x.urn))}::text[], ${$(trims.map((x) => x.aspect))}::text[],
+        ${$(trims.map((x) => x.version))}::bigint[]) AS k(urn, aspect, upto) WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version > 0
         AND a.version <= k.upto)`);
     }
-    if (appendLog && log.length) {
-      parts.push(`logged AS (${logInsert(log, $)})`);
-      await c.query(`WITH ${parts.join(',\n')} SELECT pg_notify(${$(CHANGE_CHANNEL)}, MAX(seq)::text) FROM logged`, params);
-    } else {
-      await c.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
-    }
+    await runTogether(c, parts, params, $, appendLog ? log : []);
     return results;
   }
 
@@ -374,10 +371,8 @@ export class PostgresStore implements Store {
    * to the servers that follow the log (NOTIFY is delivered on commit).
    */
   private async appendChanges(c: pg.PoolClient, rows: readonly ChangeRow[]): Promise<void> {
-    if (rows.length === 0) return;
     const params: unknown[] = [];
-    const $ = (v: unknown) => { params.push(v); return `$${params.length}`; };
-    await c.query(`WITH logged AS (${logInsert(rows, $)}) SELECT pg_notify(${$(CHANGE_CHANNEL)}, MAX(seq)::text) FROM logged`, params);
+    await runTogether(c, [], params, (v) => { params.push(v); return `$${params.length}`; }, rows);
   }
 
   /** Deletes every version of some aspects of an entity, logging the latest value of each; inside a write transaction. */
@@ -1088,6 +1083,20 @@ interface GroupedWrite {
 }
 
 type Outcome = { ok: true; value: AspectWriteResult[] } | { ok: false; error: unknown };
+
+/**
+ * Data-modifying parts (`name AS (...)`, parameters added through `$` to `params`) as one statement, with `log`'s
+ * entries appended to the change log and announced to followers (NOTIFY, delivered on commit) when there are any.
+ */
+async function runTogether(c: pg.PoolClient, parts: string[], params: unknown[], $: (v: unknown) => string,
+  log: readonly ChangeRow[]): Promise<void> {
+  if (log.length) {
+    parts.push(`logged AS (${logInsert(log, $)})`);
+    await c.query(`WITH ${parts.join(',\n')} SELECT pg_notify(${$(CHANGE_CHANNEL)}, MAX(seq)::text) FROM logged`, params);
+  } else if (parts.length) {
+    await c.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
+  }
+}
 
 /**
  * The log's INSERT for some entries, returning their offsets; `$` adds a parameter. In one round trip with what it
