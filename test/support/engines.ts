@@ -107,8 +107,10 @@ export function forEachEngine(name: string, body: (ctx: EngineContext) => void) 
         ctx.url = db.url;
         cleanup = db.cleanup;
       });
-      after(async () => cleanup());
       body(ctx);
+      // Registered after the body's hooks: node runs a suite's `after` hooks in registration order, and the
+      // database must be dropped (WITH FORCE) only once the suite's own `after` hooks have closed its apps.
+      after(async () => cleanup());
     });
   }
 }
