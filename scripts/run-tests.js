@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 function collect(p) {
   if (statSync(p).isDirectory()) return readdirSync(p).sort().flatMap((n) => collect(path.join(p, n)));
@@ -18,7 +19,11 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, os.availableParallelism());
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
+// The usual reporter (node's default: spec on a terminal, TAP otherwise) on stdout, and on stderr, at the end, the
+// names of the tests that failed or were cancelled and of the hooks that failed (scripts/test-summary.js).
+const reporters = ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout',
+  '--test-reporter', fileURLToPath(new URL('./test-summary.js', import.meta.url)), '--test-reporter-destination', 'stderr'];
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...files], {
   stdio: 'inherit',
 });
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
