@@ -72,32 +72,32 @@ const OPS: Op[] = [
   { name: 'setTagColor', graphql: `mutation { setTagColor(urn: "${LEGACY}", colorHex: "#ff0000") }`, needsPrivilege: true,
     check: dataThen({ setTagColor: true }, async (c) => assert.equal((await latest(c, LEGACY, 'tagProperties')).colorHex, '#ff0000')) },
   { name: 'addTag', graphql: `mutation { addTag(input: { tagUrn: "${NEEDS_DOCS}", resourceUrn: "${HIVE}" }) }`, needsPrivilege: true,
-    check: dataThen({ addTag: true }, async (c) => assert.ok((await tagsOf(c, HIVE)).includes(NEEDS_DOCS))) },
+    check: dataThen({ addTag: true }, async (c) => assert.ok((await tagsOf(c, HIVE)).includes(NEEDS_DOCS), 'the tag added')) },
   { name: 'addTags', graphql: `mutation { addTags(input: { tagUrns: ["${NEEDS_DOCS}"], resourceUrn: "${KAFKA}" }) }`, needsPrivilege: true,
-    check: dataThen({ addTags: true }, async (c) => assert.ok((await tagsOf(c, KAFKA)).includes(NEEDS_DOCS))) },
+    check: dataThen({ addTags: true }, async (c) => assert.ok((await tagsOf(c, KAFKA)).includes(NEEDS_DOCS), 'the tag added')) },
   { name: 'removeTag', graphql: `mutation { removeTag(input: { tagUrn: "${LEGACY}", resourceUrn: "${HIVE}" }) }`, needsPrivilege: true,
-    check: dataThen({ removeTag: true }, async (c) => assert.ok(!(await tagsOf(c, HIVE)).includes(LEGACY))) },
+    check: dataThen({ removeTag: true }, async (c) => assert.ok(!(await tagsOf(c, HIVE)).includes(LEGACY), 'the tag removed')) },
   { name: 'batchAddTags', graphql: `mutation { batchAddTags(input: { tagUrns: ["${LEGACY}"], resources: [{ resourceUrn: "${KAFKA}" }] }) }`, needsPrivilege: true,
-    check: dataThen({ batchAddTags: true }, async (c) => assert.ok((await tagsOf(c, KAFKA)).includes(LEGACY))) },
+    check: dataThen({ batchAddTags: true }, async (c) => assert.ok((await tagsOf(c, KAFKA)).includes(LEGACY), 'the tag added')) },
   { name: 'batchRemoveTags', graphql: `mutation { batchRemoveTags(input: { tagUrns: ["${LEGACY}"], resources: [{ resourceUrn: "${KAFKA}" }] }) }`, needsPrivilege: true,
-    check: dataThen({ batchRemoveTags: true }, async (c) => assert.ok(!(await tagsOf(c, KAFKA)).includes(LEGACY))) },
+    check: dataThen({ batchRemoveTags: true }, async (c) => assert.ok(!(await tagsOf(c, KAFKA)).includes(LEGACY), 'the tag removed')) },
   { name: 'addTerm', graphql: `mutation { addTerm(input: { termUrn: "urn:li:glossaryTerm:SavingAccount", resourceUrn: "${HIVE}" }) }`, needsPrivilege: true,
-    check: dataThen({ addTerm: true }, async (c) => assert.ok((await termsOf(c, HIVE)).includes('urn:li:glossaryTerm:SavingAccount'))) },
+    check: dataThen({ addTerm: true }, async (c) => assert.ok((await termsOf(c, HIVE)).includes('urn:li:glossaryTerm:SavingAccount'), 'the term added')) },
   { name: 'addTerms', graphql: `mutation { addTerms(input: { termUrns: ["urn:li:glossaryTerm:AccountBalance"], resourceUrn: "${HIVE}" }) }`, needsPrivilege: true,
-    check: dataThen({ addTerms: true }, async (c) => assert.ok((await termsOf(c, HIVE)).includes('urn:li:glossaryTerm:AccountBalance'))) },
+    check: dataThen({ addTerms: true }, async (c) => assert.ok((await termsOf(c, HIVE)).includes('urn:li:glossaryTerm:AccountBalance'), 'the term added')) },
   { name: 'removeTerm', graphql: `mutation { removeTerm(input: { termUrn: "urn:li:glossaryTerm:SavingAccount", resourceUrn: "${HIVE}" }) }`, needsPrivilege: true,
-    check: dataThen({ removeTerm: true }, async (c) => assert.ok(!(await termsOf(c, HIVE)).includes('urn:li:glossaryTerm:SavingAccount'))) },
+    check: dataThen({ removeTerm: true }, async (c) => assert.ok(!(await termsOf(c, HIVE)).includes('urn:li:glossaryTerm:SavingAccount'), 'the term removed')) },
   { name: 'addLink', graphql: `mutation { addLink(input: { linkUrl: "https://x.example.com", label: "x", resourceUrn: "${HIVE}" }) }`, needsPrivilege: true,
-    check: dataThen({ addLink: true }, async (c) => assert.ok((await linksOf(c, HIVE)).includes('https://x.example.com'))) },
+    check: dataThen({ addLink: true }, async (c) => assert.ok((await linksOf(c, HIVE)).includes('https://x.example.com'), 'the link added')) },
   { name: 'removeLink', graphql: `mutation { removeLink(input: { linkUrl: "https://www.linkedin.com", resourceUrn: "${HIVE}" }) }`, needsPrivilege: true,
-    check: dataThen({ removeLink: true }, async (c) => assert.ok(!(await linksOf(c, HIVE)).includes('https://www.linkedin.com'))) },
+    check: dataThen({ removeLink: true }, async (c) => assert.ok(!(await linksOf(c, HIVE)).includes('https://www.linkedin.com'), 'the link removed')) },
   { name: 'addOwner', graphql: `mutation { addOwner(input: { ownerUrn: "urn:li:corpGroup:bfoo", ownerEntityType: CORP_GROUP, resourceUrn: "${HIVE}" }) }`, needsPrivilege: true,
-    check: dataThen({ addOwner: true }, async (c) => assert.ok((await ownersOf(c, HIVE)).includes('urn:li:corpGroup:bfoo'))) },
+    check: dataThen({ addOwner: true }, async (c) => assert.ok((await ownersOf(c, HIVE)).includes('urn:li:corpGroup:bfoo'), 'the owner added')) },
   { name: 'addOwners', graphql: `mutation { addOwners(input: { owners: [{ ownerUrn: "urn:li:corpuser:jdoe", type: BUSINESS_OWNER }], resourceUrn: "${KAFKA}" }) }`, needsPrivilege: true,
     check: dataThen({ addOwners: true }, async (c) => assert.ok((await latest(c, KAFKA, 'ownership')).owners
-      .some((o: any) => o.owner === 'urn:li:corpuser:jdoe' && o.type === 'BUSINESS_OWNER'))) },
+      .some((o: any) => o.owner === 'urn:li:corpuser:jdoe' && o.type === 'BUSINESS_OWNER'), 'jdoe a business owner')) },
   { name: 'removeOwner', graphql: `mutation { removeOwner(input: { ownerUrn: "${ROOT}", resourceUrn: "${KAFKA}" }) }`, needsPrivilege: true,
-    check: dataThen({ removeOwner: true }, async (c) => assert.ok(!(await ownersOf(c, KAFKA)).includes(ROOT))) },
+    check: dataThen({ removeOwner: true }, async (c) => assert.ok(!(await ownersOf(c, KAFKA)).includes(ROOT), 'the owner removed')) },
   { name: 'deleteTag', graphql: `mutation { deleteTag(urn: "${NEEDS_DOCS}") }`, needsPrivilege: true,
     check: dataThen({ deleteTag: true }, async (c) => assert.equal(await exists(c, NEEDS_DOCS), false)) },
   { name: 'createAccessToken (for someone else)', graphql: 'mutation { createAccessToken(input: { type: PERSONAL, actorUrn: "urn:li:corpuser:jdoe", duration: ONE_DAY, name: "x" }) { accessToken } }', needsPrivilege: true,
@@ -162,7 +162,7 @@ const OPS: Op[] = [
   { name: 'REST getIndexSizes', rest: { method: 'POST', url: '/gms/operations?action=getIndexSizes', payload: {} }, needsPrivilege: true,
     check: (res) => {
       const sizes = res.body.value.indexSizes;
-      assert.ok(sizes.some((s: any) => s.indexName === 'dataset_datasetprofileaspect_v1' && s.entityName === 'dataset' && s.aspectName === 'datasetprofile'));
+      assert.ok(sizes.some((s: any) => s.indexName === 'dataset_datasetprofileaspect_v1' && s.entityName === 'dataset' && s.aspectName === 'datasetprofile'), JSON.stringify(sizes));
       for (const s of sizes) assert.ok(typeof s.sizeMb === 'number' && s.sizeMb >= 0, JSON.stringify(s));
     } },
   { name: 'REST truncateTimeseriesAspect', rest: { method: 'POST', url: '/operations?action=truncateTimeseriesAspect',
@@ -180,7 +180,7 @@ const OPS: Op[] = [
     payload: { urn: HIVE, entity: 'dataset', aspect: 'datasetProfile' } }, needsPrivilege: false,
     check: async (res, c) => {
       const stored = await c.t.catalog.store.queryTimeseries({ entityType: 'dataset', aspect: 'datasetProfile', urn: HIVE });
-      assert.ok(stored.length > 0);
+      assert.ok(stored.length > 0, 'profiles stored');
       assert.deepEqual(res.body.value.values.map((v: any) => JSON.parse(v.aspect.value).timestampMillis), stored.map((r) => r.timestampMillis));
     } },
   { name: 'REST search', rest: { method: 'POST', url: '/entities?action=search', payload: { entity: 'dataset', input: 'sample' } }, needsPrivilege: false,
@@ -213,14 +213,14 @@ const OPS: Op[] = [
   { name: 'listUsers', graphql: '{ listUsers(input: {}) { total users { urn } } }', needsPrivilege: false,
     check: (res) => data({ listUsers: { total: 2, users: [{ urn: ROOT }, { urn: 'urn:li:corpuser:jdoe' }] } })(res) },
   { name: 'createGroup', graphql: 'mutation { createGroup(input: { id: "matrix", name: "m" }) }', needsPrivilege: true,
-    check: dataThen({ createGroup: 'urn:li:corpGroup:matrix' }, async (c) => assert.ok(await exists(c, 'urn:li:corpGroup:matrix'))) },
+    check: dataThen({ createGroup: 'urn:li:corpGroup:matrix' }, async (c) => assert.equal(await exists(c, 'urn:li:corpGroup:matrix'), true)) },
   { name: 'addGroupMembers', graphql: 'mutation { addGroupMembers(input: { groupUrn: "urn:li:corpGroup:bfoo", userUrns: ["urn:li:corpuser:jdoe"] }) }', needsPrivilege: true,
-    check: dataThen({ addGroupMembers: true }, async (c) => assert.ok((await latest(c, 'urn:li:corpuser:jdoe', 'groupMembership')).groups.includes('urn:li:corpGroup:bfoo'))) },
+    check: dataThen({ addGroupMembers: true }, async (c) => assert.ok((await latest(c, 'urn:li:corpuser:jdoe', 'groupMembership')).groups.includes('urn:li:corpGroup:bfoo'), 'jdoe a member')) },
   { name: 'updateUserStatus', graphql: 'mutation { updateUserStatus(urn: "urn:li:corpuser:jdoe", status: ACTIVE) }', needsPrivilege: true,
     check: dataThen({ updateUserStatus: 'urn:li:corpuser:jdoe' }, async (c) => assert.equal((await latest(c, 'urn:li:corpuser:jdoe', 'corpUserStatus')).status, 'ACTIVE')) },
   { name: 'reportOperation', graphql: `mutation { reportOperation(input: { urn: "${HIVE}", operationType: INSERT, sourceType: MANUAL }) }`, needsPrivilege: true,
     check: dataThen({ reportOperation: 'true' }, async (c) => assert.ok((await c.t.catalog.store.queryTimeseries({ entityType: 'dataset', aspect: 'operation', urn: HIVE }))
-      .some((r: any) => r.value.operationType === 'INSERT' && r.value.sourceType === 'MANUAL'))) },
+      .some((r: any) => r.value.operationType === 'INSERT' && r.value.sourceType === 'MANUAL'), 'the operation stored')) },
 ];
 
 const ROOT_ACTOR = { urn: ROOT, kind: 'user' as const };

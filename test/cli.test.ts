@@ -113,7 +113,7 @@ forEachEngine('CLI and server processes', (ctx) => {
       // Privilege checks still work for everyone (the `users` variant once made every one of them throw).
       const rootPolicies = await gql(root, '{ listPolicies(input: { start: 0, count: 100 }) { total } }');
       assert.equal(rootPolicies.errors, undefined, JSON.stringify(rootPolicies.errors));
-      assert.ok(rootPolicies.data.listPolicies.total >= 1);
+      assert.ok(rootPolicies.data.listPolicies.total >= 1, JSON.stringify(rootPolicies));
       const legit = await ingestProposal(alice, patch([{ op: 'add', path: '/tags/urn:li:tag:Legacy', value: { tag: 'urn:li:tag:Legacy' } }]));
       assert.deepEqual([legit.status, await legit.json()], [200, { value: HDFS }]);
     } finally {

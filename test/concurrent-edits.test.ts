@@ -34,7 +34,7 @@ forEachEngine('concurrent edits of one aspect lose nothing', (ctx) => {
     ], rootActor());
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const address = t.app.server.address();
-    assert.ok(address && typeof address === 'object');
+    assert.ok(address && typeof address === 'object', 'listening on a port');
     origin = `http://127.0.0.1:${address.port}`;
   });
   after(async () => t.close());
@@ -119,7 +119,7 @@ forEachEngine('concurrent edits of one aspect lose nothing', (ctx) => {
     assert.deepEqual(answers, urls.map(() => ({ status: 200, body: { data: { addLink: true }, extensions: {} } })));
     const stored = await aspect(urn, 'institutionalMemory');
     const elements = stored.body.aspect['com.linkedin.common.InstitutionalMemory'].elements.sort(byKey('url'));
-    for (const e of elements) assert.ok(e.createStamp.time >= started && e.createStamp.time <= Date.now());
+    for (const e of elements) assert.ok(e.createStamp.time >= started && e.createStamp.time <= Date.now(), `stamped ${e.createStamp.time}, during the test`);
     assert.deepEqual(stored, { status: 200, body: { urn, version: 0, aspect: { 'com.linkedin.common.InstitutionalMemory': {
       elements: urls.map((url, i) => ({ url, description: `page ${i}`, createStamp: { time: elements[i].createStamp.time, actor: ROOT } })) } } } });
   });

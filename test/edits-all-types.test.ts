@@ -304,7 +304,7 @@ forEachEngine('edits on every entity type', (ctx) => {
     t = await fresh();
     const cases = targets(CHART, FLOW, JOB, MODEL, FEATURE_TABLE, NOTEBOOK, DATA_PRODUCT, CONTAINER, TERM, NODE, DOMAIN);
     // The data product's connector made jdoe a business owner: the test covers an owner ingested before the edits.
-    assert.ok(((await stored(DATA_PRODUCT, 'ownership')) as { owners: { owner: string }[] }).owners.some((o) => o.owner === JDOE));
+    assert.ok(((await stored(DATA_PRODUCT, 'ownership')) as { owners: { owner: string }[] }).owners.some((o) => o.owner === JDOE), 'jdoe an owner');
     const before = new Map<string, unknown>();
     const aspects = ['globalTags', 'glossaryTerms', 'ownership', 'institutionalMemory'];
     for (const target of cases) for (const a of aspects) before.set(`${target.urn} ${a}`, await stored(target.urn, a));

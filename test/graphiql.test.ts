@@ -62,7 +62,7 @@ describe('GraphQL explorer page (in-process)', () => {
     assert.ok(script.includes(`'  dataset(urn: "${SAMPLE_URN}") {',`), 'the example query reads the sample dataset');
     // The README's GraphQL example asks for the same fields, so that the explorer's first answer is the one shown there.
     const readme = readFileSync(path.resolve(import.meta.dirname, '../README.md'), 'utf8');
-    assert.ok(readme.includes(`{ dataset(urn: \\"${SAMPLE_URN}\\") { urn properties { name description } schemaMetadata { fields { fieldPath description } } } }`));
+    assert.ok(readme.includes(`{ dataset(urn: \\"${SAMPLE_URN}\\") { urn properties { name description } schemaMetadata { fields { fieldPath description } } } }`), 'the README shows the sample query');
     assert.match(script, /'almanac\.token'/);
   });
 
@@ -97,8 +97,8 @@ describe('GraphQL explorer page (in-process)', () => {
       headers: { 'accept-encoding': 'gzip, deflate, br' } });
     assert.equal(zipped.statusCode, 200);
     assert.equal(zipped.headers['content-encoding'], 'gzip');
-    assert.ok(zipped.rawPayload.length < plain.rawPayload.length / 2);
-    assert.ok(gunzipSync(zipped.rawPayload).equals(plain.rawPayload));
+    assert.ok(zipped.rawPayload.length < plain.rawPayload.length / 2, `${zipped.rawPayload.length} bytes gzipped of ${plain.rawPayload.length}`);
+    assert.ok(gunzipSync(zipped.rawPayload).equals(plain.rawPayload), 'gzipped, the same bytes');
     const again = await t.app.inject({ method: 'GET', url: '/api/graphiql/assets/graphiql.min.js',
       headers: { 'if-none-match': String(plain.headers.etag) } });
     assert.equal(again.statusCode, 304);
@@ -134,7 +134,7 @@ describe('GraphQL explorer in Chromium', () => {
       await ingestSamples(t.catalog, 'bootstrap_mce.json');
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const address = t.app.server.address();
-      assert.ok(address && typeof address === 'object');
+      assert.ok(address && typeof address === 'object', 'listening on a port');
       const origin = `http://127.0.0.1:${address.port}`;
 
       browser = await launchChromium();

@@ -173,7 +173,7 @@ forEachEngine('GraphQL: label, link, owner and description mutations', (ctx) => 
     const edited = await t.catalog.entities.getAspect(CREATED, 'editableDatasetProperties');
     assert.equal((edited.value as { description: string }).description, 'Sign-ups, one row per user and day');
     assert.equal(edited.createdBy, ROOT);
-    assert.ok(edited.createdOn >= before);
+    assert.ok(edited.createdOn >= before, `stamped ${edited.createdOn}, during the test`);
     const rest = await t.app.inject({ url: `/aspects/${encodeURIComponent(CREATED)}?aspect=editableDatasetProperties`, headers: t.auth });
     assert.equal(rest.json().aspect['com.linkedin.dataset.EditableDatasetProperties'].description, 'Sign-ups, one row per user and day');
     assert.equal(((await t.catalog.entities.getAspect(CREATED, 'datasetProperties')).value as { description: string }).description, ingested);

@@ -106,7 +106,7 @@ forEachEngine('GraphQL: reads', (ctx) => {
   test('introspection works for an authenticated user', async () => {
     const data = await ok('{ __schema { queryType { name } mutationType { name } } __type(name: "Dataset") { fields { name } } }');
     assert.deepEqual(data.__schema, { queryType: { name: 'Query' }, mutationType: { name: 'Mutation' } });
-    assert.ok(data.__type.fields.some((f: any) => f.name === 'schemaMetadata'));
+    assert.ok(data.__type.fields.some((f: any) => f.name === 'schemaMetadata'), 'a schemaMetadata field');
   });
 
   test('a second identical query is served by graphql-jit with the same answer', async () => {

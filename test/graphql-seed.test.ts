@@ -65,7 +65,7 @@ forEachEngine('GraphQL: seed operations', (ctx) => {
     assert.equal(stored.createdBy, 'urn:li:corpuser:datahub');
     const el = (stored.value as { elements: { createStamp: { actor: string; time: number } }[] }).elements[0]!;
     assert.equal(el.createStamp.actor, 'urn:li:corpuser:jdoe');
-    assert.ok(Math.abs(el.createStamp.time - Date.now()) < 60_000);
+    assert.ok(Math.abs(el.createStamp.time - Date.now()) < 60_000, `stamped ${el.createStamp.time}, now`);
   });
 
   test('updateDescription with a block string changes one column and leaves its neighbours', async () => {

@@ -259,7 +259,7 @@ forEachEngine('lineage', (ctx) => {
     assert.equal(await t.catalog.store.countRelationships(), 0);
     await t.catalog.changeLog.rebuildIfEmpty('relationships', () => t.catalog.store.countRelationships());
     assert.deepEqual(await edgesNow(), before);
-    assert.ok(before.some((e) => e.createdOn === 1000 && e.updatedActor === BOB && e.destination === K));
+    assert.ok(before.some((e) => e.createdOn === 1000 && e.updatedActor === BOB && e.destination === K), JSON.stringify(before));
   });
 
   test('lineage(input:) of every entity of the fixture, both ways: one hop, through jobs, charts, dashboards and features', async () => {

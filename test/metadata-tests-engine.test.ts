@@ -611,9 +611,9 @@ describe('compiled definitions', () => {
     for (const part of [t, t.types, t.typeKeys, t.rules, t.conditions, t.actions, (t.actions as any).passing[0]]) {
       assert.equal(Object.isFrozen(part), true);
     }
-    assert.ok(t.rules.kind === 'and');
+    assert.ok(t.rules.kind === 'and', `rules of kind ${t.rules.kind}`);
     const l = t.rules.children[0]!;
-    assert.ok(l.kind === 'leaf');
+    assert.ok(l.kind === 'leaf', `a child of kind ${l.kind}`);
     assert.equal(Object.isFrozen(l), true);
     assert.equal(Object.isFrozen(l.values), true);
     assert.equal(Object.isFrozen(l.property.steps), true);
@@ -623,7 +623,7 @@ describe('compiled definitions', () => {
   test('hold split property paths and canonical operator names', () => {
     const t = def({ on: { types: ['Dataset'] }, rules: leaf('datasetProperties.customProperties.a.b', 'STARTS_WITH', ['x']) });
     assert.deepEqual(t.typeKeys, ['dataset']);
-    assert.ok(t.rules.kind === 'leaf');
+    assert.ok(t.rules.kind === 'leaf', `rules of kind ${t.rules.kind}`);
     assert.equal(t.rules.operator, 'starts_with');
     assert.equal(t.rules.path, 'rules');
     assert.deepEqual({ ...t.rules.property, dotted: t.rules.property.dotted.map((d) => d.map((x) => ({ ...x }))) }, {

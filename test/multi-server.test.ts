@@ -122,7 +122,7 @@ forEachEngine('several servers on one database', (ctx) => {
       let woken = 0;
       const states: boolean[] = [];
       const unwatch = await b.watchChanges(() => woken++, (listening) => states.push(listening));
-      assert.ok(unwatch);
+      assert.ok(unwatch, 'watching returns how to stop');
       assert.deepEqual(states, [true]);
       assert.equal(woken, 1, 'once on connecting (what was announced while nobody listened)');
       await a.writeAspects([{ urn: 'urn:li:tag:watched', entityType: 'tag', aspect: 'tagProperties', value: { name: 'watched' }, actor: 'urn:li:corpuser:x' }], 20);

@@ -148,7 +148,7 @@ forEachEngine('request bounds', (ctx) => {
     // Each fragment spreads the one below it ten times: 10^5 copies of two fields from a document of 700 bytes.
     const frags = Array.from({ length: 5 }, (_, i) => `fragment F${i + 1} on Dataset { ${Array.from({ length: 10 }, () => `...F${i}`).join(' ')} }`);
     const query = `{ dataset(urn: "${HDFS}") { ...F5 } } fragment F0 on Dataset { urn type } ${frags.join(' ')}`;
-    assert.ok(query.length < 1_000);
+    assert.ok(query.length < 1_000, `${query.length} characters`);
     assert.deepEqual(await http.graphql(query), { status: 200, body: { errors: [
       refused('Query is too large: it selects more than 60000 fields once fragments are expanded'),
     ], data: null, extensions: {} } });
@@ -168,7 +168,7 @@ forEachEngine('request bounds', (ctx) => {
 
   test('1,000 aliases of an introspection field (60 KB asking for 20 MB) are refused', async () => {
     const query = `{ ${Array.from({ length: 1_000 }, (_, i) => `a${i}: __schema { types { name } }`).join(' ')} }`;
-    assert.ok(query.length > 30_000);
+    assert.ok(query.length > 30_000, `${query.length} characters`);
     const res = await http.graphql(query);
     assert.deepEqual(res, { status: 200, body: { errors: [
       refused("'__schema' may be selected only once per operation"),
@@ -216,7 +216,7 @@ forEachEngine('request bounds', (ctx) => {
     const proposals = Array.from({ length: 200 }, (_, i) => ({ entityType: 'dataset', changeType: 'UPSERT', aspectName: 'datasetProperties',
       entityUrn: `urn:li:dataset:(urn:li:dataPlatform:hive,bounds.batch_${i},PROD)`,
       aspect: { contentType: 'application/json', value: JSON.stringify({ description, customProperties: {} }) } }));
-    assert.ok(JSON.stringify({ proposals }).length > 8_000_000);
+    assert.ok(JSON.stringify({ proposals }).length > 8_000_000, 'a body over 8 MB');
     const res = await http.post('/aspects?action=ingestProposalBatch', { proposals });
     assert.deepEqual(res, { status: 200, body: { value: proposals.map((p) => p.entityUrn) } });
   });

@@ -78,7 +78,7 @@ forEachEngine('security: users, tokens, groups and generic reads', (ctx) => {
     assert.deepEqual(legacy.get('corpGroupInfo')?.value, { displayName: 'Legacy', admins: [], members: ['urn:li:corpuser:jdoe'], groups: [] });
     assert.deepEqual(await search(), { total: 0, searchResults: [] });
     const users = (await ok(t, '{ listUsers(input: { start: 0, count: 100 }) { users { urn } } }')).listUsers.users.map((u: { urn: string }) => u.urn);
-    assert.ok(!users.includes(erin.urn));
+    assert.ok(!users.includes(erin.urn), 'the removed user is not listed');
     // Removing a user that does not exist writes nothing and says so.
     assert.deepEqual(await errorOf(t, `mutation { removeUser(urn: "${erin.urn}") }`), { status: 200, code: 404, message: `Entity ${erin.urn} does not exist` });
   });
@@ -176,7 +176,7 @@ forEachEngine('security: users, tokens, groups and generic reads', (ctx) => {
     const token = got.getAccessToken.accessToken;
     assert.deepEqual(await ok(t, '{ me { corpUser { urn } } }', bearer(token)), { me: { corpUser: { urn: jo.urn } } });
     const listed = await ok(t, `{ listAccessTokens(input: { start: 0, count: 10, filters: [{ field: "ownerUrn", values: ["${jo.urn}"] }] }) { tokens { name actorUrn } } }`, jo.headers);
-    assert.ok(listed.listAccessTokens.tokens.some((x: { name: string; actorUrn: string }) => x.name === 'getAccessToken' && x.actorUrn === jo.urn));
+    assert.ok(listed.listAccessTokens.tokens.some((x: { name: string; actorUrn: string }) => x.name === 'getAccessToken' && x.actorUrn === jo.urn), JSON.stringify(listed));
     assert.deepEqual(await errorOf(t, '{ getAccessToken(input: { type: PERSONAL, actorUrn: "urn:li:corpuser:jdoe", duration: ONE_HOUR }) { accessToken } }', jo.headers),
       { status: 200, code: 403, message: 'Unauthorized to perform this action. Please contact your DataHub administrator.' });
     assert.deepEqual(await errorOf(t, '{ getAccessToken(input: { type: PERSONAL, actorUrn: "urn:li:corpuser:nobody-here", duration: ONE_HOUR }) { accessToken } }', jo.headers),

@@ -274,8 +274,8 @@ forEachEngine('aspect store', (ctx) => {
     const sizes = await store.timeseriesSizes();
     const used = sizes.find((s) => s.table === 'chart_chartusagestatisticsaspect_v1');
     assert.ok(used && used.bytes > 0, JSON.stringify(used));
-    assert.ok(sizes.every((s) => s.bytes >= 0));
-    assert.ok(sizes.some((s) => s.table === 'dataprocessinstance_dataprocessinstanceruneventaspect_v1'));
+    assert.ok(sizes.every((s) => s.bytes >= 0), JSON.stringify(sizes));
+    assert.ok(sizes.some((s) => s.table === 'dataprocessinstance_dataprocessinstanceruneventaspect_v1'), JSON.stringify(sizes));
   });
 
   test('deleting an entity removes its aspects, history and time-series rows', async () => {

@@ -130,7 +130,7 @@ forEachEngine('time series', (ctx) => {
       assert.deepEqual(Object.keys(s).sort(), ['aspectName', 'entityName', 'indexName', 'sizeMb']);
       assert.equal(typeof s.sizeMb, 'number');
     }
-    assert.ok(list.find((s: any) => s.indexName === 'dataset_datasetprofileaspect_v1').sizeMb > 0);
+    assert.ok(list.find((s: any) => s.indexName === 'dataset_datasetprofileaspect_v1').sizeMb > 0, JSON.stringify(list));
     for (const prefix of ['', '/api/gms']) {
       const again = await t.app.inject({ method: 'POST', url: `${prefix}/operations?action=getIndexSizes`, headers: t.auth });
       assert.equal(again.statusCode, 200);

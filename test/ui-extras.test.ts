@@ -84,7 +84,7 @@ describe('web UI extras in Chromium: lineage, tests, plots, admin', { timeout: 3
     assert.deepEqual(assigned.body, { data: { batchAssignRole: true }, extensions: {} });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const address = t.app.server.address();
-    assert.ok(address && typeof address === 'object');
+    assert.ok(address && typeof address === 'object', 'listening on a port');
     origin = `http://127.0.0.1:${address.port}`;
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1440, height: 960 } });
@@ -189,7 +189,7 @@ describe('web UI extras in Chromium: lineage, tests, plots, admin', { timeout: 3
     await page.getByLabel('Find an entity in the graph').fill('derived_150');
     await page.getByLabel('Find an entity in the graph').press('Enter');
     await page.locator(`.lin-node.lin-found[data-urn="${target}"]`).waitFor({ timeout: 10_000 });
-    assert.ok(await page.locator(`.lin-node[data-urn="${target}"]`).isVisible());
+    assert.equal(await page.locator(`.lin-node[data-urn="${target}"]`).isVisible(), true, 'the target node is shown');
     await audit(page, 'lineage-200');
     await page.close();
   });

@@ -77,7 +77,7 @@ describe('web UI: serving the build (in-process)', () => {
     assert.equal(plain.body, readFileSync(path.join(DIST, script.slice(1)), 'utf8'));
     const zipped = await t.app.inject({ method: 'GET', url: script, headers: { 'accept-encoding': 'gzip' } });
     assert.equal(zipped.headers['content-encoding'], 'gzip');
-    assert.ok(gunzipSync(zipped.rawPayload).equals(plain.rawPayload));
+    assert.ok(gunzipSync(zipped.rawPayload).equals(plain.rawPayload), 'gzipped, the same bytes');
     const again = await t.app.inject({ method: 'GET', url: script, headers: { 'if-none-match': String(plain.headers.etag) } });
     assert.equal(again.statusCode, 304);
     const css = assetNames().find((n) => n.endsWith('.css'))!;
@@ -219,7 +219,7 @@ forEachEngine('Query.aspectHistory: the kept versions of an entity\'s aspects, f
       ['editableDatasetProperties', 0, 'urn:li:corpuser:datahub', 'Second words'],
       ['editableDatasetProperties', 1, 'urn:li:corpuser:datahub', 'First words'],
     ]);
-    assert.ok(rows[0]!.createdAt >= rows[1]!.createdAt);
+    assert.ok(rows[0]!.createdAt >= rows[1]!.createdAt, 'newest first');
     // All aspects: the ingested ones too (written by the system), limited by count.
     const all = await t.graphql(HISTORY, { urn: CREATED });
     const aspects = new Set((all.body.data.aspectHistory as { aspectName: string }[]).map((r) => r.aspectName));
@@ -266,7 +266,7 @@ describe('web UI in Chromium (SQLite: the UI reaches storage only through the AP
     await ingestSamples(t.catalog, 'bootstrap_mce.json', 'data_platforms.json', 'test_containers.json', 'test_domains.json');
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const address = t.app.server.address();
-    assert.ok(address && typeof address === 'object');
+    assert.ok(address && typeof address === 'object', 'listening on a port');
     origin = `http://127.0.0.1:${address.port}`;
     browser = await launchChromium();
   });
@@ -333,7 +333,7 @@ describe('web UI in Chromium (SQLite: the UI reaches storage only through the AP
     // The total and the facets are the API's.
     const api = await t.graphql('query { searchAcrossEntities(input: { query: "users", start: 0, count: 20 }) { total facets { field aggregations { value count } } } }');
     const total = api.body.data.searchAcrossEntities.total as number;
-    assert.ok(total > 0);
+    assert.ok(total > 0, 'something found');
     assert.equal(await page.getByTestId('result-count').innerText(), `${total} result${total === 1 ? '' : 's'} for “users”`);
     const platformFacet = (api.body.data.searchAcrossEntities.facets as { field: string; aggregations: { value: string; count: number }[] }[])
       .find((f) => f.field === 'platform')!;
@@ -341,7 +341,7 @@ describe('web UI in Chromium (SQLite: the UI reaches storage only through the AP
     const hiveBox = page.getByRole('checkbox', { name: /^Hive/ });
     assert.equal(await page.locator('label', { has: hiveBox }).locator('.count').innerText(), String(hive.count));
     // Highlights: the matched word is marked in the first result.
-    assert.ok((await page.locator('.results mark').count()) > 0);
+    assert.ok((await page.locator('.results mark').count()) > 0, 'matches highlighted');
     await audit(page, 'search');
     // Keyboard: ArrowDown from the box to the results, Enter opens one.
     await page.locator('#global-search').focus();
@@ -509,7 +509,7 @@ describe('web UI in Chromium (SQLite: the UI reaches storage only through the AP
         durationMs: 3_600_000 }, rootActor())).accessToken;
       await app.listen({ port: 0, host: '127.0.0.1' });
       const address = app.server.address();
-      assert.ok(address && typeof address === 'object');
+      assert.ok(address && typeof address === 'object', 'listening on a port');
       const base = `http://127.0.0.1:${address.port}`;
       const page = await newPage();
       await page.goto(`${base}/almanac/`);

@@ -326,7 +326,7 @@ forEachEngine('web app: dataset pages', (ctx) => {
     assert.equal(await refused(webappText('updateQuery'), { urn: 'urn:li:query:none', input: update }), 404);
     const updated = (await gql(webappText('updateQuery'), { urn: created.urn, input: update }, editor)).updateQuery;
     const t2 = updated.properties.lastModified.time;
-    assert.ok(t2 >= t1);
+    assert.ok(t2 >= t1, `modified at ${t2}, after ${t1}`);
     assert.deepEqual(updated, expected({ name: 'Orders by day', statement: { value: 'SELECT 2', language: 'SQL' }, lastModified: { time: t2, actor: 'urn:li:corpuser:editor' } }));
 
     assert.equal(await refused(webappText('deleteQuery'), { urn: created.urn }, plain), 403);

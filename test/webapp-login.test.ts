@@ -78,7 +78,7 @@ forEachEngine('webapp login: /auth endpoints, session cookies and the served web
     const creds = (await t.catalog.entities.getLatest('urn:li:corpuser:alice', ['corpUserCredentials'])).get('corpUserCredentials')!.value as Record<string, string>;
     assert.deepEqual(Object.keys(creds).sort(), ['hashedPassword', 'salt']);
     assert.match(creds.hashedPassword!, /^scrypt\$16384\$8\$1\$[A-Za-z0-9+/]+=*$/);
-    assert.ok(!JSON.stringify(creds).includes('correct horse'));
+    assert.ok(!JSON.stringify(creds).includes('correct horse'), 'the password is not stored as given');
 
     // A token named the way DataHub names it works too.
     res = await post('/auth/signUp', { ...alice, userUrn: 'urn:li:corpuser:bob', email: 'bob@example.com', inviteToken: DATAHUB_INVITE }, SYSTEM);
@@ -130,7 +130,7 @@ forEachEngine('webapp login: /auth endpoints, session cookies and the served web
     const claims = decodeJwt(accessToken);
     assert.deepEqual({ type: claims.type, actorType: claims.actorType, actorId: claims.actorId, sub: claims.sub },
       { type: 'SESSION', actorType: 'USER', actorId: 'alice', sub: 'alice' });
-    assert.ok(claims.exp! - claims.iat! === 86_400);
+    assert.equal(claims.exp! - claims.iat!, 86_400);
     const who = await me({ authorization: `Bearer ${accessToken}` });
     assert.deepEqual(json(who.body), { data: { me: { corpUser: { urn: 'urn:li:corpuser:alice', username: 'alice' } } }, extensions: {} });
     // Sessions are issued by the system for the user: not listed among the user's own personal tokens.
@@ -245,7 +245,7 @@ forEachEngine('webapp login: /auth endpoints, session cookies and the served web
     assert.deepEqual(first.body, { data: { createNativeUserResetToken: { resetToken } }, extensions: {} });
     const stored = (await t.catalog.entities.getLatest('urn:li:corpuser:alice', ['corpUserCredentials'])).get('corpUserCredentials')!.value as Record<string, unknown>;
     assert.notEqual(stored.passwordResetToken, resetToken); // kept as a hash
-    assert.ok(Math.abs((stored.passwordResetTokenExpirationTimeMillis as number) - Date.now() - 86_400_000) < 60_000);
+    assert.ok(Math.abs((stored.passwordResetTokenExpirationTimeMillis as number) - Date.now() - 86_400_000) < 60_000, 'expires in a day');
 
     const reset = (body: unknown) => post('/auth/resetNativeUserCredentials', body, SYSTEM);
     const refused = { status: 401, code: 'UNAUTHENTICATED', message: 'Invalid or expired reset token. Please ask your administrator for a new link.' };

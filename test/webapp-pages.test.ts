@@ -146,7 +146,7 @@ forEachEngine('web app: pages', (ctx) => {
     const platforms = quick.filter((q) => q.field === 'platform');
     assert.equal(platforms.length, 5);
     for (const p of ['hive', 'looker', 'airflow', 'feast']) assert.ok(platforms.some((q) => q.value === `urn:li:dataPlatform:${p}` && q.entity.urn === q.value), p);
-    assert.ok(quick.some((q) => q.field === '_entityType' && q.value === 'DATASET'));
+    assert.ok(quick.some((q) => q.field === '_entityType' && q.value === 'DATASET'), JSON.stringify(quick));
 
     const types = ['DATASET', 'DASHBOARD', 'CHART', 'DATA_FLOW', 'DATA_JOB', 'CONTAINER', 'DOMAIN', 'GLOSSARY_TERM', 'CORP_USER', 'CORP_GROUP'];
     const counts = await run('getEntityCounts', { input: { types } });
@@ -170,12 +170,12 @@ forEachEngine('web app: pages', (ctx) => {
   test('search page', async () => {
     const all = await run('getSearchResultsForMultiple', { input: { types: [], query: '*', start: 0, count: 10, filters: [], orFilters: [],
       searchFlags: { getSuggestions: true } } });
-    assert.ok(all.searchAcrossEntities.total >= urnsOfType('dataset').length);
+    assert.ok(all.searchAcrossEntities.total >= urnsOfType('dataset').length, `${all.searchAcrossEntities.total} found`);
     const fct = await run('getSearchResultsForMultiple', { input: { types: [], query: 'fct_users', start: 0, count: 10, filters: [], orFilters: [],
       searchFlags: { getSuggestions: true } } });
     // The two tables by name; the flow and its jobs by their descriptions, which name the tables.
     assert.deepEqual(sorted(fct.searchAcrossEntities.searchResults.map((r: any) => r.entity.urn)), sorted([CREATED, DELETED, FLOW, JOB1, JOB2]));
-    assert.ok([FLOW, JOB1, JOB2].every((u) => JSON.stringify([...FIXTURE.get(u)!.values()]).includes('fct_users')));
+    assert.ok([FLOW, JOB1, JOB2].every((u) => JSON.stringify([...FIXTURE.get(u)!.values()]).includes('fct_users')), 'the fixture mentions fct_users in each');
     const created = fct.searchAcrossEntities.searchResults.find((r: any) => r.entity.urn === CREATED).entity;
     assert.equal(created.properties.description, fx(CREATED, 'datasetProperties').description);
     assert.equal(created.platform.urn, 'urn:li:dataPlatform:hive');

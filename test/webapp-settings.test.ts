@@ -181,7 +181,7 @@ forEachEngine('the web app shell and settings', (ctx) => {
     assert.deepEqual(created, { createView: mineView });
     // Stored as DataHub stores it: entity names, keyword fields, one conjunction for AND.
     const storedView = (await t.catalog.entities.getLatest(mine)).get('dataHubViewInfo')?.value as { created: { time: number } };
-    assert.ok(Math.abs(storedView.created.time - Date.now()) < 60_000);
+    assert.ok(Math.abs(storedView.created.time - Date.now()) < 60_000, `created at ${storedView.created.time}, now`);
     assert.deepEqual(storedView, {
       name: 'Hive', description: 'Hive only', type: 'PERSONAL',
       definition: { entityTypes: ['dataset'], filter: { or: [{ and: [{ field: 'platform.keyword', value: 'urn:li:dataPlatform:hive',
