@@ -26,12 +26,15 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Builds the real app in-process on the suite's database (requests go through `app.inject`). */
-export async function startApp(ctx: EngineContext, overrides: Partial<Config> = {}): Promise<TestApp> {
+/**
+ * Builds the real app in-process on the suite's database (requests go through `app.inject`). `follow: false`: no
+ * change-log follower, so nothing catches the indexes up behind the test's back.
+ */
+export async function startApp(ctx: EngineContext, overrides: Partial<Config> = {}, { follow = true } = {}): Promise<TestApp> {
   const config: Config = { ...loadConfig({ DATABASE_URL: ctx.url, LOG_LEVEL: 'silent' }), ...overrides };
   const catalog = await openCatalog(config);
   // As a serving process does: other servers' writes reach this one's caches through the change log.
-  await catalog.follow();
+  if (follow) await catalog.follow();
   const app = await createApp(catalog, { logger: false });
   await app.ready();
   const tokenFor = async (username: string) => (await catalog.tokens.create({
