@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { beforeEach, test } from 'node:test';
 import { buildSchema, Kind, print, TypeInfo, validate, visit, visitWithTypeInfo, type DocumentNode } from 'graphql';
 import { systemActor, type Actor } from '../src/services/actor.js';
 import { KEEP } from '../src/services/recommendations.js';
 import { schemaSdl } from '../src/graphql/schema.js';
 import { forEachEngine } from './support/engines.js';
-import { startApp, type TestApp } from './support/app.js';
+import type { TestApp } from './support/app.js';
+import { freshAppPerTest } from './support/fresh.js';
 import { webappDocument } from './support/webapp.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -170,14 +171,16 @@ forEachEngine('recommendations', (ctx) => {
   let t: TestApp;
   let alice: Record<string, string>;
   let bob: Record<string, string>;
-  before(async () => {
-    t = await startApp(ctx);
-    const res = await t.app.inject({ method: 'POST', url: '/aspects?action=ingestProposalBatch', headers: t.auth, payload: { proposals: proposals() } });
+  // Each test on a fresh copy of the fixture (support/fresh.ts): no activity carries over, any one runs alone.
+  const fresh = freshAppPerTest(ctx, async (app) => {
+    const res = await app.app.inject({ method: 'POST', url: '/aspects?action=ingestProposalBatch', headers: app.auth, payload: { proposals: proposals() } });
     assert.equal(res.statusCode, 200, res.body);
+  });
+  beforeEach(async () => {
+    t = await fresh();
     alice = { authorization: `Bearer ${await t.tokenFor('alice')}` };
     bob = { authorization: `Bearer ${await t.tokenFor('bob')}` };
   });
-  after(async () => t?.close());
 
   const ok = async (query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) => {
     const res = await t.graphql(query, variables, headers);
@@ -189,8 +192,6 @@ forEachEngine('recommendations', (ctx) => {
     ok(`query($input: ListRecommendationsInput!) { listRecommendations(input: $input) { ${MODULES} } }`,
       { input: { userUrn: user, requestContext: { scenario, ...(scenario === 'SEARCH_RESULTS' ? { searchRequestContext: { query: 'orders' } } : {}) },
         limit } }, headers);
-
-  // The tests below run in order: activity builds up from one to the next.
 
   test('home page of a user who did nothing yet: platforms, domains, most popular, top tags, top terms', async () => {
     assert.deepEqual(await recommend(alice, 'HOME'), { listRecommendations: { modules: [platforms(), domains(), mostPopular(), topTags(), topTerms()] } });
@@ -260,6 +261,9 @@ forEachEngine('recommendations', (ctx) => {
   });
 
   test('the web app\'s listRecommendations document, verbatim, for the home and search pages', async () => {
+    // Alice's own activity: a page opened, a dataset edited.
+    await ok(`{ dataset(urn: "${ORDERS}") { urn } }`, undefined, alice);
+    await ok(`mutation { updateDescription(input: { description: "Every order", resourceUrn: "${CUSTOMERS}" }) }`, undefined, alice);
     const doc = print(withoutGaps(webappRecommendations()));
     const home = await ok(doc, { input: { userUrn: ALICE, requestContext: { scenario: 'HOME' }, limit: 10 } }, alice);
     const search = await ok(doc, { input: { userUrn: ALICE, requestContext: { scenario: 'SEARCH_RESULTS',
