@@ -348,12 +348,17 @@ forEachEngine('discovery: facets, filters, sorting, views', (ctx) => {
   });
 
   test('a view narrows types and filters; a missing view is a 404', async () => {
-    const view = 'urn:li:dataHubView:kafka-gold';
-    await t.catalog.entities.ingest([item(view, 'dataHubView', 'dataHubViewInfo', { name: 'Kafka', type: 'GLOBAL',
-      definition: { entityTypes: ['dataset'], filter: { or: [{ and: [{ field: 'platform', value: '', values: [platformUrn('kafka')], condition: 'EQUAL' }] }] } },
+    // The filter (pii or gold) matches datasets on every platform and gold charts; the view keeps Snowflake datasets.
+    const view = 'urn:li:dataHubView:snowflake-datasets';
+    await t.catalog.entities.ingest([item(view, 'dataHubView', 'dataHubViewInfo', { name: 'Snowflake', type: 'GLOBAL',
+      definition: { entityTypes: ['dataset'], filter: { or: [{ and: [{ field: 'platform', value: '', values: [platformUrn('snowflake')], condition: 'EQUAL' }] }] } },
       created: { time: 1, actor: userUrn('u0') }, lastModified: { time: 1, actor: userUrn('u0') } })], systemActor());
-    const r = await searchAll({ viewUrn: view, orFilters: [{ and: [{ field: 'tags', values: [tagUrn('gold')] }] }] });
-    const expected = FIXTURE.filter((f) => visible(f) && f.type === 'DATASET' && has('platform', platformUrn('kafka'))(f) && has('tags', tagUrn('gold'))(f));
+    const r = await searchAll({ viewUrn: view, orFilters: [{ and: [{ field: 'tags', values: [tagUrn('pii')] }] }, { and: [{ field: 'tags', values: [tagUrn('gold')] }] }] });
+    const tagged = FIXTURE.filter((f) => visible(f) && (has('tags', tagUrn('pii'))(f) || has('tags', tagUrn('gold'))(f)));
+    const expected = tagged.filter((f) => f.type === 'DATASET' && has('platform', platformUrn('snowflake'))(f));
+    // Something specific: a view answering nothing, or not narrowing, fails.
+    assert.deepEqual([expected.length, tagged.filter((f) => f.type !== 'DATASET').length > 0,
+      tagged.filter((f) => f.type === 'DATASET' && !has('platform', platformUrn('snowflake'))(f)).length > 0], [11, true, true]);
     assert.deepEqual(sortUrns(r.searchResults.map((x: any) => x.entity.urn)), sortUrns(expected.map((f) => f.urn)));
     const missing = await t.graphql('{ searchAcrossEntities(input: { query: "*", viewUrn: "urn:li:dataHubView:nope" }) { total } }');
     assert.equal(missing.body.errors[0].extensions.type, 'NOT_FOUND');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
+import { AlmanacError } from '../src/errors.js';
 import { rootActor, systemActor } from '../src/services/actor.js';
 import { ingestFiles } from '../src/services/ingest-files.js';
 import { forEachEngine } from './support/engines.js';
@@ -78,11 +79,13 @@ forEachEngine('edits on every entity type', (ctx) => {
     assert.equal(r.body.errors, undefined, `${q}: ${JSON.stringify(r.body.errors)}`);
     return r.body.data;
   };
+  /** The aspect's stored value; undefined when there is none (any other error fails the test). */
   const stored = async (urn: string, aspect: string) => {
     try {
       return (await t.catalog.entities.getAspect(urn, aspect)).value;
-    } catch {
-      return undefined;
+    } catch (e) {
+      if (e instanceof AlmanacError && e.code === 'NOT_FOUND') return undefined;
+      throw e;
     }
   };
 
