@@ -263,11 +263,14 @@ forEachEngine('web app: ingestion sources, secrets, usage events and analytics',
   });
 
   test('malformed events are refused; an event needs credentials', async () => {
-    assert.equal((await track({ query: 'no type' })).statusCode, 400);
-    assert.equal((await track({ type: 'Bad Type!' })).statusCode, 400);
-    assert.equal((await track({ type: 'PageViewEvent', pad: 'x'.repeat(20_000) })).statusCode, 400);
+    const answer = (r: { statusCode: number; body: string }) => [r.statusCode, r.body ? JSON.parse(r.body) : r.body];
+    const noType = { status: 400, code: 'BAD_REQUEST', field: 'type', message: 'A usage event needs a type (the event name, e.g. EntityViewEvent)' };
+    assert.deepEqual(answer(await track({ query: 'no type' })), [400, noType]);
+    assert.deepEqual(answer(await track({ type: 'Bad Type!' })), [400, noType]);
+    assert.deepEqual(answer(await track({ type: 'PageViewEvent', pad: 'x'.repeat(20_000) })),
+      [400, { status: 400, code: 'BAD_REQUEST', message: 'A usage event may be at most 16384 characters of JSON' }]);
     const anon = await t.app.inject({ method: 'POST', url: '/track', payload: { type: 'PageViewEvent' } });
-    assert.equal(anon.statusCode, 401);
+    assert.deepEqual(answer(anon), [401, { status: 401, code: 'UNAUTHENTICATED', message: 'Unauthorized to perform this action.' }]);
   });
 
   test('the data landscape charts, the filtered charts and the highlights are counted from the catalog', async () => {

@@ -405,12 +405,14 @@ forEachEngine('webapp login: `almanac password set` and `almanac serve --webapp-
     child = spawn(process.execPath, [BIN, 'serve', '--webapp-dir', path.join(dir, 'build')], {
       env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'ignore'] });
     const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 200; i++) {
+    let up = false;
+    for (let i = 0; i < 600 && !up; i++) {
       try {
-        if ((await fetch(`${base}/health`)).ok) break;
+        up = (await fetch(`${base}/health`)).ok;
       } catch { /* not up yet */ }
-      await new Promise((r) => setTimeout(r, 50));
+      if (!up) await new Promise((r) => setTimeout(r, 50));
     }
+    assert.equal(up, true, 'the server answered /health within 30 s');
     const page = await fetch(`${base}/login?redirect_uri=%2F`);
     assert.deepEqual([page.status, await page.text()], [200, '<!doctype html><title>DataHub</title>']);
     const wrong = await fetch(`${base}/logIn`, { method: 'POST', headers: { 'content-type': 'application/json' },
