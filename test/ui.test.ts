@@ -543,6 +543,9 @@ describe('web UI in Chromium (SQLite: the UI reaches storage only through the AP
     const page = await newPage({ colorScheme: 'dark' });
     await signIn(page);
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    // The samples have no ML model group: one of its own, so that its page is checked too.
+    await t.catalog.entities.ingest([{ urn: 'urn:li:mlModelGroup:(urn:li:dataPlatform:science,scienceGroup,PROD)', entityType: 'mlModelGroup',
+      aspect: 'mlModelGroupProperties', changeType: 'UPSERT', value: { description: 'Science models', customProperties: {} }, systemMetadata: null }], rootActor());
     const urns = [
       CREATED,
       'urn:li:chart:(looker,baz1)', 'urn:li:dashboard:(looker,baz)', 'urn:li:dataJob:(urn:li:dataFlow:(airflow,dag_abc,PROD),task_123)',
@@ -553,6 +556,7 @@ describe('web UI in Chromium (SQLite: the UI reaches storage only through the AP
     ];
     const present = await t.graphql(`query q($urns: [String!]!) { entities(urns: $urns) { urn } }`, { urns });
     const existing = new Set((present.body.data?.entities ?? []).filter(Boolean).map((e: { urn: string }) => e.urn));
+    assert.deepEqual(urns.filter((u) => !existing.has(u)), [], 'every page listed is of an entity in the samples (none skipped)');
     const extra = await t.graphql(`{ searchAcrossEntities(input: { query: "*", types: [CONTAINER, DOMAIN, GLOSSARY_NODE, NOTEBOOK, DATA_PRODUCT], count: 5 }) { searchResults { entity { urn } } } }`);
     const all = [...urns.filter((u) => existing.has(u)), ...(extra.body.data.searchAcrossEntities.searchResults as { entity: { urn: string } }[]).map((r) => r.entity.urn)];
     const seen = new Set<string>();
