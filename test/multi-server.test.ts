@@ -29,8 +29,8 @@ type Server = ServerProcess;
 /** `almanac serve` on the database, logging at info (the tests read its log lines). */
 const serve = (url: string, env: Record<string, string> = {}): Promise<Server> => startServer({ DATABASE_URL: url, LOG_LEVEL: 'info', ...env });
 
-/** Asks the server to shut down; its exit code (null: it had ended already). */
-async function stop(s: Server): Promise<number | null> {
+/** Asks the server to shut down; how it exited (null: it had ended already). */
+async function stop(s: Server): Promise<Awaited<Server['exited']> | null> {
   if (s.child.exitCode !== null || s.child.signalCode !== null) return null;
   s.child.kill('SIGTERM');
   return s.exited;
