@@ -400,12 +400,13 @@ test('kept parsed values stay within their budget, least recently read going fir
   const text = (n: number) => JSON.stringify({ pad: 'x'.repeat(n - 10) }); // n characters
   const read = (urn: string, n: number) => values.record(row(urn, text(n))).value;
   const [a, b] = [read('u:a', 100), read('u:b', 100)];
-  read('u:c', 100);
+  const first = read('u:c', 100);
   assert.equal(read('u:a', 100), a, 'a is read again, so b is now the least recent');
   read('u:d', 100); // 400 characters kept: nothing goes yet
   assert.equal(read('u:b', 100), b);
   read('u:e', 100); // 500: the least recently read (c) goes
   const c = read('u:c', 100);
+  assert.notEqual(c, first, 'c was let go: parsed anew');
   assert.deepEqual(c, JSON.parse(text(100)));
   assert.equal(read('u:c', 100), c, 'parsed again, then kept');
   const big = read('u:big', 101);
@@ -413,4 +414,5 @@ test('kept parsed values stay within their budget, least recently read going fir
   assert.deepEqual(big, JSON.parse(text(101)));
   assert.ok(Object.isFrozen(big), 'frozen all the same, as every shared read is');
   assert.equal(read('u:c', 100), c, 'a value not kept evicts nothing');
+  assert.notEqual(read('u:a', 100), a, 'a, then the least recent, went when c came back');
 });
