@@ -334,6 +334,10 @@ forEachEngine('lineage', (ctx) => {
     const hits = bruteForce(K, 'DOWNSTREAM');
     const expected = await expectedOrder(hits);
     assert.equal(expected.length, 10, 'X is soft-deleted');
+    const names = new Map(Object.entries({ K, A, B, C, D, E, J, J2, CH, DB, F1 }).map(([n, u]) => [u, n]));
+    // The order spelled out, not only the search service's: by degree, then by the service's ranking.
+    assert.deepEqual(expected.map((h) => `${names.get(h.urn)}@${h.degree}`),
+      ['A@1', 'B@2', 'J@3', 'C@4', 'J2@4', 'D@5', 'F1@5', 'DB@5', 'E@6', 'CH@6']);
     const data = await read(SEARCH, { input: { urn: K, direction: 'DOWNSTREAM', query: '*', start: 0, count: 100 } });
     const r = data.searchAcrossLineage;
     assert.deepEqual({ ...r, facets: r.facets.slice(0, 1) }, { start: 0, count: 10, total: 10, searchResults: expected.map(resultOf),
@@ -341,7 +345,8 @@ forEachEngine('lineage', (ctx) => {
     assert.deepEqual(degreeFacet(expected).aggregations, [{ value: '1', count: 1 }, { value: '2', count: 1 }, { value: '3+', count: 8 }]);
     // The other facets count the same ten entities.
     const types = r.facets.find((f: any) => f.field === '_entityType');
-    if (types) assert.equal(types.aggregations.reduce((s: number, a: any) => s + a.count, 0), 10);
+    assert.notEqual(types, undefined, 'an _entityType facet');
+    assert.equal(types.aggregations.reduce((s: number, a: any) => s + a.count, 0), 10);
   });
 
   test('searchAcrossLineage: upstream of the archive, round the cycle back to the topic', async () => {
@@ -376,6 +381,8 @@ forEachEngine('lineage', (ctx) => {
     const w = { start: 1500, end: 6500 };
     const expected = await expectedOrder(bruteForce(K, 'DOWNSTREAM', w));
     assert.ok(!expected.some((h) => h.urn === E), 'D → E is stamped 7000–8000');
+    const names = new Map(Object.entries({ K, A, B, C, D, E, J, J2, CH, DB, F1 }).map(([n, u]) => [u, n]));
+    assert.deepEqual(expected.map((h) => `${names.get(h.urn)}@${h.degree}`), ['A@1', 'B@2', 'J@3', 'C@4', 'J2@4', 'D@5', 'F1@5', 'DB@5', 'CH@6']);
     const data = await read(SEARCH, { input: { urn: K, direction: 'DOWNSTREAM', startTimeMillis: w.start, endTimeMillis: w.end, count: 100 } });
     assert.deepEqual(data.searchAcrossLineage.searchResults, expected.map(resultOf));
     const page = await read(SEARCH, { input: { urn: K, direction: 'DOWNSTREAM', start: 3, count: 2 } });
