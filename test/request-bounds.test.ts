@@ -225,8 +225,8 @@ forEachEngine('request bounds', (ctx) => {
     const batch = await http.get(`/entitiesV2?ids=List(${enc(PCT25)},${enc(PCT)})&aspects=List(tagProperties)`);
     assert.equal(batch.status, 200, JSON.stringify(batch.body));
     assert.deepEqual(Object.keys(batch.body.results), [PCT25, PCT]);
-    assert.deepEqual(batch.body.results[PCT25].aspects.tagProperties.value, { 'com.linkedin.tag.TagProperties': { name: 'hundred percent-25' } });
-    assert.deepEqual(batch.body.results[PCT].aspects.tagProperties.value, { 'com.linkedin.tag.TagProperties': { name: 'fifty percent' } });
+    assert.deepEqual(batch.body.results[PCT25].aspects.tagProperties.value, { name: 'hundred percent-25' });
+    assert.deepEqual(batch.body.results[PCT].aspects.tagProperties.value, { name: 'fifty percent' });
     // urn:li:tag:100%2525 is another urn (decoded twice it would have read as the first one): it does not exist.
     assert.deepEqual(await http.get(`/entitiesV2?ids=List(${enc('urn:li:tag:100%2525')})`), { status: 200, body: { results: {}, statuses: {}, errors: {} } });
     // Encoded twice, the whole urn decodes once to something that is not a urn.

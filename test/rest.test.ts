@@ -47,8 +47,8 @@ forEachEngine('REST ingestion and reads', (ctx) => {
     const res = await t.app.inject({ url: `/aspects/${enc(HDFS)}?aspect=schemaMetadata&version=0`, headers: t.auth });
     assert.equal(res.statusCode, 200);
     const body = res.json();
-    assert.deepEqual(Object.keys(body), ['urn', 'version', 'aspect']);
-    assert.equal(body.urn, HDFS);
+    // DataHub 0.12.1's VersionedAspect record: `aspect` (a union, keyed by the class name) and `version`, no urn.
+    assert.deepEqual(Object.keys(body).sort(), ['aspect', 'version']);
     assert.equal(body.version, 0);
     const schema = body.aspect['com.linkedin.schema.SchemaMetadata'];
     assert.equal(schema.schemaName, 'SampleHdfsSchema');
@@ -93,23 +93,67 @@ forEachEngine('REST ingestion and reads', (ctx) => {
     assert.deepEqual(read.json().aspect, { 'com.linkedin.dataset.DatasetProperties': { description: 'wrapped' } });
   });
 
-  test('entitiesV2 returns enveloped aspects, the key aspect included', async () => {
+  test('entitiesV2 returns enveloped aspects, the key aspect included, each value the aspect itself', async () => {
     assert.equal((await post('/aspects?action=ingestProposal', { proposal: { entityType: 'dataset', entityUrn: NEW, changeType: 'UPSERT',
-      aspectName: 'status', aspect: { json: { removed: false } } } })).statusCode, 200);
+      aspectName: 'status', aspect: { json: { removed: false } }, systemMetadata: { lastObserved: 1700000000000, runId: 'run-v2' } } })).statusCode, 200);
     const res = await t.app.inject({ url: `/entitiesV2/${enc(NEW)}?aspects=List(status,datasetKey)`, headers: t.auth });
     assert.equal(res.statusCode, 200);
-    const body = res.json();
-    assert.equal(body.entityName, 'dataset');
-    assert.equal(body.urn, NEW);
-    assert.deepEqual(Object.keys(body.aspects).sort(), ['datasetKey', 'status']);
-    assert.deepEqual(body.aspects.datasetKey.value, { 'com.linkedin.metadata.key.DatasetKey': {
-      platform: 'urn:li:dataPlatform:hive', name: 'rest_new', origin: 'PROD' } });
-    assert.equal(body.aspects.status.type, 'VERSIONED');
-    assert.equal(body.aspects.status.version, 0);
-    assert.equal(body.aspects.status.created.actor, 'urn:li:corpuser:datahub');
-    const batch = await t.app.inject({ url: `/entitiesV2?ids=List(${enc(NEW)},${enc('urn:li:tag:none')})&aspects=List(status)`, headers: t.auth });
-    assert.deepEqual(Object.keys(batch.json().results), [NEW]);
+    const stamp = async (aspect: string) => {
+      const r = await t.catalog.entities.getAspect(NEW, aspect);
+      return { time: r.createdOn, actor: r.createdBy };
+    };
+    // EnvelopedAspect.value is DataHub's open `Aspect` record: the aspect's own fields, not a union keyed by class.
+    const expected = { entityName: 'dataset', urn: NEW, aspects: {
+      datasetKey: { name: 'datasetKey', type: 'VERSIONED', version: 0, created: await stamp('datasetKey'),
+        value: { platform: 'urn:li:dataPlatform:hive', name: 'rest_new', origin: 'PROD' } },
+      status: { name: 'status', type: 'VERSIONED', version: 0, created: await stamp('status'), value: { removed: false },
+        systemMetadata: (await t.catalog.entities.getAspect(NEW, 'status')).systemMetadata },
+    } };
+    assert.deepEqual(res.json(), expected);
+    assert.equal(expected.aspects.status.created.actor, 'urn:li:corpuser:datahub');
+    assert.equal(expected.aspects.status.systemMetadata?.runId, 'run-v2');
+    const batch = await t.app.inject({ url: `/entitiesV2?ids=List(${enc(NEW)},${enc('urn:li:tag:none')})&aspects=List(status,datasetKey)`, headers: t.auth });
+    assert.deepEqual(batch.json(), { results: { [NEW]: expected }, statuses: {}, errors: {} });
     assert.equal((await t.app.inject({ url: `/entitiesV2/${enc('urn:li:tag:none')}`, headers: t.auth })).statusCode, 404);
+  });
+
+  test('every REST collection answers with or without a trailing slash, under every prefix, as Rest.li does', async () => {
+    const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,rest_slash,PROD)';
+    for (const prefix of ['', '/gms', '/api/gms']) {
+      // What `datahub put` sends: POST /aspects/?action=ingestProposal.
+      const res = await post(`${prefix}/aspects/?action=ingestProposal`, { proposal: { entityType: 'dataset', entityUrn: urn, changeType: 'UPSERT',
+        aspectName: 'datasetProperties', aspect: { contentType: 'application/json', value: JSON.stringify({ description: `via ${prefix || '/'}` }) } },
+        async: 'false' });
+      assert.deepEqual([res.statusCode, res.json()], [200, { value: urn }]);
+      assert.deepEqual((await t.catalog.entities.getAspect(urn, 'datasetProperties')).value, { description: `via ${prefix || '/'}` });
+      for (const resource of ['aspects', 'entities', 'usageStats', 'operations', 'test']) {
+        const noSuch = await post(`${prefix}/${resource}/?action=noSuchAction`, {});
+        assert.equal(noSuch.statusCode, 400, `${prefix}/${resource}/: ${noSuch.body}`);
+        assert.match(noSuch.json().message, new RegExp(`^Unknown action 'noSuchAction' on /${resource}; known: `));
+      }
+      const slash = await t.app.inject({ url: `${prefix}/entitiesV2/?ids=List(${enc(urn)})&aspects=List(datasetProperties)`, headers: t.auth });
+      const bare = await t.app.inject({ url: `${prefix}/entitiesV2?ids=List(${enc(urn)})&aspects=List(datasetProperties)`, headers: t.auth });
+      assert.equal(slash.statusCode, 200, slash.body);
+      assert.deepEqual(slash.json(), bare.json());
+      assert.deepEqual(Object.keys(slash.json().results), [urn]);
+    }
+  });
+
+  test('GET /aspects of a malformed urn is a 400 naming the urn', async () => {
+    const cases: [string, string][] = [
+      ['urn:li:dataset:foo', "Invalid urn 'urn:li:dataset:foo': a dataset urn has 3 key parts (platform, name, origin), this one has 1"],
+      ['urn:li:dataset:(urn:li:dataPlatform:hive,x)', "Invalid urn 'urn:li:dataset:(urn:li:dataPlatform:hive,x)': a dataset urn has 3 key parts (platform, name, origin), this one has 2"],
+      ['urn:li:noSuchType:x', "Invalid urn 'urn:li:noSuchType:x': unknown entity type 'noSuchType'"],
+    ];
+    for (const [urn, message] of cases) {
+      const res = await t.app.inject({ url: `/aspects/${enc(urn)}?aspect=status`, headers: t.auth });
+      assert.deepEqual([res.statusCode, res.json()], [400, { status: 400, code: 'BAD_REQUEST', message, urn }]);
+    }
+    // A well-formed urn of nothing stored stays a 404.
+    const missing = 'urn:li:dataset:(urn:li:dataPlatform:hive,rest_never,PROD)';
+    const res = await t.app.inject({ url: `/aspects/${enc(missing)}?aspect=status`, headers: t.auth });
+    assert.deepEqual([res.statusCode, res.json()], [404, { status: 404, code: 'NOT_FOUND',
+      message: `Aspect status (version 0) of ${missing} not found`, urn: missing, aspect: 'status' }]);
   });
 
   test('GET /config identifies a GMS of 0.12.1', async () => {

@@ -294,6 +294,14 @@ export class EntityService {
 
   async getAspect(urn: string, aspect: string, version = 0): Promise<AspectRecord> {
     const u = parseUrn(urn);
+    // A urn that cannot name an entity (unknown type, wrong number of key parts) is the caller's mistake, not a miss.
+    const d = entityDescriptor(u.entityType);
+    if (!d) throw badRequest(`Invalid urn '${u.raw}': unknown entity type '${u.entityType}'`, { urn: u.raw });
+    if (!keyValuesOf(d, u)) {
+      const fields = d.key.fields.map((f) => f.name);
+      throw badRequest(`Invalid urn '${u.raw}': a ${d.name} urn has ${fields.length} key parts (${fields.join(', ')}), this one has ${u.parts.length}`,
+        { urn: u.raw });
+    }
     const spec = aspectSpec(aspect);
     if (!spec) throw unprocessable(`Unknown aspect '${aspect}'`, { aspect });
     if (spec.timeseries) throw badRequest(`Aspect '${aspect}' is a time-series aspect; read it with getTimeseriesAspectValues`);

@@ -9,7 +9,7 @@ export type ActionHandler = (body: Record<string, unknown>, request: FastifyRequ
  * wrapped as `{"value": result}`; `undefined` means a void action (200, empty body), as Rest.li does.
  */
 export function registerActions(app: FastifyInstance, resource: string, handlers: Record<string, ActionHandler>) {
-  app.post(`/${resource}`, async (request, reply) => {
+  collectionRoute(app, 'POST', resource, async (request, reply) => {
     const action = (request.query as Record<string, string | undefined>).action;
     // Own handlers only: `?action=constructor` or `?action=toString` must not reach Object.prototype's functions.
     const handler = action && Object.hasOwn(handlers, action) ? handlers[action] : undefined;
@@ -24,6 +24,16 @@ export function registerActions(app: FastifyInstance, resource: string, handlers
     if (value === undefined) return reply.code(200).send();
     return { value };
   });
+}
+
+/**
+ * A route on a Rest.li collection itself (`/aspects`, `/entitiesV2`), answered with or without a trailing slash, as
+ * Rest.li does: DataHub's CLI posts to `/aspects/?action=ingestProposal`. Only these routes take the slash; the
+ * router keeps its strict matching for everything else (the UI's pages, a key that ends in a slash).
+ */
+export function collectionRoute(app: FastifyInstance, method: 'GET' | 'POST', resource: string,
+  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) {
+  for (const url of [`/${resource}`, `/${resource}/`]) app.route({ method, url, handler });
 }
 
 /** Reads an urn from a Rest.li path key (`/aspects/<urn>`), percent-decoded; slashes may be left raw. */

@@ -9,7 +9,7 @@ import { changeFromProposal, changesFromSnapshot, IF_VERSION_MATCH, parseExpecte
 import { REQUIRES } from '../../services/privileges.js';
 import type { AspectRecord } from '../../storage/types.js';
 import {
-  MAX_BATCH_ITEMS, MAX_LIST_ITEMS, boundedList, optionalInteger, parseInteger, registerActions, requiredString, restliListParam, urnFromPath,
+  MAX_BATCH_ITEMS, MAX_LIST_ITEMS, boundedList, collectionRoute, optionalInteger, parseInteger, registerActions, requiredString, restliListParam, urnFromPath,
 } from './actions.js';
 
 /** Ingestion and reads of versioned aspects: the Rest.li resources the Python SDK and emitter use. */
@@ -118,7 +118,8 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
     // A non-negative safe integer, else 400: 1e308 or -1 must not reach the database (a bigint on PostgreSQL).
     const version = parseInteger(q.version, 'version', 0) ?? 0;
     const rec = await entities.getAspect(urn, q.aspect, version);
-    return { urn, version: rec.version, aspect: { [aspectSpec(rec.aspect)!.className]: rec.value } };
+    // DataHub 0.12.1's VersionedAspect: the aspect as a member of the Aspect union (keyed by its class) and the version.
+    return { aspect: { [aspectSpec(rec.aspect)!.className]: rec.value }, version: rec.version };
   });
 
   app.get('/entitiesV2/*', async (request) => {
@@ -131,7 +132,7 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
     return found;
   });
 
-  app.get('/entitiesV2', async (request) => {
+  collectionRoute(app, 'GET', 'entitiesV2', async (request) => {
     const ids = restliListParam(request, 'ids');
     if (!ids?.length) throw badRequest('Missing required parameter ids=List(<urn>,…)', { field: 'ids' });
     const urns = ids.map((u) => parseUrn(u).raw);
@@ -178,7 +179,8 @@ function envelope(r: AspectRecord) {
     name: r.aspect,
     type: 'VERSIONED',
     version: r.version,
-    value: { [aspectSpec(r.aspect)?.className ?? r.aspect]: r.value },
+    // `value` is DataHub's open `Aspect` record, which holds the aspect's own fields (not a union keyed by class).
+    value: r.value,
     created: { time: r.createdOn, actor: r.createdBy },
     ...(r.systemMetadata ? { systemMetadata: r.systemMetadata } : {}),
   };
