@@ -129,9 +129,19 @@ export interface RelatedQuery {
   count: number;
 }
 
+/**
+ * What a column's `description` in `schemaMetadata.fields` answers: DataHub's own field, the ingested text (on its web
+ * app's `/api/v2/graphql`; the web app shows the edited text from `editableSchemaMetadata` itself), or the text users
+ * see, the edited one where there is one (`/api/graphql`, the seed's contract). Tags and terms are the ingested layer
+ * either way.
+ */
+export type ColumnDescriptions = 'ingested' | 'visible';
+
 /** What a GraphQL field of an entity can read: implemented by the GraphQL layer, batched per request. */
 export interface FieldContext {
   readonly urn: string;
+  /** Which column description the request's endpoint answers (see ColumnDescriptions). */
+  readonly columnDescriptions: ColumnDescriptions;
   /** The urn's key fields. */
   readonly key: KeyValues;
   /** The field's arguments. */

@@ -342,10 +342,11 @@ const versionedResolvers = {
     const e = val<Obj>(v, editableDatasetProperties.name);
     return e ? { description: e.description ?? null, name: e.name ?? null } : null;
   },
-  schema: (v: Versioned) => {
+  schema: (v: Versioned, _a: unknown, ctx: Ctx) => {
     const rec = v.aspects.get(shared.schemaMetadata.name);
     if (!rec) return null;
-    const { aspectVersion: _v, ...schema } = schemaMetadataOut(v.urn, rec.value as shared.SchemaMetadata, val(v, shared.editableSchemaMetadata.name), rec.version);
+    const { aspectVersion: _v, ...schema } = schemaMetadataOut(v.urn, rec.value as shared.SchemaMetadata, rec.version,
+      ctx.columnDescriptions === 'visible' ? val(v, shared.editableSchemaMetadata.name) : undefined);
     return { ...schema, lastObserved: rec.systemMetadata?.lastObserved ?? null };
   },
   editableSchemaMetadata: (v: Versioned) => {
@@ -578,7 +579,7 @@ export const datasetPageResolvers = {
       if (!Number.isInteger(v) || v < 0) throw badRequest(`version must be a whole number ≥ 0, got ${v}`);
       const rec = v === 0 ? (await ctx.loader.load(r.urn)).aspects.get(shared.schemaMetadata.name)
         : await ctx.catalog.store.getVersion(r.urn, shared.schemaMetadata.name, v);
-      return rec ? schemaMetadataOut(r.urn, rec.value as shared.SchemaMetadata, undefined, v) : null;
+      return rec ? schemaMetadataOut(r.urn, rec.value as shared.SchemaMetadata, v) : null;
     },
   },
   VersionedDataset: versionedResolvers,
