@@ -3,7 +3,7 @@ import { lookupTable } from '../model/safe-keys.js';
 import { datasetKeyOf, decodeUrnPart, parseUrn } from '../model/urn.js';
 import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
 import {
-  auditStamp, COMMON_FIELDS, customProperties, deprecation, globalTags, glossaryTerms, visibleDescription,
+  auditStamp, COMMON_FIELDS, customProperties, deprecation, globalTags, glossaryTerms, descriptionFor, hasProperties, type Layered,
 } from './graphql-fields.js';
 import { fineGrainedLineages } from './data-job.js';
 import * as shared from './shared-aspects.js';
@@ -102,11 +102,12 @@ function platformSchema(ps: UnionValue | undefined) {
 /**
  * schemaMetadata as DataHub's SchemaMetadataMapper and SchemaFieldMapper serve it: each field as ingested, its tags
  * and terms the ingested ones alone (the edited ones are editableSchemaMetadata's, as in DataHub, whose web app merges
- * the two layers itself). Given the edited layer, a field's description is the text users see: the edited one where
- * there is one (what /api/graphql answers; see ColumnDescriptions).
+ * the two layers itself). A field's description is the one the read answers (descriptionFor): on /api/graphql, given
+ * the edited layer, the text users see.
  */
-export function schemaMetadataOut(urnText: string, schema: shared.SchemaMetadata, version: number, visibleFrom?: shared.EditableSchemaMetadata) {
-  const edited = new Map((visibleFrom?.editableSchemaFieldInfo ?? []).map((e) => [e.fieldPath, e.description]));
+export function schemaMetadataOut(urnText: string, schema: shared.SchemaMetadata, version: number, at: Layered,
+  editable?: shared.EditableSchemaMetadata) {
+  const edited = new Map((editable?.editableSchemaFieldInfo ?? []).map((e) => [e.fieldPath, e.description]));
   return {
     aspectVersion: version,
     datasetUrn: urnText,
@@ -127,7 +128,7 @@ export function schemaMetadataOut(urnText: string, schema: shared.SchemaMetadata
         jsonPath: f.jsonPath ?? null,
         label: f.label ?? null,
         nullable: !!f.nullable,
-        description: visibleDescription(edited.get(f.fieldPath), f.description),
+        description: descriptionFor(at, edited.get(f.fieldPath), f.description),
         type: fieldType(f.type),
         nativeDataType: f.nativeDataType ?? null,
         recursive: !!f.recursive,
@@ -210,7 +211,7 @@ type DatasetProperties {
   name: String!
   qualifiedName: String
   origin: FabricType!
-  "The description users see: the edited text where one exists, else the ingested one (an Almanac difference)."
+  "On /api/graphql the description users see: the edited text where one exists, else the ingested one (an Almanac difference). On /api/v2/graphql (DataHub's web app) the ingested one, as in DataHub; the edited one is in editableProperties."
   description: String
   customProperties: [CustomPropertiesEntry!]
   externalUrl: String
@@ -328,13 +329,13 @@ export const dataset = defineEntity({
       origin: (f) => keyOf(f).origin,
       properties: async (f) => {
         const [p, e] = await Promise.all([f.aspect(datasetProperties), f.aspect(editableDatasetProperties)]);
-        if (!p && !e) return null;
+        if (!hasProperties(f, p, e)) return null;
         const key = keyOf(f);
         return {
           name: p?.name ?? key.name,
           qualifiedName: p?.qualifiedName ?? null,
           origin: key.origin,
-          description: visibleDescription(e?.description, p?.description),
+          description: descriptionFor(f, e?.description, p?.description),
           customProperties: customProperties(p?.customProperties, f.urn),
           externalUrl: p?.externalUrl ?? null,
           created: p?.created?.time ?? null,
@@ -351,8 +352,8 @@ export const dataset = defineEntity({
         const v = (f.args.version as number | null | undefined) ?? 0;
         if (!Number.isInteger(v) || v < 0) throw badRequest(`version must be a whole number ≥ 0, got ${v}`);
         const [schema, editable] = await Promise.all([v === 0 ? f.aspect(shared.schemaMetadata) : f.aspectVersion(shared.schemaMetadata, v),
-          f.columnDescriptions === 'visible' ? f.aspect(shared.editableSchemaMetadata) : undefined]);
-        return schema ? schemaMetadataOut(f.urn, schema, v, editable) : null;
+          f.descriptionLayer === 'visible' ? f.aspect(shared.editableSchemaMetadata) : undefined]);
+        return schema ? schemaMetadataOut(f.urn, schema, v, f, editable) : null;
       },
       editableSchemaMetadata: async (f) => {
         const e = await f.aspect(shared.editableSchemaMetadata);

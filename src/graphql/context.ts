@@ -1,4 +1,4 @@
-import type { ColumnDescriptions } from '../entities/descriptor.js';
+import type { DescriptionLayer } from '../entities/descriptor.js';
 import type { Actor } from '../services/actor.js';
 import type { Catalog } from '../services/catalog.js';
 import type { AspectRecord } from '../storage/types.js';
@@ -63,8 +63,8 @@ export interface GraphQLContext {
   catalog: Catalog;
   actor: Actor;
   loader: EntityLoader;
-  /** What schemaMetadata.fields[].description answers on the endpoint the request came to. */
-  columnDescriptions: ColumnDescriptions;
+  /** Which description (the text users see or DataHub's layers) answers on the endpoint the request came to. */
+  descriptionLayer: DescriptionLayer;
 }
 
 /** Every entity travels between resolvers as its urn; fields load what they need through the loader. */

@@ -25,8 +25,8 @@ class LoaderFieldContext implements FieldContext {
   constructor(readonly urn: string, readonly args: Readonly<Record<string, any>>, private readonly d: EntityDescriptor,
     private readonly ctx: GraphQLContext) {}
 
-  get columnDescriptions() {
-    return this.ctx.columnDescriptions;
+  get descriptionLayer() {
+    return this.ctx.descriptionLayer;
   }
 
   get key(): KeyValues {

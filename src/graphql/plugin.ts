@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Kind, parse, type DocumentNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import mercurius from 'mercurius';
 import { AlmanacError, badRequest } from '../errors.js';
-import type { ColumnDescriptions } from '../entities/descriptor.js';
+import type { DescriptionLayer } from '../entities/descriptor.js';
 import type { Catalog } from '../services/catalog.js';
 import { sendError } from '../http/errors.js';
 import { EntityLoader, type GraphQLContext } from './context.js';
@@ -32,11 +32,11 @@ export const LIMITS: RequestLimits & { depth: number; tokens: number } = {
 const refusal = (errors: GraphQLError[]) => Object.assign(new Error('refused'), { errors });
 
 /**
- * The two paths and what a column's description answers on each (ColumnDescriptions): DataHub's web app, on
- * /api/v2/graphql, gets DataHub's own field, the ingested text, and merges the edited layer itself; /api/graphql
- * answers the text users see.
+ * The two paths and what a description answers on each (DescriptionLayer): DataHub's web app, on /api/v2/graphql,
+ * gets DataHub's layers, the ingested text in `properties` and schema fields, and merges the edited layer itself;
+ * /api/graphql answers the text users see.
  */
-const ENDPOINTS: readonly (readonly [string, ColumnDescriptions])[] = [['/api/graphql', 'visible'], ['/api/v2/graphql', 'ingested']];
+const ENDPOINTS: readonly (readonly [string, DescriptionLayer])[] = [['/api/graphql', 'visible'], ['/api/v2/graphql', 'ingested']];
 
 /**
  * graphql-jit compiles a query synchronously, in time that grows much faster than its size: measured on DataHub's web
@@ -99,7 +99,7 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
     return undefined;
   });
 
-  const handler = (columnDescriptions: ColumnDescriptions) => async (request: FastifyRequest, reply: FastifyReply) => {
+  const handler = (descriptionLayer: DescriptionLayer) => async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body as Record<string, unknown> | undefined;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The request body must be a JSON object with a query');
     const { query, variables, operationName } = body;
@@ -117,7 +117,7 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
       // Another process wrote the same SQLite file: read its entries (they drop what they changed) before reusing.
       if (catalog.store.externalWrites()) await catalog.changeLog.follow();
       // Kept per endpoint too: the same query answers differently on each (see ENDPOINTS).
-      key = responses.key(`${columnDescriptions}:${request.actor.kind}:${request.actor.urn}`, query, operationName, variables);
+      key = responses.key(`${descriptionLayer}:${request.actor.kind}:${request.actor.urn}`, query, operationName, variables);
       const kept = responses.get(key);
       if (kept) {
         for (const urn of kept.views) await catalog.recommendations.viewed(request.actor, urn);
@@ -125,7 +125,7 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
       }
     }
     const mark = responses.mark();
-    const { record, result } = recordingReads(() => execute(request, columnDescriptions, query, variables, operationName));
+    const { record, result } = recordingReads(() => execute(request, descriptionLayer, query, variables, operationName));
     const response = await result;
     if (key === undefined || response.errors) return response;
     const bytes = Buffer.from(JSON.stringify(response));
@@ -134,9 +134,9 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
   };
 
   /** Runs one GraphQL request: DataHub's envelope, errors formatted, a 500 only for what is not the caller's mistake. */
-  const execute = async (request: FastifyRequest, columnDescriptions: ColumnDescriptions, query: string, variables: unknown,
+  const execute = async (request: FastifyRequest, descriptionLayer: DescriptionLayer, query: string, variables: unknown,
     operationName: unknown): Promise<GraphQLResponse> => {
-    const context: GraphQLContext = { catalog, actor: request.actor, loader: new EntityLoader(catalog), columnDescriptions };
+    const context: GraphQLContext = { catalog, actor: request.actor, loader: new EntityLoader(catalog), descriptionLayer };
     const log = (e: unknown) => request.log.error({ err: e }, 'GraphQL resolver failed');
     try {
       const vars = coerceNumericStrings(app.graphql.schema, query, (operationName ?? undefined) as string | undefined,
@@ -173,8 +173,8 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
     }
   };
 
-  for (const [url, columnDescriptions] of ENDPOINTS) {
-    app.post(url, handler(columnDescriptions));
+  for (const [url, descriptionLayer] of ENDPOINTS) {
+    app.post(url, handler(descriptionLayer));
     app.route({
       method: ['GET', 'PUT', 'DELETE', 'PATCH'],
       url,
