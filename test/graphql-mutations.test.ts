@@ -39,7 +39,7 @@ forEachEngine('GraphQL: label, link, owner and description mutations', (ctx) => 
     assert.deepEqual(await tagsOf(HIVE), [LEGACY]);
   });
 
-  test('a column tag shows in editableSchemaMetadata alone and in schemaMetadata merged with ingested tags', async () => {
+  test('a column tag shows in editableSchemaMetadata alone; schemaMetadata keeps the ingested tags, as in DataHub', async () => {
     await ok(`mutation { addTags(input: { tagUrns: ["${LEGACY}"], resourceUrn: "${KAFKA}",
       subResource: "[version=2.0].[type=boolean].field_foo_2", subResourceType: DATASET_FIELD }) }`);
     const data = await ok(`{ dataset(urn: "${KAFKA}") {
@@ -47,7 +47,6 @@ forEachEngine('GraphQL: label, link, owner and description mutations', (ctx) => 
       editableSchemaMetadata { editableSchemaFieldInfo { fieldPath tags { tags { tag { urn } } } } } } }`);
     assert.deepEqual(data.dataset.schemaMetadata.fields[0], { fieldPath: '[version=2.0].[type=boolean].field_foo_2', tags: { tags: [
       { tag: { urn: NEEDS_DOCS, name: 'NeedsDocumentation', properties: { name: 'NeedsDocumentation' } } },
-      { tag: { urn: LEGACY, name: 'Legacy', properties: { name: 'Legacy' } } },
     ] } });
     assert.equal(data.dataset.schemaMetadata.fields[1].tags, null);
     assert.deepEqual(data.dataset.editableSchemaMetadata, { editableSchemaFieldInfo: [
@@ -72,16 +71,18 @@ forEachEngine('GraphQL: label, link, owner and description mutations', (ctx) => 
     assert.deepEqual(await tagsOf(HIVE), [LEGACY]);
   });
 
-  test('terms: add to the dataset and a column, read them with their properties, remove one', async () => {
+  test('terms: add to the dataset and a column (in editableSchemaMetadata), read them with their properties, remove one', async () => {
     await ok(`mutation { addTerms(input: { termUrns: ["urn:li:glossaryTerm:SavingAccount", "urn:li:glossaryTerm:AccountBalance"], resourceUrn: "${HIVE}" }) }`);
     await ok(`mutation { addTerm(input: { termUrn: "urn:li:glossaryTerm:CustomerAccount", resourceUrn: "${HIVE}", subResource: "field_foo", subResourceType: DATASET_FIELD }) }`);
     await ok(`mutation { removeTerm(input: { termUrn: "urn:li:glossaryTerm:SavingAccount", resourceUrn: "${HIVE}" }) }`);
     const data = await ok(`{ dataset(urn: "${HIVE}") { glossaryTerms { terms { term { urn name properties { definition termSource sourceRef } } associatedUrn } }
-      schemaMetadata { fields { fieldPath glossaryTerms { terms { term { urn } } } } } } }`);
+      schemaMetadata { fields { fieldPath glossaryTerms { terms { term { urn } } } } }
+      editableSchemaMetadata { editableSchemaFieldInfo { fieldPath glossaryTerms { terms { term { urn } } } } } } }`);
     assert.deepEqual(data.dataset.glossaryTerms, { terms: [{ term: { urn: 'urn:li:glossaryTerm:AccountBalance', name: 'AccountBalance',
       properties: { definition: 'amount of money available or owed', termSource: 'EXTERNAL', sourceRef: 'FIBO' } }, associatedUrn: HIVE }] });
-    assert.deepEqual(data.dataset.schemaMetadata.fields.map((f: any) => f.glossaryTerms), [
-      { terms: [{ term: { urn: 'urn:li:glossaryTerm:CustomerAccount' } }] }, null]);
+    assert.deepEqual(data.dataset.schemaMetadata.fields.map((f: any) => f.glossaryTerms), [null, null]);
+    assert.deepEqual(data.dataset.editableSchemaMetadata.editableSchemaFieldInfo.find((f: any) => f.fieldPath === 'field_foo'),
+      { fieldPath: 'field_foo', glossaryTerms: { terms: [{ term: { urn: 'urn:li:glossaryTerm:CustomerAccount' } }] } });
   });
 
   test('links: addLink appends, removeLink removes by url', async () => {

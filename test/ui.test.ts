@@ -498,6 +498,36 @@ describe('web UI in Chromium (SQLite: the UI reaches storage only through the AP
     assert.deepEqual(problems.splice(0), []);
   });
 
+  test('a column\'s ingested and added tags show once each after a reload (the UI merges the two layers itself)', { skip, timeout: 60_000 }, async () => {
+    const kafka = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)';
+    const fieldPath = '[version=2.0].[type=boolean].field_foo_2';
+    const page = await newPage();
+    await signIn(page);
+    await page.goto(`${origin}/dataset/${encodeURIComponent(kafka)}`);
+    const row = page.locator(`tr[data-field-path="${fieldPath}"]`);
+    await row.waitFor();
+    await settled(page);
+    const pills = () => row.locator('.pill').evaluateAll((els) => els.map((e) => [e.querySelector('a')?.textContent, !!e.querySelector('button')]));
+    assert.deepEqual(await pills(), [['NeedsDocumentation', true]]);
+    await row.getByRole('button', { name: 'Add a tag to field_foo_2' }).click();
+    await row.getByLabel('Add a tag to field_foo_2', { exact: true }).fill('Legacy');
+    await row.getByRole('button', { name: 'Legacy' }).click();
+    await row.locator('.pill').filter({ hasText: 'Legacy' }).waitFor();
+    await page.reload();
+    await row.locator('.pill').filter({ hasText: 'Legacy' }).waitFor();
+    await settled(page);
+    assert.deepEqual(await pills(), [['NeedsDocumentation', true], ['Legacy', true]]);
+    // The API's layers: the ingested tag in schemaMetadata, the added one in editableSchemaMetadata.
+    const read = await t.graphql(`{ dataset(urn: "${kafka}") { schemaMetadata { fields { fieldPath tags { tags { tag { urn } } } } }
+      editableSchemaMetadata { editableSchemaFieldInfo { fieldPath tags { tags { tag { urn } } } } } } }`);
+    assert.deepEqual(read.body.data.dataset.schemaMetadata.fields[0], { fieldPath, tags: { tags: [{ tag: { urn: 'urn:li:tag:NeedsDocumentation' } }] } });
+    assert.deepEqual(read.body.data.dataset.editableSchemaMetadata.editableSchemaFieldInfo, [{ fieldPath, tags: { tags: [{ tag: { urn: 'urn:li:tag:Legacy' } }] } }]);
+    await row.getByRole('button', { name: 'Remove tag Legacy' }).click();
+    await row.locator('.pill').filter({ hasText: 'Legacy' }).waitFor({ state: 'detached' });
+    await page.context().close();
+    assert.deepEqual(problems.splice(0), []);
+  });
+
   test('under /almanac/ beside DataHub\'s web app: pages, chunks and links keep the prefix', { skip, timeout: 60_000 }, async () => {
     const webapp = mkdtempSync(path.join(os.tmpdir(), 'almanac-webapp-'));
     writeFileSync(path.join(webapp, 'index.html'), '<!doctype html><html lang="en"><title>DataHub</title><h1>DataHub</h1></html>');

@@ -1,6 +1,6 @@
 import { lookupTable } from '../model/safe-keys.js';
 import { aspect, defineEntity, edgeMeta, gql, keyAspect, ref, type AspectDef, type FieldContext } from './descriptor.js';
-import { auditStamp, COMMON_FIELDS, customProperties, globalTags, glossaryTerms, visibleDescription } from './graphql-fields.js';
+import { auditStamp, COMMON_FIELDS, customProperties, globalTags, glossaryTerms, descriptionFor } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, enumOf, int, rec, str, urn, type Infer, type UnionValue } from './schema.js';
 
@@ -70,13 +70,13 @@ type BiInfo = { title: string; description: string; customProperties?: Record<st
 
 /**
  * The read-only properties of a chart or dashboard from its info aspect: the tool's own url (chartUrl, dashboardUrl)
- * stands in for externalUrl when that is missing, as in DataHub. `description` is the edited one when there is one,
- * else the ingested one (as datasets' properties, an Almanac difference); `info` keeps the ingested text.
+ * stands in for externalUrl when that is missing, as in DataHub. `description` is the ingested one unless given
+ * (`properties` gives the one the read answers, descriptionFor); `info` keeps the ingested text.
  */
-export function biProperties(info: BiInfo, toolUrl: string | undefined, edited: string | undefined, urnText: string) {
+export function biProperties(info: BiInfo, toolUrl: string | undefined, urnText: string, description: string | null = info.description) {
   return {
     name: info.title,
-    description: visibleDescription(edited, info.description),
+    description,
     externalUrl: info.externalUrl ?? toolUrl ?? null,
     access: info.access ?? null,
     customProperties: customProperties(info.customProperties, urnText),
@@ -190,7 +190,7 @@ type ChartStatsSummary {
 
 type ChartProperties {
   name: String!
-  "The description users see: the edited text where one exists, else the ingested one (an Almanac difference)."
+  "On /api/graphql the description users see: the edited text where one exists, else the ingested one (an Almanac difference). On /api/v2/graphql (DataHub's web app) the ingested one, as in DataHub; the edited one is in editableProperties."
   description: String
   "externalUrl, else the tool's chartUrl."
   externalUrl: String
@@ -258,13 +258,13 @@ export const chart = defineEntity({
       platform: (f) => ref(`urn:li:dataPlatform:${f.key.dashboardTool}`),
       properties: async (f) => {
         const [info, e] = await Promise.all([f.aspect(chartInfo), f.aspect(editableChartProperties)]);
-        return info ? { ...biProperties(info, info.chartUrl, e?.description, f.urn), type: info.type ?? null } : null;
+        return info ? { ...biProperties(info, info.chartUrl, f.urn, descriptionFor(f, e?.description, info.description)), type: info.type ?? null } : null;
       },
       info: async (f) => {
         const info = await f.aspect(chartInfo);
         if (!info) return null;
         const inputs = [...new Set([...(info.inputs ?? []), ...(info.inputEdges ?? []).map((e) => e.destinationUrn)])];
-        return { ...biProperties(info, info.chartUrl, undefined, f.urn), type: info.type ?? null, inputs: inputs.map(ref) };
+        return { ...biProperties(info, info.chartUrl, f.urn), type: info.type ?? null, inputs: inputs.map(ref) };
       },
       editableProperties: async (f) => {
         const e = await f.aspect(editableChartProperties);

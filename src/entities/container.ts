@@ -1,5 +1,5 @@
 import { aspect, defineEntity, gql, keyAspect, ref } from './descriptor.js';
-import { COMMON_FIELDS, customProperties, globalTags } from './graphql-fields.js';
+import { COMMON_FIELDS, customProperties, descriptionFor, globalTags } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { rec, str } from './schema.js';
 
@@ -46,6 +46,7 @@ input ContainerEntitiesInput {
 
 type ContainerProperties {
   name: String!
+  "On /api/graphql the description users see: the edited text where one exists, else the ingested one (an Almanac difference). On /api/v2/graphql (DataHub's web app) the ingested one, as in DataHub; the edited one is in editableProperties."
   description: String
   customProperties: [CustomPropertiesEntry!]
   externalUrl: String
@@ -81,7 +82,7 @@ export const container = defineEntity({
       properties: async (f) => {
         const [p, e] = await Promise.all([f.aspect(containerProperties), f.aspect(editableContainerProperties)]);
         if (!p) return null;
-        return { name: p.name ?? f.key.guid, description: e?.description || (p.description ?? null),
+        return { name: p.name ?? f.key.guid, description: descriptionFor(f, e?.description, p.description),
           customProperties: customProperties(p.customProperties, f.urn), externalUrl: p.externalUrl ?? null,
           qualifiedName: p.qualifiedName ?? null };
       },

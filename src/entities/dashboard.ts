@@ -1,6 +1,6 @@
 import { biProperties, inputFieldsOut, usageByUser, usageSummary } from './chart.js';
 import { aspect, defineEntity, edgeMeta, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
-import { COMMON_FIELDS } from './graphql-fields.js';
+import { COMMON_FIELDS, descriptionFor } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { arr, enumOf, int, rec, str, urn } from './schema.js';
 
@@ -128,7 +128,7 @@ type DashboardStatsSummary {
 
 type DashboardProperties {
   name: String!
-  "The description users see: the edited text where one exists, else the ingested one (an Almanac difference)."
+  "On /api/graphql the description users see: the edited text where one exists, else the ingested one (an Almanac difference). On /api/v2/graphql (DataHub's web app) the ingested one, as in DataHub; the edited one is in editableProperties."
   description: String
   "externalUrl, else the tool's dashboardUrl."
   externalUrl: String
@@ -220,13 +220,13 @@ export const dashboard = defineEntity({
       platform: (f) => ref(`urn:li:dataPlatform:${f.key.dashboardTool}`),
       properties: async (f) => {
         const [info, e] = await Promise.all([f.aspect(dashboardInfo), f.aspect(editableDashboardProperties)]);
-        return info ? biProperties(info, info.dashboardUrl, e?.description, f.urn) : null;
+        return info ? biProperties(info, info.dashboardUrl, f.urn, descriptionFor(f, e?.description, info.description)) : null;
       },
       info: async (f) => {
         const info = await f.aspect(dashboardInfo);
         if (!info) return null;
         const charts = [...new Set([...(info.charts ?? []), ...(info.chartEdges ?? []).map((e) => e.destinationUrn)])];
-        return { ...biProperties(info, info.dashboardUrl, undefined, f.urn), charts: charts.map(ref) };
+        return { ...biProperties(info, info.dashboardUrl, f.urn), charts: charts.map(ref) };
       },
       editableProperties: async (f) => {
         const e = await f.aspect(editableDashboardProperties);

@@ -3,7 +3,7 @@ import { lookupTable } from '../model/safe-keys.js';
 import { datasetKeyOf, decodeUrnPart, parseUrn } from '../model/urn.js';
 import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
 import {
-  auditStamp, COMMON_FIELDS, customProperties, deprecation, globalTags, glossaryTerms, visibleDescription,
+  auditStamp, COMMON_FIELDS, customProperties, deprecation, globalTags, glossaryTerms, descriptionFor, hasProperties, type Layered,
 } from './graphql-fields.js';
 import { fineGrainedLineages } from './data-job.js';
 import * as shared from './shared-aspects.js';
@@ -99,23 +99,15 @@ function platformSchema(ps: UnionValue | undefined) {
   return { __typename: 'TableSchema', schema: typeof schema === 'string' ? schema : JSON.stringify(schema) };
 }
 
-type Labels = { tags?: shared.GlobalTags['tags']; terms?: shared.GlossaryTerms['terms'] };
-
-/** Merges two tag (or term) lists, first occurrence wins, so ingested and edited labels show once each. */
-function mergeLabels<K extends 'tags' | 'terms'>(key: K, id: 'tag' | 'urn', ...aspects: (Labels | undefined)[]) {
-  const present = aspects.filter((a): a is Labels => !!a);
-  if (present.length === 0) return undefined;
-  const seen = new Set<string>();
-  const merged: Record<string, string>[] = [];
-  for (const a of present) {
-    for (const item of (a[key] ?? []) as Record<string, string>[]) if (!seen.has(item[id]!)) { seen.add(item[id]!); merged.push(item); }
-  }
-  return { [key]: merged } as never;
-}
-
-/** schemaMetadata with each field's visible description and both layers of tags and terms. */
-export function schemaMetadataOut(urnText: string, schema: shared.SchemaMetadata, editable: shared.EditableSchemaMetadata | undefined, version: number) {
-  const edits = new Map((editable?.editableSchemaFieldInfo ?? []).map((e) => [e.fieldPath, e]));
+/**
+ * schemaMetadata as DataHub's SchemaMetadataMapper and SchemaFieldMapper serve it: each field as ingested, its tags
+ * and terms the ingested ones alone (the edited ones are editableSchemaMetadata's, as in DataHub, whose web app merges
+ * the two layers itself). A field's description is the one the read answers (descriptionFor): on /api/graphql, given
+ * the edited layer, the text users see.
+ */
+export function schemaMetadataOut(urnText: string, schema: shared.SchemaMetadata, version: number, at: Layered,
+  editable?: shared.EditableSchemaMetadata) {
+  const edited = new Map((editable?.editableSchemaFieldInfo ?? []).map((e) => [e.fieldPath, e.description]));
   return {
     aspectVersion: version,
     datasetUrn: urnText,
@@ -130,20 +122,19 @@ export function schemaMetadataOut(urnText: string, schema: shared.SchemaMetadata
     createdAt: schema.created?.time ?? null,
     lastObserved: null,
     fields: (schema.fields ?? []).map((f) => {
-      const e = edits.get(f.fieldPath);
-      const tags = globalTags(mergeLabels('tags', 'tag', f.globalTags, e?.globalTags), urnText);
+      const tags = globalTags(f.globalTags, urnText);
       return {
         fieldPath: f.fieldPath,
         jsonPath: f.jsonPath ?? null,
         label: f.label ?? null,
         nullable: !!f.nullable,
-        description: visibleDescription(e?.description, f.description),
+        description: descriptionFor(at, edited.get(f.fieldPath), f.description),
         type: fieldType(f.type),
         nativeDataType: f.nativeDataType ?? null,
         recursive: !!f.recursive,
         globalTags: tags,
         tags,
-        glossaryTerms: glossaryTerms(mergeLabels('terms', 'urn', f.glossaryTerms, e?.glossaryTerms), urnText),
+        glossaryTerms: glossaryTerms(f.glossaryTerms, urnText),
         isPartOfKey: f.isPartOfKey ?? null,
         isPartitioningKey: f.isPartitioningKey ?? null,
         jsonProps: f.jsonProps ?? null,
@@ -220,7 +211,7 @@ type DatasetProperties {
   name: String!
   qualifiedName: String
   origin: FabricType!
-  "The description users see: the edited text where one exists, else the ingested one (an Almanac difference)."
+  "On /api/graphql the description users see: the edited text where one exists, else the ingested one (an Almanac difference). On /api/v2/graphql (DataHub's web app) the ingested one, as in DataHub; the edited one is in editableProperties."
   description: String
   customProperties: [CustomPropertiesEntry!]
   externalUrl: String
@@ -276,15 +267,15 @@ type SchemaField {
   jsonPath: String
   label: String
   nullable: Boolean!
-  "The description users see: the edited text where one exists, else the ingested one (an Almanac difference)."
+  "On /api/graphql the description users see: the edited text where one exists, else the ingested one (an Almanac difference). On /api/v2/graphql (DataHub's web app) the ingested one, as in DataHub; the edited one is in editableSchemaMetadata."
   description: String
   type: SchemaFieldDataType!
   nativeDataType: String
   recursive: Boolean!
-  "Ingested and edited tags together."
+  "The ingested tags; the edited ones are in editableSchemaMetadata."
   globalTags: GlobalTags
   tags: GlobalTags
-  "Ingested and edited terms together."
+  "The ingested terms; the edited ones are in editableSchemaMetadata."
   glossaryTerms: GlossaryTerms
   isPartOfKey: Boolean
   isPartitioningKey: Boolean
@@ -338,13 +329,13 @@ export const dataset = defineEntity({
       origin: (f) => keyOf(f).origin,
       properties: async (f) => {
         const [p, e] = await Promise.all([f.aspect(datasetProperties), f.aspect(editableDatasetProperties)]);
-        if (!p && !e) return null;
+        if (!hasProperties(f, p, e)) return null;
         const key = keyOf(f);
         return {
           name: p?.name ?? key.name,
           qualifiedName: p?.qualifiedName ?? null,
           origin: key.origin,
-          description: visibleDescription(e?.description, p?.description),
+          description: descriptionFor(f, e?.description, p?.description),
           customProperties: customProperties(p?.customProperties, f.urn),
           externalUrl: p?.externalUrl ?? null,
           created: p?.created?.time ?? null,
@@ -360,9 +351,9 @@ export const dataset = defineEntity({
       schemaMetadata: async (f) => {
         const v = (f.args.version as number | null | undefined) ?? 0;
         if (!Number.isInteger(v) || v < 0) throw badRequest(`version must be a whole number ≥ 0, got ${v}`);
-        const editable = await f.aspect(shared.editableSchemaMetadata);
-        const schema = v === 0 ? await f.aspect(shared.schemaMetadata) : await f.aspectVersion(shared.schemaMetadata, v);
-        return schema ? schemaMetadataOut(f.urn, schema, editable, v) : null;
+        const [schema, editable] = await Promise.all([v === 0 ? f.aspect(shared.schemaMetadata) : f.aspectVersion(shared.schemaMetadata, v),
+          f.descriptionLayer === 'visible' ? f.aspect(shared.editableSchemaMetadata) : undefined]);
+        return schema ? schemaMetadataOut(f.urn, schema, v, f, editable) : null;
       },
       editableSchemaMetadata: async (f) => {
         const e = await f.aspect(shared.editableSchemaMetadata);

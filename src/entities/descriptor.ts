@@ -129,9 +129,21 @@ export interface RelatedQuery {
   count: number;
 }
 
+/**
+ * What a `description` read answers where DataHub keeps an ingested and an edited layer (a dataset's, chart's, …
+ * `properties.description`, a column's in `schemaMetadata.fields`): `visible`, the text users see, the edited one where
+ * there is one (`/api/graphql`, the seed's contract); or `ingested`, DataHub's stored layers as its 0.12.1 mappers
+ * serve them, the ingested text there and the edited one in `editableProperties` / `editableSchemaMetadata` alone
+ * (`/api/v2/graphql`, DataHub's web app, which merges the layers itself). A column's tags and terms are the ingested
+ * layer either way.
+ */
+export type DescriptionLayer = 'ingested' | 'visible';
+
 /** What a GraphQL field of an entity can read: implemented by the GraphQL layer, batched per request. */
 export interface FieldContext {
   readonly urn: string;
+  /** Which description the request's endpoint answers (see DescriptionLayer). */
+  readonly descriptionLayer: DescriptionLayer;
   /** The urn's key fields. */
   readonly key: KeyValues;
   /** The field's arguments. */

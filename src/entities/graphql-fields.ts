@@ -1,4 +1,4 @@
-import { ref, type EntityDescriptor, type EntityRef, type FieldContext, type FieldResolver } from './descriptor.js';
+import { ref, type DescriptionLayer, type EntityDescriptor, type EntityRef, type FieldContext, type FieldResolver } from './descriptor.js';
 import { dataPlatformInfo } from './data-platform.js';
 import { ownershipTypeOf } from './ownership-types.js';
 import * as shared from './shared-aspects.js';
@@ -18,9 +18,24 @@ export function customProperties(map: Readonly<Record<string, unknown>> | undefi
   return Object.entries(map).map(([key, value]) => ({ key, value: value == null ? null : String(value), associatedUrn }));
 }
 
-/** An edited description wins when it has text (as DataHub's own UI decides); else the ingested one. */
-export function visibleDescription(edited: string | undefined | null, ingested: string | undefined | null): string | null {
-  return edited ? edited : (ingested ?? null);
+/** Where a read answers (a FieldContext, or the request's GraphQL context): which description layer its endpoint serves. */
+export type Layered = { readonly descriptionLayer: DescriptionLayer };
+
+/**
+ * The `description` of an entity's `properties` (or a column's) on the request's endpoint (see DescriptionLayer): the
+ * text users see, where an edited description wins when it has text (as DataHub's own UI decides), else the ingested
+ * one; or DataHub's own field, the ingested text alone, as its mappers serve it.
+ */
+export function descriptionFor(f: Layered, edited: string | undefined | null, ingested: string | undefined | null): string | null {
+  return f.descriptionLayer === 'visible' && edited ? edited : (ingested ?? null);
+}
+
+/**
+ * Whether `properties` exist: DataHub maps them from the ingested aspect alone (null without it); the text users see
+ * also has them for an edited description alone.
+ */
+export function hasProperties(f: Layered, ingested: object | undefined | null, edited: object | undefined | null): boolean {
+  return !!ingested || (f.descriptionLayer === 'visible' && !!edited);
 }
 
 export function globalTags(aspect: shared.GlobalTags | undefined, associatedUrn: string) {

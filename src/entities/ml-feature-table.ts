@@ -1,5 +1,5 @@
 import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
-import { customProperties, visibleDescription } from './graphql-fields.js';
+import { customProperties, descriptionFor, hasProperties } from './graphql-fields.js';
 import { keyPart, ML_COMMON_FIELDS } from './ml-model.js';
 import * as shared from './shared-aspects.js';
 import { arr, rec, str, urn } from './schema.js';
@@ -50,7 +50,7 @@ type MLFeatureTable implements EntityWithRelationships & Entity & BrowsableEntit
 }
 
 type MLFeatureTableProperties {
-  "The description users see: the edited text where one exists, else the ingested one (an Almanac difference)."
+  "On /api/graphql the description users see: the edited text where one exists, else the ingested one (an Almanac difference). On /api/v2/graphql (DataHub's web app) the ingested one, as in DataHub; the edited one is in editableProperties."
   description: String
   mlFeatures: [MLFeature]
   mlPrimaryKeys: [MLPrimaryKey]
@@ -64,8 +64,8 @@ type MLFeatureTableEditableProperties {
 
 async function properties(f: FieldContext) {
   const [p, e] = await Promise.all([f.aspect(mlFeatureTableProperties), f.aspect(editableMlFeatureTableProperties)]);
-  if (!p && !e) return null;
-  return { description: visibleDescription(e?.description, p?.description), mlFeatures: p?.mlFeatures?.map(ref) ?? null,
+  if (!hasProperties(f, p, e)) return null;
+  return { description: descriptionFor(f, e?.description, p?.description), mlFeatures: p?.mlFeatures?.map(ref) ?? null,
     mlPrimaryKeys: p?.mlPrimaryKeys?.map(ref) ?? null, customProperties: customProperties(p?.customProperties ?? {}, f.urn) };
 }
 

@@ -1,5 +1,5 @@
 import { aspect, defineEntity, gql, keyAspect, ref } from './descriptor.js';
-import { customProperties, visibleDescription } from './graphql-fields.js';
+import { customProperties, descriptionFor, hasProperties } from './graphql-fields.js';
 import { keyPart, ML_COMMON_FIELDS, versionTag } from './ml-model.js';
 import * as shared from './shared-aspects.js';
 import { int, rec, str } from './schema.js';
@@ -42,7 +42,7 @@ type MLModelGroup implements EntityWithRelationships & Entity & BrowsableEntity 
 }
 
 type MLModelGroupProperties {
-  "The description users see: the edited text where one exists, else the ingested one (an Almanac difference)."
+  "On /api/graphql the description users see: the edited text where one exists, else the ingested one (an Almanac difference). On /api/v2/graphql (DataHub's web app) the ingested one, as in DataHub; the edited one is in editableProperties."
   description: String
   createdAt: Long
   version: VersionTag
@@ -78,8 +78,8 @@ export const mlModelGroup = defineEntity({
       description: async (f) => (await f.aspect(mlModelGroupProperties))?.description ?? null,
       properties: async (f) => {
         const [p, e] = await Promise.all([f.aspect(mlModelGroupProperties), f.aspect(editableMlModelGroupProperties)]);
-        if (!p && !e) return null;
-        return { description: visibleDescription(e?.description, p?.description), createdAt: p?.createdAt ?? null,
+        if (!hasProperties(f, p, e)) return null;
+        return { description: descriptionFor(f, e?.description, p?.description), createdAt: p?.createdAt ?? null,
           version: versionTag(p?.version), customProperties: customProperties(p?.customProperties ?? {}, f.urn) };
       },
       editableProperties: async (f) => {

@@ -1,6 +1,6 @@
 import { decodeUrnPart } from '../model/urn.js';
 import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
-import { COMMON_FIELDS, customProperties, visibleDescription } from './graphql-fields.js';
+import { COMMON_FIELDS, customProperties, descriptionFor, hasProperties } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';
 import { any, arr, bool, enumOf, int, map, oneOf, rec, str, union, urn } from './schema.js';
 
@@ -164,7 +164,7 @@ type MLModel implements EntityWithRelationships & Entity & BrowsableEntity {
 }
 
 type MLModelProperties {
-  "The description users see: the edited text where one exists, else the ingested one (an Almanac difference)."
+  "On /api/graphql the description users see: the edited text where one exists, else the ingested one (an Almanac difference). On /api/v2/graphql (DataHub's web app) the ingested one, as in DataHub; the edited one is in editableProperties."
   description: String
   date: Long
   version: String
@@ -340,9 +340,9 @@ export const mlModel = defineEntity({
       description: async (f) => (await f.aspect(mlModelProperties))?.description ?? null,
       properties: async (f) => {
         const [p, e] = await Promise.all([f.aspect(mlModelProperties), f.aspect(editableMlModelProperties)]);
-        if (!p && !e) return null;
+        if (!hasProperties(f, p, e)) return null;
         return {
-          description: visibleDescription(e?.description, p?.description),
+          description: descriptionFor(f, e?.description, p?.description),
           date: p?.date ?? null,
           version: p?.version?.versionTag ?? null,
           type: p?.type ?? null,

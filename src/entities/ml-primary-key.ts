@@ -1,5 +1,5 @@
 import { aspect, defineEntity, gql, keyAspect, ref, type FieldContext } from './descriptor.js';
-import { visibleDescription } from './graphql-fields.js';
+import { descriptionFor, hasProperties } from './graphql-fields.js';
 import { keyPart, ML_COMMON_FIELDS, versionTag } from './ml-model.js';
 import * as shared from './shared-aspects.js';
 import { arr, rec, str, urn } from './schema.js';
@@ -43,7 +43,7 @@ type MLPrimaryKey implements EntityWithRelationships & Entity {
 }
 
 type MLPrimaryKeyProperties {
-  "The description users see: the edited text where one exists, else the ingested one (an Almanac difference)."
+  "On /api/graphql the description users see: the edited text where one exists, else the ingested one (an Almanac difference). On /api/v2/graphql (DataHub's web app) the ingested one, as in DataHub; the edited one is in editableProperties."
   description: String
   dataType: MLFeatureDataType
   version: VersionTag
@@ -57,8 +57,8 @@ type MLPrimaryKeyEditableProperties {
 
 async function properties(f: FieldContext) {
   const [p, e] = await Promise.all([f.aspect(mlPrimaryKeyProperties), f.aspect(editableMlPrimaryKeyProperties)]);
-  if (!p && !e) return null;
-  return { description: visibleDescription(e?.description, p?.description), dataType: p?.dataType ?? null,
+  if (!hasProperties(f, p, e)) return null;
+  return { description: descriptionFor(f, e?.description, p?.description), dataType: p?.dataType ?? null,
     version: versionTag(p?.version), sources: p?.sources.map(ref) ?? null };
 }
 

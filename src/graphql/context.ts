@@ -1,3 +1,4 @@
+import type { DescriptionLayer } from '../entities/descriptor.js';
 import type { Actor } from '../services/actor.js';
 import type { Catalog } from '../services/catalog.js';
 import type { AspectRecord } from '../storage/types.js';
@@ -62,6 +63,8 @@ export interface GraphQLContext {
   catalog: Catalog;
   actor: Actor;
   loader: EntityLoader;
+  /** Which description (the text users see or DataHub's layers) answers on the endpoint the request came to. */
+  descriptionLayer: DescriptionLayer;
 }
 
 /** Every entity travels between resolvers as its urn; fields load what they need through the loader. */

@@ -25,6 +25,10 @@ class LoaderFieldContext implements FieldContext {
   constructor(readonly urn: string, readonly args: Readonly<Record<string, any>>, private readonly d: EntityDescriptor,
     private readonly ctx: GraphQLContext) {}
 
+  get descriptionLayer() {
+    return this.ctx.descriptionLayer;
+  }
+
   get key(): KeyValues {
     this.keyValues ??= keyValuesOf(this.d, parseUrn(this.urn)) ?? NO_KEY;
     return this.keyValues;

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Kind, parse, type DocumentNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import mercurius from 'mercurius';
 import { AlmanacError, badRequest } from '../errors.js';
+import type { DescriptionLayer } from '../entities/descriptor.js';
 import type { Catalog } from '../services/catalog.js';
 import { sendError } from '../http/errors.js';
 import { EntityLoader, type GraphQLContext } from './context.js';
@@ -30,7 +31,12 @@ export const LIMITS: RequestLimits & { depth: number; tokens: number } = {
 /** Thrown to refuse a request before execution; the handler answers with its errors. */
 const refusal = (errors: GraphQLError[]) => Object.assign(new Error('refused'), { errors });
 
-const PATHS = ['/api/graphql', '/api/v2/graphql'];
+/**
+ * The two paths and what a description answers on each (DescriptionLayer): DataHub's web app, on /api/v2/graphql,
+ * gets DataHub's layers, the ingested text in `properties` and schema fields, and merges the edited layer itself;
+ * /api/graphql answers the text users see.
+ */
+const ENDPOINTS: readonly (readonly [string, DescriptionLayer])[] = [['/api/graphql', 'visible'], ['/api/v2/graphql', 'ingested']];
 
 /**
  * graphql-jit compiles a query synchronously, in time that grows much faster than its size: measured on DataHub's web
@@ -93,7 +99,7 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
     return undefined;
   });
 
-  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+  const handler = (descriptionLayer: DescriptionLayer) => async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body as Record<string, unknown> | undefined;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The request body must be a JSON object with a query');
     const { query, variables, operationName } = body;
@@ -110,7 +116,8 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
     if (responses.enabled) {
       // Another process wrote the same SQLite file: read its entries (they drop what they changed) before reusing.
       if (catalog.store.externalWrites()) await catalog.changeLog.follow();
-      key = responses.key(`${request.actor.kind}:${request.actor.urn}`, query, operationName, variables);
+      // Kept per endpoint too: the same query answers differently on each (see ENDPOINTS).
+      key = responses.key(`${descriptionLayer}:${request.actor.kind}:${request.actor.urn}`, query, operationName, variables);
       const kept = responses.get(key);
       if (kept) {
         for (const urn of kept.views) await catalog.recommendations.viewed(request.actor, urn);
@@ -118,7 +125,7 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
       }
     }
     const mark = responses.mark();
-    const { record, result } = recordingReads(() => execute(request, query, variables, operationName));
+    const { record, result } = recordingReads(() => execute(request, descriptionLayer, query, variables, operationName));
     const response = await result;
     if (key === undefined || response.errors) return response;
     const bytes = Buffer.from(JSON.stringify(response));
@@ -127,8 +134,9 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
   };
 
   /** Runs one GraphQL request: DataHub's envelope, errors formatted, a 500 only for what is not the caller's mistake. */
-  const execute = async (request: FastifyRequest, query: string, variables: unknown, operationName: unknown): Promise<GraphQLResponse> => {
-    const context: GraphQLContext = { catalog, actor: request.actor, loader: new EntityLoader(catalog) };
+  const execute = async (request: FastifyRequest, descriptionLayer: DescriptionLayer, query: string, variables: unknown,
+    operationName: unknown): Promise<GraphQLResponse> => {
+    const context: GraphQLContext = { catalog, actor: request.actor, loader: new EntityLoader(catalog), descriptionLayer };
     const log = (e: unknown) => request.log.error({ err: e }, 'GraphQL resolver failed');
     try {
       const vars = coerceNumericStrings(app.graphql.schema, query, (operationName ?? undefined) as string | undefined,
@@ -165,8 +173,8 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
     }
   };
 
-  for (const url of PATHS) {
-    app.post(url, handler);
+  for (const [url, descriptionLayer] of ENDPOINTS) {
+    app.post(url, handler(descriptionLayer));
     app.route({
       method: ['GET', 'PUT', 'DELETE', 'PATCH'],
       url,

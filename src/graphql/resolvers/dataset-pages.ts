@@ -6,7 +6,7 @@ import { dataProductProperties } from '../../entities/data-product.js';
 import { datasetProperties, editableDatasetProperties, schemaMetadataOut, viewProperties } from '../../entities/dataset.js';
 import { ref } from '../../entities/descriptor.js';
 import { domainProperties } from '../../entities/domain.js';
-import { globalTags as globalTagsOut, glossaryTerms as glossaryTermsOut, status as statusOut, visibleDescription, customProperties } from '../../entities/graphql-fields.js';
+import { globalTags as globalTagsOut, glossaryTerms as glossaryTermsOut, status as statusOut, descriptionFor, customProperties } from '../../entities/graphql-fields.js';
 import { glossaryNodeInfo } from '../../entities/glossary-node.js';
 import { glossaryTermInfo } from '../../entities/glossary-term.js';
 import { descriptorOfUrn } from '../../entities/index.js';
@@ -328,12 +328,12 @@ const versionedResolvers = {
   platform: (v: Versioned) => ref(datasetKeyOf(parseUrn(v.urn)).platform),
   name: (v: Versioned) => decodeUrnPart(datasetKeyOf(parseUrn(v.urn)).name),
   origin: (v: Versioned) => datasetKeyOf(parseUrn(v.urn)).origin,
-  properties: (v: Versioned) => {
+  properties: (v: Versioned, _a: unknown, ctx: Ctx) => {
     const p = val<Obj>(v, datasetProperties.name);
     if (!p) return null;
     const key = datasetKeyOf(parseUrn(v.urn));
     return { name: p.name ?? decodeUrnPart(key.name), qualifiedName: p.qualifiedName ?? null, origin: key.origin,
-      description: visibleDescription(val<Obj>(v, editableDatasetProperties.name)?.description, p.description),
+      description: descriptionFor(ctx, val<Obj>(v, editableDatasetProperties.name)?.description, p.description),
       customProperties: customProperties(p.customProperties, v.urn), externalUrl: p.externalUrl ?? null, created: p.created?.time ?? null,
       createdActor: p.created?.actor ?? null, lastModified: { time: p.lastModified?.time ?? 0, actor: p.lastModified?.actor ?? null },
       lastModifiedActor: p.lastModified?.actor ?? null };
@@ -342,10 +342,11 @@ const versionedResolvers = {
     const e = val<Obj>(v, editableDatasetProperties.name);
     return e ? { description: e.description ?? null, name: e.name ?? null } : null;
   },
-  schema: (v: Versioned) => {
+  schema: (v: Versioned, _a: unknown, ctx: Ctx) => {
     const rec = v.aspects.get(shared.schemaMetadata.name);
     if (!rec) return null;
-    const { aspectVersion: _v, ...schema } = schemaMetadataOut(v.urn, rec.value as shared.SchemaMetadata, val(v, shared.editableSchemaMetadata.name), rec.version);
+    const { aspectVersion: _v, ...schema } = schemaMetadataOut(v.urn, rec.value as shared.SchemaMetadata, rec.version, ctx,
+      val(v, shared.editableSchemaMetadata.name));
     return { ...schema, lastObserved: rec.systemMetadata?.lastObserved ?? null };
   },
   editableSchemaMetadata: (v: Versioned) => {
@@ -578,7 +579,7 @@ export const datasetPageResolvers = {
       if (!Number.isInteger(v) || v < 0) throw badRequest(`version must be a whole number ≥ 0, got ${v}`);
       const rec = v === 0 ? (await ctx.loader.load(r.urn)).aspects.get(shared.schemaMetadata.name)
         : await ctx.catalog.store.getVersion(r.urn, shared.schemaMetadata.name, v);
-      return rec ? schemaMetadataOut(r.urn, rec.value as shared.SchemaMetadata, undefined, v) : null;
+      return rec ? schemaMetadataOut(r.urn, rec.value as shared.SchemaMetadata, v, ctx) : null;
     },
   },
   VersionedDataset: versionedResolvers,
