@@ -12,6 +12,8 @@ export interface Config {
    */
   tokenSecret?: string;
   logLevel: string;
+  /** Which requests get a log line (src/http/request-log.ts). */
+  requestLog: RequestLog;
   /** Versions kept per (entity, aspect), latest included. */
   historyCap: number;
   /** Largest request body accepted, in bytes. */
@@ -37,6 +39,10 @@ export interface Config {
 
 import { readFileSync } from 'node:fs';
 import { parseRetention, type Retention } from './services/timeseries.js';
+
+/** `errors`: 4xx/5xx answers at info, the rest at debug; `all`: every request at info; `off`: no request lines. */
+export type RequestLog = 'errors' | 'all' | 'off';
+const REQUEST_LOGS: RequestLog[] = ['errors', 'all', 'off'];
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -100,12 +106,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const logLevel = (env.LOG_LEVEL ?? 'info').trim().toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
+  const requestLog = (env.ALMANAC_REQUEST_LOG?.trim().toLowerCase() || 'errors') as RequestLog;
+  if (!REQUEST_LOGS.includes(requestLog)) {
+    throw new ConfigError(`ALMANAC_REQUEST_LOG must be one of ${REQUEST_LOGS.join(', ')}, got '${env.ALMANAC_REQUEST_LOG}'`);
+  }
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: env.HOST?.trim() || '0.0.0.0',
     databaseUrl,
     tokenSecret: tokenSecret(env),
     logLevel,
+    requestLog,
     historyCap: int(env, 'ALMANAC_HISTORY_CAP', 20, 1, 10_000),
     bodyLimit: int(env, 'ALMANAC_BODY_LIMIT', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     allowNoExpiryTokens: bool(env, 'ALMANAC_ALLOW_NO_EXPIRY_TOKENS', false),

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -45,7 +45,8 @@ forEachEngine('CLI and server processes', (ctx) => {
     }
     assert.equal(res.code, 0, res.stderr);
     assert.equal(res.stderr, '');
-    assert.match(res.stdout, /^Ingested 190 of 190 records from 10 file\(s\) \(113 MCE, 77 MCP\): \d+ aspect versions written, \d+ unchanged, 54 time-series rows, 0 refused, in \d+ ms\n$/);
+    assert.equal(res.stdout.replace(/ in \d+ ms:/, ' in <n> ms:'), 'Ingested 190 of 190 records from 10 files (113 MCE, 77 MCP) in <n> ms: ' +
+      "286 aspect versions written (new entities' key aspects included), 6 unchanged, 54 time-series rows; nothing refused\n");
   });
 
   test('ingest names each refused record and exits 1, keeping the good ones', async () => {
@@ -60,7 +61,52 @@ forEachEngine('CLI and server processes', (ctx) => {
     assert.equal(res.stderr,
       `refused: ${file} record 1 (urn:li:tag:cli_bad): Invalid aspect tagProperties: name: expected a string, got number\n` +
       `refused: ${file} record 2: record is neither an MCE (proposedSnapshot) nor an MCP (aspectName, aspect)\n`);
-    assert.match(res.stdout, /^Ingested 1 of 3 records from 1 file\(s\) \(0 MCE, 2 MCP\)/);
+    // The good record made its entity: its key aspect and tagProperties.
+    assert.equal(res.stdout.replace(/ in \d+ ms:/, ' in <n> ms:'), 'Ingested 1 of 3 records from 1 file (0 MCE, 2 MCP) in <n> ms: ' +
+      "2 aspect versions written (new entities' key aspects included), 0 unchanged, 0 time-series rows; " +
+      'refused, each named on stderr with its reason: 1 record refused by validation, 1 record not a valid MCE or MCP\n');
+  });
+
+  test('ingest of a missing file, or a folder with no JSON files, is one line on stderr and exit code 1, nothing ingested', async () => {
+    const empty = path.join(dir, 'empty');
+    mkdirSync(empty, { recursive: true });
+    const good = path.join(dir, 'one-tag.json');
+    writeFileSync(good, JSON.stringify([{ entityType: 'tag', entityUrn: 'urn:li:tag:cli_never', changeType: 'UPSERT', aspectName: 'tagProperties',
+      aspect: { json: { name: 'never' } } }]));
+    const missing = path.join(dir, 'missing.json');
+    assert.deepEqual(await runCli(['ingest', good, missing], env),
+      { code: 1, stdout: '', stderr: `almanac: ${missing}: no such file or folder\n` });
+    assert.deepEqual(await runCli(['ingest', empty], env),
+      { code: 1, stdout: '', stderr: `almanac: ${empty}: a folder with no .json files in it\n` });
+    const { child, base, exited } = await startServer(env);
+    try {
+      const res = await fetch(`${base}/aspects/${encodeURIComponent('urn:li:tag:cli_never')}?aspect=tagProperties`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(res.status, 404, 'nothing of the good file was ingested');
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  test('a file that is not JSON is refused with the line and column where it breaks, nothing of it ingested', async () => {
+    const broken = path.join(dir, 'broken.json');
+    writeFileSync(broken, '[\n  {"entityType": "tag", "entityUrn": "urn:li:tag:cli_broken",}\n]\n');
+    const res = await runCli(['ingest', broken], env);
+    assert.deepEqual({ ...res, stdout: res.stdout.replace(/ in \d+ ms:/, ' in <n> ms:') }, { code: 1,
+      stderr: `refused: ${broken}: not valid JSON at line 2, column 62: expected a property name in double quotes, found '}'; ` +
+        'nothing in this file was ingested\n',
+      stdout: "Ingested 0 of 0 records from 0 of 1 file (0 MCE, 0 MCP) in <n> ms: 0 aspect versions written (new entities' key aspects included), " +
+        '0 unchanged, 0 time-series rows; refused, each named on stderr with its reason: 1 file not valid JSON\n' });
+    const cut = path.join(dir, 'cut.json');
+    writeFileSync(cut, '[{"a": 1}, {"b": tru}');
+    const whole = await runCli(['ingest', cut], env);
+    assert.equal(whole.stderr, `refused: ${cut}: not valid JSON at line 1, column 18: expected a value, found 't'; nothing in this file was ingested\n`);
+  });
+
+  test('timeseries truncate: a dry run names the option that deletes, --execute', async () => {
+    const args = ['timeseries', 'truncate', '--entity-type', 'dataset', '--aspect', 'datasetProfile', '--end', '1629010800000'];
+    assert.deepEqual(await runCli(args, env), { code: 0, stderr: '',
+      stdout: 'Delete 4 out of 46 rows (8.70%). Issuing a delete by query request. This was a dry run. Add --execute to delete them.\n' });
   });
 
   test('the server reads back what the CLI ingested, with the CLI token', async () => {

@@ -5,6 +5,8 @@ import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { GRAPHIQL_CSP } from '../src/http/graphiql.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
+import { rootActor } from '../src/services/actor.js';
+import { ensureUiBuilt } from './support/ui-build.js';
 import { IN_CI, artifactPath } from './support/run-env.js';
 import { CHROMIUM, launchChromium } from './support/browser.js';
 import type { Browser } from 'playwright-core';
@@ -208,6 +210,81 @@ describe('GraphQL explorer in Chromium', () => {
       assert.equal(await page.getByLabel('Access token').inputValue(), t.rootToken);
 
       assert.deepEqual(foreign, [], 'the explorer requested another origin');
+      assert.deepEqual(problems, [], 'console errors, CSP violations or failed requests');
+    } finally {
+      await browser?.close();
+      await t.close();
+    }
+  });
+
+  test('signed in to the UI, the explorer uses the session: a query runs with no token pasted', { skip: missing && !IN_CI ? `${CHROMIUM} is missing` : false,
+    timeout: 60_000 }, async () => {
+    if (missing) throw new Error(`${CHROMIUM} is required in CI (apt-get install -y chromium)`);
+    ensureUiBuilt(); // the UI's sign-in page
+    const t = await startApp({ engine: 'sqlite', url: 'sqlite::memory:' });
+    let browser: Browser | undefined;
+    try {
+      await ingestSamples(t.catalog, 'bootstrap_mce.json');
+      await t.catalog.nativeUsers.setPassword('urn:li:corpuser:datahub', 'correct horse battery', rootActor());
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const address = t.app.server.address();
+      assert.ok(address && typeof address === 'object');
+      const origin = `http://127.0.0.1:${address.port}`;
+      browser = await launchChromium();
+      const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+      const sent: { operationName: string; authorization: string | undefined; cookie: boolean }[] = [];
+      const answers = new Map<string, unknown>();
+      page.on('response', async (res) => {
+        const request = res.request();
+        if (request.method() !== 'POST' || new URL(res.url()).pathname !== '/api/graphql') return;
+        const headers = await request.allHeaders();
+        const operationName = (request.postDataJSON() as { operationName?: string } | null)?.operationName ?? '';
+        sent.push({ operationName, authorization: headers.authorization, cookie: /PLAY_SESSION=/.test(headers.cookie ?? '') });
+        answers.set(operationName, res.json().catch((e: Error) => `unreadable: ${e.message}`));
+      });
+
+      // Signed in through the UI's sign-in page, with a password: session cookies, no token anywhere.
+      await page.goto(`${origin}/`);
+      await page.getByLabel('User name').fill('datahub');
+      await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Your catalog' }).waitFor();
+      sent.splice(0);
+      answers.clear();
+
+      await page.goto(`${origin}/api/graphiql`, { waitUntil: 'load' });
+      await page.locator('.graphiql-container').waitFor({ timeout: 10_000 });
+      assert.equal(await page.getByLabel('Access token').inputValue(), '');
+      assert.equal(await page.locator('#token-hint').innerText(),
+        'Signed in as urn:li:corpuser:datahub: queries use your session. A token pasted here is used instead.');
+      await page.locator('.graphiql-query-editor').getByText('fct_users_created').first().waitFor({ timeout: 5_000 });
+      await page.locator('.graphiql-execute-button').click();
+      await page.waitForFunction(
+        () => (document.querySelector('.result-window') as HTMLElement | null)?.innerText.includes('user_name') ?? false,
+        undefined, { timeout: 10_000 });
+      const introspection = (await answers.get('IntrospectionQuery')) as { data?: { __schema?: { queryType?: { name: string } } } };
+      assert.equal(introspection?.data?.__schema?.queryType?.name, 'Query', JSON.stringify(introspection)?.slice(0, 500));
+      assert.deepEqual(await answers.get('getDataset'), {
+        data: {
+          dataset: {
+            urn: SAMPLE_URN,
+            properties: { name: 'fct_users_created', description: 'table containing all the users created on a single day' },
+            schemaMetadata: { fields: [
+              { fieldPath: 'user_id', description: 'Id of the user created' },
+              { fieldPath: 'user_name', description: 'Name of the user who signed up' },
+            ] },
+          },
+        },
+        extensions: {},
+      });
+      // Both requests carried the session cookie and no Authorization header.
+      assert.deepEqual(sent.map((s) => [s.operationName, s.authorization, s.cookie]),
+        [['IntrospectionQuery', undefined, true], ['getDataset', undefined, true]]);
       assert.deepEqual(problems, [], 'console errors, CSP violations or failed requests');
     } finally {
       await browser?.close();

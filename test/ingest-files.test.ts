@@ -89,9 +89,9 @@ forEachEngine('ingest files read whole or a record at a time', (ctx) => {
     const b = await ingestFiles(streamed.catalog.entities, files, systemActor(), undefined, 0);
     assert.deepEqual(b, a);
     assert.equal(a.records, records.length + 2 + (JSON.parse(readFileSync(sample('demo-profiles.json'), 'utf8')) as unknown[]).length);
-    assert.deepEqual(a.failures.map((f) => [f.index, f.reason]), [
-      [3, 'record is neither an MCE (proposedSnapshot) nor an MCP (aspectName, aspect)'],
-      [4, "The record holds the key 'aspect.__proto__', which is not allowed: it names an object's prototype"],
+    assert.deepEqual(a.failures.map((f) => [f.index, f.kind, f.reason]), [
+      [3, 'unrecognised', 'record is neither an MCE (proposedSnapshot) nor an MCP (aspectName, aspect)'],
+      [4, 'unrecognised', "The record holds the key 'aspect.__proto__', which is not allowed: it names an object's prototype"],
     ]);
     assert.ok(a.aspectsChanged > 50 && a.timeseriesRows > 0, JSON.stringify(a));
     const urns = subjects(records);
@@ -103,19 +103,35 @@ forEachEngine('ingest files read whole or a record at a time', (ctx) => {
   test('a file that breaks off: read whole, nothing is written; read a record at a time, the records before the fault are', async () => {
     const tags = [1, 2, 3].map((i) => ({ entityType: 'tag', entityUrn: `urn:li:tag:cut${i}`, changeType: 'UPSERT', aspectName: 'tagProperties',
       aspect: { value: JSON.stringify({ name: `cut ${i}` }), contentType: 'application/json' } }));
-    const file = fileWith(`[${tags.map((t) => JSON.stringify(t)).join(',')}, {"entityType": "tag", "entityUrn": "urn:li:tag:cut4"`);
+    const text = `[${tags.map((t) => JSON.stringify(t)).join(',')}, {"entityType": "tag", "entityUrn": "urn:li:tag:cut4"`;
+    const file = fileWith(text);
     const a = await ingestFiles(whole.catalog.entities, [file], systemActor());
-    assert.equal(a.records, 0);
-    assert.equal(a.failures.length, 1);
-    assert.match(a.failures[0]!.reason, /^cannot read file: /);
+    assert.deepEqual(a, { files: 1, records: 0, mce: 0, mcp: 0, aspectsChanged: 0, aspectsUnchanged: 0, timeseriesRows: 0,
+      failures: [{ file, index: -1, kind: 'unparsable',
+        reason: `not valid JSON at line 1, column ${text.length + 1}: it ends before the JSON is complete; nothing in this file was ingested` }] });
     assert.deepEqual(await whole.catalog.store.existing(tags.map((t) => t.entityUrn)), new Set());
     const b = await ingestFiles(streamed.catalog.entities, [file], systemActor(), undefined, 0);
     assert.deepEqual({ ...b, failures: b.failures.map((f) => ({ ...f, reason: f.reason.replace(/ at character \d+$/, '') })) }, {
       files: 1, records: 4, mce: 0, mcp: 3, aspectsChanged: 3 + 3, aspectsUnchanged: 0, timeseriesRows: 0,
-      failures: [{ file, index: 3, reason: 'not a JSON array of records: the array is not closed' }],
+      failures: [{ file, index: 3, kind: 'malformed', reason: 'not a JSON array of records: the array is not closed' }],
     });
     const stored = await streamed.catalog.store.getLatest(tags.map((t) => t.entityUrn), ['tagProperties']);
     assert.deepEqual([...stored].map(([urn, m]) => [urn, m.get('tagProperties')!.value]),
       tags.map((t, i) => [t.entityUrn, { name: `cut ${i + 1}` }]));
+  });
+
+  test('a record that is not JSON is refused alone, with its position in the file, read whole or a record at a time', async () => {
+    const tag = (i: number) => JSON.stringify({ entityType: 'tag', entityUrn: `urn:li:tag:badjson${i}`, changeType: 'UPSERT',
+      aspectName: 'tagProperties', aspect: { json: { name: `bad json ${i}` } } });
+    const text = `[${tag(1)},\n {"entityType": "tag", "entityUrn": "urn:li:tag:badjson2", "aspect": tru},\n${tag(3)}]`;
+    const file = fileWith(text);
+    const offset = text.indexOf('tru}');
+    const b = await ingestFiles(streamed.catalog.entities, [file], systemActor(), undefined, 0);
+    assert.deepEqual(b, { files: 1, records: 3, mce: 0, mcp: 2, aspectsChanged: 4, aspectsUnchanged: 0, timeseriesRows: 0,
+      failures: [{ file, index: 1, kind: 'malformed', reason: `not valid JSON at character ${offset} of the file: expected a value, found 't'` }] });
+    const a = await ingestFiles(whole.catalog.entities, [file], systemActor());
+    assert.deepEqual(a, { files: 1, records: 0, mce: 0, mcp: 0, aspectsChanged: 0, aspectsUnchanged: 0, timeseriesRows: 0,
+      failures: [{ file, index: -1, kind: 'unparsable',
+        reason: `not valid JSON at line 2, column ${offset - text.indexOf('\n')}: expected a value, found 't'; nothing in this file was ingested` }] });
   });
 });

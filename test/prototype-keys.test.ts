@@ -351,9 +351,9 @@ forEachEngine('prototype keys through every entry point', (ctx) => {
     const hdfsStatus = (await t.catalog.entities.getLatest(HDFS, ['status'])).get('status')?.value;
     const summary = await ingestFiles(t.catalog.entities, [file], systemActor());
     assert.deepEqual(summary.failures, [
-      { file, index: 1, urn: HIVE, reason: "The record holds the key 'aspect.json.__proto__', which is not allowed: it names an object's prototype" },
-      { file, index: 2, urn: HDFS, reason: "The record holds the key 'proposedSnapshot.com.linkedin.pegasus2avro.metadata.snapshot.DatasetSnapshot.aspects[0].com.linkedin.pegasus2avro.common.Status.constructor.prototype', which is not allowed: it names an object's prototype" },
-      { file, index: 3, urn: HIVE, reason: "Patch operation 0: path '/__proto__/allUsers' has the segment '__proto__', which is not allowed: it names an object's prototype" },
+      { file, index: 1, urn: HIVE, kind: 'unrecognised', reason: "The record holds the key 'aspect.json.__proto__', which is not allowed: it names an object's prototype" },
+      { file, index: 2, urn: HDFS, kind: 'unrecognised', reason: "The record holds the key 'proposedSnapshot.com.linkedin.pegasus2avro.metadata.snapshot.DatasetSnapshot.aspects[0].com.linkedin.pegasus2avro.common.Status.constructor.prototype', which is not allowed: it names an object's prototype" },
+      { file, index: 3, urn: HIVE, kind: 'invalid', reason: "Patch operation 0: path '/__proto__/allUsers' has the segment '__proto__', which is not allowed: it names an object's prototype" },
     ]);
     assert.deepEqual((await t.catalog.entities.getAspect(HIVE, 'subTypes')).value, { typeNames: ['Table'] });
     assert.deepEqual((await t.catalog.entities.getLatest(HDFS, ['status'])).get('status')?.value, hdfsStatus);

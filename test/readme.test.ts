@@ -187,6 +187,19 @@ function runExample(command: string, state: string, env: NodeJS.ProcessEnv) {
   });
 }
 
+/** The newest datasetProfile timestamp of each dataset the sample files (samples/datahub) profile, but the rollback test's. */
+function latestSampleProfiles(): Map<string, number> {
+  const latest = new Map<string, number>();
+  const note = (urn: string, ts: number) => latest.set(urn, Math.max(ts, latest.get(urn) ?? 0));
+  for (const file of ['demo-profiles.json', 'bootstrap_mce.json']) {
+    for (const r of JSON.parse(readFileSync(path.join(REPO, 'samples/datahub', file), 'utf8')) as any[]) {
+      if (r.aspectName === 'datasetProfile') note(r.entityUrn, JSON.parse(r.aspect.value).timestampMillis);
+    }
+  }
+  assert.equal(latest.size, 2, 'the samples profile SampleHdfsDataset and SampleHiveDataset');
+  return latest;
+}
+
 test('the README marks its examples, names the server once, and keeps its two commands', () => {
   const text = readFileSync(README, 'utf8');
   assert.match(text, /^```sh\nnpm ci && npm start {2}/m);
@@ -240,6 +253,15 @@ forEachEngine('README first steps', (ctx) => {
       }
       assert.ok(state.includes('declare -- TOKEN='), 'the examples set TOKEN');
       assert.deepEqual(problems, [], `\n${problems.join('\n\n')}`);
+      // After every example (the truncation among them), each sample dataset with profiles keeps its latest one: the
+      // newcomer's Stats tab is not emptied.
+      const token = /declare -- TOKEN="([^"]+)"/.exec(state)?.[1];
+      const latest = latestSampleProfiles();
+      const query = `{ ${[...latest.keys()].map((urn, i) => `d${i}: dataset(urn: ${JSON.stringify(urn)}) { urn datasetProfiles(limit: 1) { timestampMillis } }`).join(' ')} }`;
+      const res = await fetch(`${server.base}/api/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query }) });
+      assert.deepEqual(await res.json(), { data: Object.fromEntries([...latest].map(([urn, ts], i) => [`d${i}`, { urn, datasetProfiles: [{ timestampMillis: ts }] }])),
+        extensions: {} });
     } finally {
       if (isAlive(server.npmPid)) process.kill(server.npmPid, 'SIGTERM');
       const exit = await Promise.race([server.exited, new Promise((r) => setTimeout(r, 15_000))]);

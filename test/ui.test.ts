@@ -311,6 +311,14 @@ describe('web UI in Chromium (SQLite: the UI reaches storage only through the AP
     assert.equal(await page.evaluate(() => window.localStorage.getItem('almanac.token')), null, 'a password session keeps no token in the page');
     await settled(page);
     await audit(page, 'home');
+    // The header links to the GraphQL explorer, which uses this session: no token to paste.
+    const graphiql = page.getByRole('banner').getByRole('link', { name: 'GraphiQL' });
+    assert.equal(await graphiql.getAttribute('href'), '/api/graphiql');
+    await graphiql.click();
+    await page.waitForURL(`${origin}/api/graphiql`);
+    await page.locator('#token-hint').filter({ hasText: 'Signed in as urn:li:corpuser:datahub: queries use your session.' }).waitFor();
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Your catalog' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${origin}/login`);
     await page.getByRole('heading', { name: 'Sign in to Almanac' }).waitFor();

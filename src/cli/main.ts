@@ -1,5 +1,7 @@
 import { Command } from 'commander';
+import { AlmanacError } from '../errors.js';
 import { ALMANAC_VERSION, DATAHUB_VERSION } from '../version.js';
+import { fail } from './context.js';
 import { registerIngest } from './ingest.js';
 import { registerPassword } from './password.js';
 import { registerReindex } from './reindex.js';
@@ -19,4 +21,10 @@ registerReindex(program);
 registerTimeseries(program);
 registerTests(program);
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  // A user's mistake is one line; anything else is a fault of Almanac's, with its stack trace.
+  if (e instanceof AlmanacError) fail(`almanac: ${e.message}`);
+  throw e;
+}

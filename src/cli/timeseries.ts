@@ -37,7 +37,7 @@ export function registerTimeseries(program: Command) {
       await withCatalog(async (catalog) => {
         try {
           const out = await catalog.timeseries.truncate({ entityType: opts.entityType, aspect: opts.aspect,
-            endTimeMillis: parseTime(opts.end), dryRun: !opts.execute });
+            endTimeMillis: parseTime(opts.end), dryRun: !opts.execute, executeHint: 'Add --execute to delete them.' });
           process.stdout.write(`${out}\n`);
         } catch (e) {
           fail(`almanac: ${(e as Error).message}`);

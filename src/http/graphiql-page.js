@@ -1,5 +1,6 @@
 // The Almanac GraphQL explorer: mounts GraphiQL (React 18 and graphiql's browser builds, loaded before this file
-// by graphiql.html) with a fetcher that sends the access token typed above the editor as a Bearer header.
+// by graphiql.html) with a fetcher that sends the access token typed above the editor as a Bearer header, or, with
+// no token, the session cookies of a user signed in to Almanac's UI (same-origin requests, as the UI's own).
 // Plain browser script, no inline code anywhere, so the page runs under a strict Content-Security-Policy.
 (function () {
   'use strict';
@@ -9,7 +10,8 @@
   var ENDPOINT = new URL('graphql', document.baseURI).toString();
   var EXAMPLE_QUERY = [
     '# Welcome to the Almanac GraphQL explorer.',
-    '# Paste an access token above, then press ▶ (Ctrl-Enter).',
+    '# Signed in to Almanac\'s UI, your session is used; otherwise paste an access token above.',
+    '# Then press ▶ (Ctrl-Enter).',
     '',
     'query getDataset {',
     '  dataset(urn: "urn:li:dataset:(urn:li:dataPlatform:hive,fct_users_created,PROD)") {',
@@ -32,6 +34,26 @@
   var form = document.getElementById('token-form');
   var input = document.getElementById('token');
   var container = document.getElementById('graphiql');
+  var hint = document.getElementById('token-hint');
+  var tokenHint = Array.prototype.slice.call(hint.childNodes);
+
+  /** The user of the UI's session: its readable `actor` cookie (the session itself is HttpOnly), or ''. */
+  function sessionActor() {
+    var m = /(?:^|;\s*)actor=([^;]*)/.exec(document.cookie);
+    if (!m) return '';
+    try {
+      return decodeURIComponent(m[1]);
+    } catch (e) {
+      return m[1];
+    }
+  }
+
+  /** Says whose credentials the next request carries. */
+  function showCredentials() {
+    var actor = sessionActor();
+    if (!currentToken() && actor) hint.textContent = 'Signed in as ' + actor + ': queries use your session. A token pasted here is used instead.';
+    else hint.replaceChildren.apply(hint, tokenHint);
+  }
 
   function loadToken() {
     try {
@@ -70,9 +92,9 @@
 
   async function fetcher(params, opts) {
     var token = currentToken();
-    if (!token && params && params.operationName === 'IntrospectionQuery') {
-      // Every GraphQL call needs a token; do not send a request that can only be refused.
-      return { errors: [{ message: 'Paste an access token above to load the schema.' }] };
+    if (!token && !sessionActor() && params && params.operationName === 'IntrospectionQuery') {
+      // Every GraphQL call needs credentials; do not send a request that can only be refused.
+      return { errors: [{ message: 'Paste an access token above (or sign in to Almanac\'s UI) to load the schema.' }] };
     }
     var headers = { 'content-type': 'application/json', accept: 'application/json' };
     if (token) headers.authorization = 'Bearer ' + token;
@@ -85,7 +107,8 @@
       method: 'POST',
       headers: headers,
       body: JSON.stringify(params),
-      credentials: 'omit',
+      // The session cookies go with it when there are any (same origin only); a Bearer token, when given, wins.
+      credentials: 'same-origin',
       cache: 'no-store',
     });
     return asGraphQLResponse(response.status, await response.text());
@@ -119,6 +142,7 @@
   // Saved as it is typed, so a query run straight away uses it.
   input.addEventListener('input', function () {
     saveToken(currentToken());
+    showCredentials();
   });
 
   // "Use token" (or Enter) reloads the schema with the new token.
@@ -132,5 +156,6 @@
     }
   });
 
+  showCredentials();
   render();
 })();

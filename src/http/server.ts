@@ -4,6 +4,7 @@ import { parseJsonSafely } from '../model/safe-keys.js';
 import type { Catalog } from '../services/catalog.js';
 import { authPlugin } from './auth.js';
 import { sendError } from './errors.js';
+import { requestLogPlugin } from './request-log.js';
 import { entityRoutes } from './rest/entities.js';
 import { metaRoutes } from './rest/meta.js';
 
@@ -35,10 +36,8 @@ export async function buildServer(catalog: Catalog, opts: ServerOptions = {}): P
     routerOptions: { maxParamLength: 4096, ignoreDuplicateSlashes: true },
     // A path the router cannot decode (`%ZZ`) gets the same error body as every other 400.
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
-    // One line per request only when debugging; errors are logged where they are handled.
-    logController: new LogController({
-      disableRequestLogging: catalog.config.logLevel !== 'debug' && catalog.config.logLevel !== 'trace',
-    }),
+    // Fastify's own two lines per request are replaced by one (src/http/request-log.ts).
+    logController: new LogController({ disableRequestLogging: true }),
   });
 
   // Clients send JSON with, without, or with the wrong content type (curl defaults to form encoding).
@@ -55,6 +54,7 @@ export async function buildServer(catalog: Catalog, opts: ServerOptions = {}): P
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ status: 404, code: 'NOT_FOUND', message: `No route for ${request.method} ${request.url.split('?')[0]}` }));
 
+  await app.register(requestLogPlugin, { mode: catalog.config.requestLog });
   await app.register(authPlugin, { catalog });
   for (const prefix of REST_PREFIXES) {
     await app.register(async (scope) => {

@@ -1,15 +1,24 @@
 import { readFile, stat, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { AlmanacError, badRequest, notFound } from '../errors.js';
 import { mentionsPrototypeKey } from '../model/safe-keys.js';
 import type { Actor } from './actor.js';
 import type { EntityService } from './entities.js';
 import { changesFromFileRecord, describeFailure, type ChangeItem } from './ingest-format.js';
-import { arrayElements, MalformedArrayError } from './json-records.js';
+import { arrayElements, jsonFault, lineAndColumn, MalformedArrayError } from './json-records.js';
+
+/**
+ * Why something was refused: the file could not be read, or is not JSON (nothing of it written); a record is not
+ * JSON, not an MCE or MCP DataHub's file format allows, failed the catalog's validation, or could not be written.
+ */
+export type FailureKind = 'unreadable' | 'unparsable' | 'malformed' | 'unrecognised' | 'invalid' | 'unwritten';
 
 export interface RecordFailure {
   file: string;
+  /** The record's index in the file; -1 when the whole file was refused. */
   index: number;
   urn?: string;
+  kind: FailureKind;
   reason: string;
 }
 
@@ -32,17 +41,38 @@ export interface FileIngestSummary {
  */
 const BATCH = 2000;
 
-/** Expands directories to their .json files, as DataHub's file source does. */
+/**
+ * Expands directories to their .json files, as DataHub's file source does. A path that does not exist, cannot be
+ * read, or is a folder without .json files is a NOT_FOUND or BAD_REQUEST error naming it.
+ */
 export async function expandPaths(paths: string[]): Promise<string[]> {
   const out: string[] = [];
   for (const p of paths) {
-    const s = await stat(p);
-    if (s.isDirectory()) {
-      const names = (await readdir(p)).filter((n) => n.endsWith('.json')).sort();
-      out.push(...names.map((n) => path.join(p, n)));
-    } else out.push(p);
+    try {
+      const s = await stat(p);
+      if (s.isDirectory()) {
+        const names = (await readdir(p)).filter((n) => n.endsWith('.json')).sort();
+        if (names.length === 0) throw badRequest(`${p}: a folder with no .json files in it`);
+        out.push(...names.map((n) => path.join(p, n)));
+      } else out.push(p);
+    } catch (e) {
+      if (e instanceof AlmanacError) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') throw notFound(`${p}: no such file or folder`);
+      throw badRequest(`${p}: cannot be read (${code === 'EACCES' ? 'permission denied' : (e as Error).message})`);
+    }
   }
   return out;
+}
+
+/** A file read whole that is not JSON: where, and what is wrong there. */
+class UnparsableFileError extends Error {}
+
+function unparsable(text: string, e: unknown): UnparsableFileError {
+  const fault = jsonFault(text);
+  if (!fault) return new UnparsableFileError(`not valid JSON: ${(e as Error).message}`);
+  const { line, column } = lineAndColumn(text, fault.offset);
+  return new UnparsableFileError(`not valid JSON at line ${line}, column ${column}: ${fault.problem}; nothing in this file was ingested`);
 }
 
 /**
@@ -56,22 +86,33 @@ export const STREAM_ABOVE_BYTES = 100_000_000;
 /** A record of a file, parsed, or the reason it could not be. */
 type FileRecord = { index: number; record: unknown; mayHoldPrototypeKeys: boolean; parseError?: string };
 
+/** A record of a file read a record at a time that is not JSON: where in the file, and what is wrong there. */
+function malformedRecord(text: string, start: number, e: unknown): string {
+  const fault = jsonFault(text);
+  return fault ? `not valid JSON at character ${start + fault.offset} of the file: ${fault.problem}` : `not valid JSON: ${(e as Error).message}`;
+}
+
 async function* fileRecords(file: string, size: number, streamed: boolean, progress: (done: number, total: number) => void): AsyncGenerator<FileRecord> {
   if (streamed) {
-    for await (const { index, text, bytesRead } of arrayElements(file)) {
+    for await (const { index, text, start, bytesRead } of arrayElements(file)) {
       progress(bytesRead, size);
       let parsed: FileRecord;
       try {
         parsed = { index, record: JSON.parse(text), mayHoldPrototypeKeys: mentionsPrototypeKey(text) };
       } catch (e) {
-        parsed = { index, record: undefined, mayHoldPrototypeKeys: false, parseError: `malformed JSON: ${(e as Error).message}` };
+        parsed = { index, record: undefined, mayHoldPrototypeKeys: false, parseError: malformedRecord(text, start, e) };
       }
       yield parsed;
     }
     return;
   }
   const text = await readFile(file, 'utf8');
-  const parsed = JSON.parse(text);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw unparsable(text, e);
+  }
   const records: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
   const mayHoldPrototypeKeys = mentionsPrototypeKey(text);
   for (let i = 0; i < records.length; i++) {
@@ -107,7 +148,8 @@ export async function ingestFiles(
           try {
             add(summary, await entities.ingest(b.items, actor));
           } catch (e) {
-            summary.failures.push({ file, index: b.index, urn: b.items[0]?.urn, reason: describeFailure(e) });
+            summary.failures.push({ file, index: b.index, urn: b.items[0]?.urn, kind: e instanceof AlmanacError ? 'invalid' : 'unwritten',
+              reason: describeFailure(e) });
           }
         }
       }
@@ -120,13 +162,16 @@ export async function ingestFiles(
       streamed = size > streamAbove;
       for await (const r of fileRecords(file, size, streamed, progress)) {
         summary.records++;
+        if (r.parseError) {
+          summary.failures.push({ file, index: r.index, kind: 'malformed', reason: r.parseError });
+          continue;
+        }
         try {
-          if (r.parseError) throw new Error(r.parseError);
           const { kind, items } = changesFromFileRecord(r.record, r.mayHoldPrototypeKeys);
           if (kind === 'mce') summary.mce++; else summary.mcp++;
           batch.push({ index: r.index, items });
         } catch (e) {
-          summary.failures.push({ file, index: r.index, urn: urnOfRecord(r.record), reason: describeFailure(e) });
+          summary.failures.push({ file, index: r.index, urn: urnOfRecord(r.record), kind: 'unrecognised', reason: describeFailure(e) });
         }
         if (batch.length >= BATCH) await flush();
       }
@@ -136,9 +181,11 @@ export async function ingestFiles(
       await flush();
       if (e instanceof MalformedArrayError) {
         summary.records++; // the record where the file broke off, refused
-        summary.failures.push({ file, index: e.index, reason: e.message });
+        summary.failures.push({ file, index: e.index, kind: 'malformed', reason: e.message });
+      } else if (e instanceof UnparsableFileError) {
+        summary.failures.push({ file, index: -1, kind: 'unparsable', reason: e.message });
       } else {
-        summary.failures.push({ file, index: -1, reason: `cannot read file: ${(e as Error).message}` });
+        summary.failures.push({ file, index: -1, kind: 'unreadable', reason: `cannot read the file: ${(e as Error).message}` });
       }
     }
   }

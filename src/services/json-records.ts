@@ -5,6 +5,8 @@ import { StringDecoder } from 'node:string_decoder';
 export interface RecordText {
   index: number;
   text: string;
+  /** Where the element's text starts in the file, in characters. */
+  start: number;
   /** How much of the file has been read so far (whole chunks). */
   bytesRead: number;
 }
@@ -32,6 +34,7 @@ export async function* arrayElements(file: string, chunkBytes = 1 << 20): AsyncG
   let escaped = false;
   let closed = false;
   let elementStarted = false;
+  let elementStart = 0;
   let position = 0;
   let bytesRead = 0;
   const fail = (what: string): never => {
@@ -59,7 +62,7 @@ export async function* arrayElements(file: string, chunkBytes = 1 << 20): AsyncG
       if (depth === 1) {
         if (c === 0x2c || c === 0x5d) { // , or ]: the element ends
           if (elementStarted) {
-            yield { index: index++, text: carried + text.slice(start, i), bytesRead };
+            yield { index: index++, text: carried + text.slice(start, i), start: elementStart, bytesRead };
             carried = '';
             elementStarted = false;
           } else if (c === 0x2c || index > 0) {
@@ -70,6 +73,7 @@ export async function* arrayElements(file: string, chunkBytes = 1 << 20): AsyncG
         }
         if (!elementStarted) {
           elementStarted = true;
+          elementStart = position;
           start = i;
         }
       }
@@ -83,4 +87,97 @@ export async function* arrayElements(file: string, chunkBytes = 1 << 20): AsyncG
     }
   }
   if (!closed) fail('the array is not closed');
+}
+
+/** Where a text stops being JSON: the offset (in characters) of the fault, and what is wrong there. */
+export interface JsonFault {
+  offset: number;
+  problem: string;
+}
+
+const WS = new Set([0x20, 0x0a, 0x0d, 0x09]);
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/**
+ * The first syntax fault of a text JSON.parse refused (V8's messages do not always say where), or undefined when it
+ * is valid JSON. Read without recursion, so nesting depth does not matter.
+ */
+export function jsonFault(text: string): JsonFault | undefined {
+  const n = text.length;
+  const stack: number[] = []; // 0x5b [ or 0x7b {
+  let i = 0;
+  type Expect = 'value' | 'valueOrClose' | 'key' | 'keyOrClose' | 'colon' | 'next' | 'end';
+  let expect = 'value' as Expect; // (set in closures too: no narrowing)
+  const fault = (problem: string): JsonFault => ({ offset: i, problem });
+  const shown = (c: number) => (c < 0x20 ? `the control character U+${c.toString(16).padStart(4, '0').toUpperCase()}` : `'${String.fromCharCode(c)}'`);
+  const afterValue = () => { expect = stack.length ? 'next' : 'end'; };
+  /** Reads a string at i (its opening quote); undefined when it closes, else the fault. */
+  const string = (): JsonFault | undefined => {
+    for (i++; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) { i++; return undefined; }
+      if (c < 0x20) return fault(`${shown(c)} inside a string (write it escaped)`);
+      if (c === 0x5c) {
+        const e = text.charCodeAt(++i);
+        if (e === 0x75) {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) return fault('\\u not followed by four hexadecimal digits');
+          i += 4;
+        } else if (!'"\\/bfnrt'.includes(text.charAt(i)) || i >= n) {
+          return fault(i >= n ? 'it ends inside a string' : `an unknown escape '\\${text.charAt(i)}'`);
+        }
+      }
+    }
+    return fault('it ends inside a string');
+  };
+  for (;;) {
+    while (i < n && WS.has(text.charCodeAt(i))) i++;
+    if (i >= n) return expect === 'end' ? undefined : fault('it ends before the JSON is complete');
+    const c = text.charCodeAt(i);
+    switch (expect) {
+      case 'end':
+        return fault(`text after the end of the JSON value: ${shown(c)}`);
+      case 'colon':
+        if (c !== 0x3a) return fault(`expected ':' after a property name, found ${shown(c)}`);
+        i++;
+        expect = 'value';
+        continue;
+      case 'next': {
+        const top = stack[stack.length - 1]!;
+        const close = top === 0x5b ? 0x5d : 0x7d;
+        if (c === 0x2c) { i++; expect = top === 0x5b ? 'value' : 'key'; continue; }
+        if (c === close) { i++; stack.pop(); afterValue(); continue; }
+        return fault(`expected ',' or '${String.fromCharCode(close)}', found ${shown(c)}`);
+      }
+      case 'key':
+      case 'keyOrClose':
+        if (c === 0x7d && expect === 'keyOrClose') { i++; stack.pop(); afterValue(); continue; }
+        if (c !== 0x22) return fault(`expected a property name in double quotes, found ${shown(c)}`);
+        { const f = string(); if (f) return f; }
+        expect = 'colon';
+        continue;
+      case 'valueOrClose':
+        if (c === 0x5d) { i++; stack.pop(); afterValue(); continue; }
+      // falls through
+      case 'value': {
+        if (c === 0x5b || c === 0x7b) { stack.push(c); i++; expect = c === 0x5b ? 'valueOrClose' : 'keyOrClose'; continue; }
+        if (c === 0x22) { const f = string(); if (f) return f; afterValue(); continue; }
+        const literal = ['true', 'false', 'null'].find((w) => text.startsWith(w, i));
+        if (literal) { i += literal.length; afterValue(); continue; }
+        NUMBER.lastIndex = i;
+        if ((c === 0x2d || (c >= 0x30 && c <= 0x39)) && NUMBER.test(text)) { i = NUMBER.lastIndex; afterValue(); continue; }
+        return fault(`expected a value, found ${shown(c)}`);
+      }
+    }
+  }
+}
+
+/** The 1-based line and column of an offset in a text. */
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
 }

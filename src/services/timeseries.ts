@@ -26,6 +26,11 @@ export interface TruncateRequest {
   timeoutSeconds?: number;
   forceDeleteByQuery?: boolean;
   forceReindex?: boolean;
+  /**
+   * How the caller's transport runs it for real, ending a dry run's report; DataHub's REST wording
+   * ("Run with dryRun = false to execute.") when not given.
+   */
+  executeHint?: string;
 }
 
 export interface TaskStatus {
@@ -183,7 +188,7 @@ export class TimeseriesService {
     const rewrite = r.forceReindex === true || (r.forceDeleteByQuery !== true && toDelete > Math.floor(total / 2));
     const strategy = rewrite ? 'Reindexing the aspect without the deleted records.' : 'Issuing a delete by query request.';
     const head = `Delete ${toDelete} out of ${total} rows (${pct}%). ${strategy}`;
-    if (r.dryRun !== false) return `${head} This was a dry run. Run with dryRun = false to execute.`;
+    if (r.dryRun !== false) return `${head} This was a dry run. ${r.executeHint ?? 'Run with dryRun = false to execute.'}`;
     const task = this.start(idx, r.endTimeMillis, batchSize, total, rewrite);
     const timeoutMs = r.timeoutSeconds === undefined ? undefined : r.timeoutSeconds * 1000;
     const finished = await Promise.race([

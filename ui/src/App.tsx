@@ -5,6 +5,7 @@ import { logIn, logOut, useMe, type Me } from './session';
 import { setStoredToken } from './gql';
 import { currentTheme, setTheme } from './theme';
 import { ErrorBoundary } from './components/ErrorBoundary';
+import { serverPath } from './base';
 
 export function App() {
   const { me, loading, unauthenticated, error, refresh } = useMe();
@@ -39,6 +40,8 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         <nav aria-label="Main" className="topnav">
           <Link to="/tests" className="btn subtle">Tests</Link>
           <Link to="/admin" className="btn subtle">Admin</Link>
+          {/* The GraphQL explorer, a page of the server's own: it uses this session. */}
+          <a href={serverPath('/api/graphiql')} className="btn subtle" title="GraphQL explorer (GraphiQL), signed in as you">GraphiQL</a>
           <ThemeToggle />
           <span className="who" title={me.corpUser.urn}>{name}</span>
           <button type="button" className="btn subtle" onClick={onSignOut}>Sign out</button>
