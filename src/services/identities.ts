@@ -6,7 +6,6 @@ import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import type { Actor } from './actor.js';
 import type { AspectWrites, EntityService } from './entities.js';
-import type { TokenService } from './tokens.js';
 
 /**
  * Users and groups. Membership lives on each user, as in DataHub: `nativeGroupMembership` for groups created in the
@@ -21,7 +20,7 @@ function check(urn: string, entityType: 'corpuser' | 'corpGroup'): string {
 }
 
 export class IdentityService {
-  constructor(private readonly entities: EntityService, private readonly store: Store, private readonly tokens: TokenService) {}
+  constructor(private readonly entities: EntityService, private readonly store: Store) {}
 
   /** Users (not removed) or groups, in urn order, filtered by a substring of the urn or names. */
   async list(entityType: 'corpuser' | 'corpGroup', opts: { start: number; count: number; query?: string }) {
@@ -69,13 +68,12 @@ export class IdentityService {
 
   /**
    * Removes a user as DataHub does: every aspect of the user goes (so reads answer as for a user that never
-   * existed, and search and the membership relationships forget them), their tokens are revoked, and group member
-   * lists that name them drop them.
+   * existed, and search and the membership relationships forget them), their tokens are revoked (as any removal of a
+   * user revokes them: TokenService.heard), and group member lists that name them drop them.
    */
   async removeUser(urn: string, actor: Actor): Promise<void> {
     const u = check(urn, 'corpuser');
     await this.entities.requireExists(u);
-    await this.tokens.revokeAllOf(u);
     // Legacy member lists (corpGroupInfo.members / admins) that name the user drop them, each under the aspect's lock.
     const groupRows = await this.store.listEntities({ entityType: 'corpGroup' });
     const infos = await this.entities.latestValues(groupRows.map((r) => r.urn), [corpGroupInfo]);
