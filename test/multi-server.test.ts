@@ -242,7 +242,7 @@ forEachEngine('several servers on one database', (ctx) => {
   });
 
   test('a policy deactivated through server 1 takes effect on server 2 within 1 s', async () => {
-    const jdoe = (await runCli(['token', 'create', '--user', 'jdoe'], { DATABASE_URL: ctx.url })).stdout.trim();
+    const jdoe = (await runCli(['token', 'create', '--user', 'jdoe', '--create-user'], { DATABASE_URL: ctx.url })).stdout.trim();
     let n = 0;
     const createTag = () => graphql(servers[1]!.base, jdoe, `mutation { createTag(input: { id: "multi-${n++}", name: "x" }) }`);
     assert.equal((await createTag()).body.errors[0].extensions.code, 403, 'no policy grants it yet');

@@ -196,6 +196,32 @@ export class NativeUserService {
     }, actor);
   }
 
+  /**
+   * Whether a user exists to act as: the root user always does (it is not stored on a fresh database, yet signs in
+   * and gets tokens); anyone else when stored and not removed.
+   */
+  async userExists(userUrnRaw: unknown): Promise<boolean> {
+    const userUrn = this.userUrn(userUrnRaw);
+    if (userUrn === ROOT_USER_URN) return true;
+    if (!(await this.entities.exists(userUrn))) return false;
+    return (await this.entities.latestValues([userUrn], [status])).get(userUrn)?.get('status')?.removed !== true;
+  }
+
+  /**
+   * Makes a user without a password (the CLI's `token create --create-user`): the info and ACTIVE status a native
+   * user gets (src/services/native-users.ts create), named by their id; reserved urns are refused, 409 if it exists.
+   */
+  async createUser(userUrnRaw: unknown, actor: Actor): Promise<string> {
+    const userUrn = this.userUrn(userUrnRaw);
+    if (reserved(userUrn, this.systemClientId)) throw badRequest(`Cannot create a user as ${userUrn}`);
+    const name = parseUrn(userUrn).key;
+    await this.entities.createOnce(userUrn, [corpUserInfo, corpUserStatus], {
+      corpUserInfo: { active: true, fullName: name, displayName: name },
+      corpUserStatus: { status: 'ACTIVE', lastModified: { time: Date.now(), actor: actor.urn } },
+    }, actor, 'user');
+    return userUrn;
+  }
+
   /** Sets (or replaces) a user's password directly, creating the user if needed (the CLI's `password set`). */
   async setPassword(userUrnRaw: unknown, password: string, actor: Actor): Promise<string> {
     const userUrn = this.userUrn(userUrnRaw);
