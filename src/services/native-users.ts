@@ -18,6 +18,12 @@ import type { TokenService } from './tokens.js';
  * revoked with its user and at log-out.
  */
 
+/**
+ * The shortest password `setPassword` (the CLI's `password set`) accepts, in characters. Sign-up and reset through
+ * the web app keep DataHub's rule (not empty), as its pages enforce their own.
+ */
+export const MIN_PASSWORD_LENGTH = 12;
+
 /** DataHub's session token lifetime (its SESSION_TOKEN_DURATION_MS default), which is also its session cookie's. */
 export const SESSION_DURATION_MS = 86_400_000;
 const RESET_TOKEN_DURATION_MS = 86_400_000;
@@ -222,9 +228,15 @@ export class NativeUserService {
     return userUrn;
   }
 
-  /** Sets (or replaces) a user's password directly, creating the user if needed (the CLI's `password set`). */
+  /**
+   * Sets (or replaces) a user's password directly, creating the user if needed (the CLI's `password set`, which is
+   * how the root user gets one): at least MIN_PASSWORD_LENGTH characters.
+   */
   async setPassword(userUrnRaw: unknown, password: string, actor: Actor): Promise<string> {
     const userUrn = this.userUrn(userUrnRaw);
+    if ([...password].length < MIN_PASSWORD_LENGTH) {
+      throw badRequest(`the password must be at least ${MIN_PASSWORD_LENGTH} characters long`, { field: 'password' });
+    }
     const credentials = await this.credentialsFor(password);
     await this.entities.ingest([{ urn: userUrn, entityType: 'corpuser', aspect: 'corpUserCredentials', changeType: 'UPSERT',
       value: credentials, systemMetadata: null }], actor);
