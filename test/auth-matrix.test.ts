@@ -217,7 +217,7 @@ const OPS: Op[] = [
   { name: 'createGroup', graphql: 'mutation { createGroup(input: { id: "matrix", name: "m" }) }', needsPrivilege: true,
     check: dataThen({ createGroup: 'urn:li:corpGroup:matrix' }, async (c) => assert.equal(await exists(c, 'urn:li:corpGroup:matrix'), true)) },
   { name: 'addGroupMembers', graphql: 'mutation { addGroupMembers(input: { groupUrn: "urn:li:corpGroup:bfoo", userUrns: ["urn:li:corpuser:jdoe"] }) }', needsPrivilege: true,
-    check: dataThen({ addGroupMembers: true }, async (c) => assert.ok((await latest(c, 'urn:li:corpuser:jdoe', 'groupMembership')).groups.includes('urn:li:corpGroup:bfoo'), 'jdoe a member')) },
+    check: dataThen({ addGroupMembers: true }, async (c) => assert.ok((await latest(c, 'urn:li:corpuser:jdoe', 'nativeGroupMembership')).nativeGroups.includes('urn:li:corpGroup:bfoo'), 'a native member of the sample group')) },
   { name: 'updateUserStatus', graphql: 'mutation { updateUserStatus(urn: "urn:li:corpuser:jdoe", status: ACTIVE) }', needsPrivilege: true,
     check: dataThen({ updateUserStatus: 'urn:li:corpuser:jdoe' }, async (c) => assert.equal((await latest(c, 'urn:li:corpuser:jdoe', 'corpUserStatus')).status, 'ACTIVE')) },
   { name: 'reportOperation', graphql: `mutation { reportOperation(input: { urn: "${HIVE}", operationType: INSERT, sourceType: MANUAL }) }`, needsPrivilege: true,

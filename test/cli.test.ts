@@ -6,6 +6,9 @@ import { after, before, test } from 'node:test';
 import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
 import { SAMPLES } from './support/app.js';
 import { runCli, startServer } from './support/processes.js';
+import { loadConfig } from '../src/config.js';
+import { openCatalog } from '../src/services/catalog.js';
+import { TokenService } from '../src/services/tokens.js';
 
 // The CLI and the server as real child processes, the way a user runs them.
 const HDFS = 'urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)';
@@ -32,6 +35,63 @@ forEachEngine('CLI and server processes', (ctx) => {
     const res = await runCli(['token', 'create', '--user', 'datahub'], env);
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\n$/);
+  });
+
+  test('token create refuses a user that does not exist, unless --create-user makes them', async () => {
+    const typo = await runCli(['token', 'create', '--user', 'nobody-here'], env);
+    assert.deepEqual([typo.code, typo.stdout, typo.stderr], [1, '',
+      'almanac: there is no user urn:li:corpuser:nobody-here (check the name, or pass --create-user to create it)\n']);
+    const catalog = await openCatalog(loadConfig({ DATABASE_URL: env.DATABASE_URL! }));
+    try {
+      assert.deepEqual(await catalog.tokens.list({ actorUrn: 'urn:li:corpuser:nobody-here', start: 0, count: 10 }), { total: 0, tokens: [] });
+      assert.deepEqual(await catalog.store.existing(['urn:li:corpuser:nobody-here']), new Set());
+      // A user that exists (from the samples) needs no flag.
+      const jdoe = await runCli(['token', 'create', '--user', 'jdoe'], env);
+      assert.deepEqual([jdoe.code, jdoe.stderr], [0, '']);
+      assert.deepEqual(await catalog.tokens.authenticate(jdoe.stdout.trim()),
+        { urn: 'urn:li:corpuser:jdoe', kind: 'user', tokenId: TokenService.hash(jdoe.stdout.trim()) });
+
+      const made = await runCli(['token', 'create', '--user', 'newcomer', '--create-user'], env);
+      assert.deepEqual([made.code, made.stderr], [0, '']);
+      const token = made.stdout.trim();
+      assert.deepEqual(await catalog.tokens.authenticate(token), { urn: 'urn:li:corpuser:newcomer', kind: 'user', tokenId: TokenService.hash(token) });
+      // The user as made: what a native user gets, less the password (and the email and title nobody gave).
+      const stored = await catalog.store.getLatest(['urn:li:corpuser:newcomer']);
+      const values = Object.fromEntries([...stored.get('urn:li:corpuser:newcomer')!].map(([a, r]) => [a, r.value]));
+      const time = (values.corpUserStatus as { lastModified: { time: number } }).lastModified.time;
+      assert.equal(typeof time, 'number');
+      assert.deepEqual(values, {
+        corpUserInfo: { active: true, fullName: 'newcomer', displayName: 'newcomer' },
+        corpUserStatus: { status: 'ACTIVE', lastModified: { time, actor: 'urn:li:corpuser:datahub' } },
+      });
+      // Once made, no flag is needed; the flag on an existing user changes nothing.
+      for (const args of [['--user', 'newcomer'], ['--user', 'newcomer', '--create-user']]) {
+        const again = await runCli(['token', 'create', ...args], env);
+        assert.deepEqual([again.code, again.stderr], [0, '']);
+      }
+      assert.deepEqual(Object.fromEntries([...(await catalog.store.getLatest(['urn:li:corpuser:newcomer'])).get('urn:li:corpuser:newcomer')!]
+        .map(([a, r]) => [a, r.value])), values);
+    } finally {
+      await catalog.close();
+    }
+  });
+
+  test('token create --user datahub works on a fresh database, where the root user is not stored', async () => {
+    const db = await freshSharedDatabaseUrl(ctx.engine);
+    try {
+      const res = await runCli(['token', 'create', '--user', 'datahub'], { DATABASE_URL: db.url });
+      assert.deepEqual([res.code, res.stderr], [0, '']);
+      const catalog = await openCatalog(loadConfig({ DATABASE_URL: db.url }));
+      try {
+        assert.equal(await catalog.store.countEntities('corpuser'), 0, 'no user was made');
+        assert.deepEqual(await catalog.tokens.authenticate(res.stdout.trim()),
+          { urn: 'urn:li:corpuser:datahub', kind: 'user', tokenId: TokenService.hash(res.stdout.trim()) });
+      } finally {
+        await catalog.close();
+      }
+    } finally {
+      await db.cleanup();
+    }
   });
 
   test('ingest loads every sample file and reports counts', async () => {
@@ -140,7 +200,7 @@ forEachEngine('CLI and server processes', (ctx) => {
         privileges: ["EDIT_ENTITY"], resources: { resources: ["${HDFS}"], allResources: false },
         actors: { users: ["urn:li:corpuser:alice"], allUsers: false, allGroups: false, resourceOwners: false } }) }`);
       assert.equal(created.errors, undefined, JSON.stringify(created.errors));
-      const aliceToken = await runCli(['token', 'create', '--user', 'alice'], env);
+      const aliceToken = await runCli(['token', 'create', '--user', 'alice', '--create-user'], env);
       assert.equal(aliceToken.code, 0, aliceToken.stderr);
       const alice = `Bearer ${aliceToken.stdout.trim()}`;
 

@@ -205,8 +205,43 @@ forEachEngine('several servers on one database', (ctx) => {
     record('token revocation', ms);
   });
 
+  test('a user deleted through server 1 (REST): server 2 refuses their token and their web app session', async () => {
+    // A native user (the CLI sets a password, making the user), signed in through server 1, with a token of their own.
+    const set = await runCli(['password', 'set', '--user', 'quinn'], { DATABASE_URL: ctx.url }, 'quinn passphrase\n');
+    assert.deepEqual([set.code, set.stderr], [0, 'Password set for urn:li:corpuser:quinn\n']);
+    const login = await fetch(`${servers[0]!.base}/logIn`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'quinn', password: 'quinn passphrase' }) });
+    assert.equal(login.status, 200, await login.text());
+    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const created = await graphql(servers[0]!.base, admin, `mutation { createAccessToken(input: { type: PERSONAL,
+      actorUrn: "urn:li:corpuser:quinn", duration: ONE_HOUR, name: "quinn's" }) { accessToken } }`);
+    const token = created.body.data.createAccessToken.accessToken as string;
+    const me = (headers: Record<string, string>) => fetch(`${servers[1]!.base}/api/graphql`, { method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: '{ me { corpUser { urn } } }' }) })
+      .then(async (r) => ({ status: r.status, body: await r.json() }));
+    const credentials: Record<string, string>[] = [{ authorization: `Bearer ${token}` }, { cookie }];
+    // Server 2 has checked both (and keeps those lookups for a while).
+    for (const headers of credentials) {
+      assert.deepEqual(await me(headers), { status: 200, body: { data: { me: { corpUser: { urn: 'urn:li:corpuser:quinn' } } }, extensions: {} } });
+    }
+    const deleted = await fetch(`${servers[0]!.base}/entities?action=delete`, { method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ urn: 'urn:li:corpuser:quinn' }) });
+    assert.equal(deleted.status, 200, await deleted.text());
+    const revoked = { status: 401, body: { status: 401, code: 'UNAUTHENTICATED', message: 'Failed to validate DataHub token: Token has been revoked.' } };
+    for (const headers of credentials) {
+      let last: { status: number; body: unknown } | undefined;
+      // A generous bound (the issue asks for 2 s; propagation is asserted, not timed).
+      await reached('the removal on server 2', performance.now(), async () => (last = await me(headers)).status !== 200, 10_000);
+      assert.deepEqual(last, revoked);
+    }
+    // And the tokens are gone from the database, whichever server deleted them.
+    const tokens = await graphql(servers[2]!.base, admin, `{ listAccessTokens(input: { start: 0, count: 10,
+      filters: [{ field: "actorUrn", values: ["urn:li:corpuser:quinn"] }] }) { total } }`);
+    assert.deepEqual(tokens.body, { data: { listAccessTokens: { total: 0 } }, extensions: {} });
+  });
+
   test('a policy deactivated through server 1 takes effect on server 2', async () => {
-    const jdoe = (await runCli(['token', 'create', '--user', 'jdoe'], { DATABASE_URL: ctx.url })).stdout.trim();
+    const jdoe = (await runCli(['token', 'create', '--user', 'jdoe', '--create-user'], { DATABASE_URL: ctx.url })).stdout.trim();
     let n = 0;
     const createTag = () => graphql(servers[1]!.base, jdoe, `mutation { createTag(input: { id: "multi-${n++}", name: "x" }) }`);
     assert.equal((await createTag()).body.errors[0].extensions.code, 403, 'no policy grants it yet');

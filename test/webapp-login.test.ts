@@ -8,7 +8,9 @@ import { after, before, test } from 'node:test';
 import { decodeJwt } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
 import { encodeSession } from '../src/http/session.js';
+import { openCatalog } from '../src/services/catalog.js';
 import { systemActor } from '../src/services/actor.js';
 import { forEachEngine } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';
@@ -398,6 +400,57 @@ forEachEngine('webapp login: `almanac password set` and `almanac serve --webapp-
     assert.deepEqual([res.code, res.stderr], [1, `almanac: --webapp-dir ${path.join(dir, 'missing')}: not a folder holding the web app's index.html\n`]);
   });
 
+  /** The stored credentials of a user (null when none). */
+  const credentialsOf = async (userUrn: string) => {
+    const catalog = await openCatalog(loadConfig({ DATABASE_URL: env.DATABASE_URL! }));
+    try {
+      return (await catalog.entities.getLatest(userUrn, ['corpUserCredentials'])).get('corpUserCredentials')?.value ?? null;
+    } finally {
+      await catalog.close();
+    }
+  };
+
+  test('password set: --help says it is how one signs in to Almanac\'s UI; fewer than 12 characters are refused, nothing stored', async () => {
+    const help = await runCli(['password', 'set', '--help'], env);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout.replace(/\s+/g, ' '), /signs in with, to Almanac's own web UI \(user name and password\) and to DataHub's web app/);
+    assert.match(help.stdout.replace(/\s+/g, ' '), /At least 12 characters\./);
+    for (const short of ['abc', 'elevenchars']) {
+      const res = await runCli(['password', 'set', '--user', 'shorty'], env, `${short}\n`);
+      assert.deepEqual([res.code, res.stdout, res.stderr], [1, '', 'almanac: the password must be at least 12 characters long\n']);
+    }
+    assert.equal(await credentialsOf('urn:li:corpuser:shorty'), null);
+    const twelve = await runCli(['password', 'set', '--user', 'shorty'], env, 'twelve chars\n');
+    assert.deepEqual([twelve.code, twelve.stdout, twelve.stderr], [0, '', 'Password set for urn:li:corpuser:shorty\n']);
+    assert.deepEqual(Object.keys((await credentialsOf('urn:li:corpuser:shorty'))!).sort(), ['hashedPassword', 'salt']);
+  });
+
+  test('password set at a terminal (a pseudo-terminal through script(1)): the password typed is not echoed', async () => {
+    // `script` runs the CLI on a pseudo-terminal of its own and passes on what is written to it, as typed keys.
+    const child = spawn('script', ['-qfec', `exec "${process.execPath}" "${BIN}" password set --user typist`, '/dev/null'], {
+      env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    let typed = false;
+    child.stdout.on('data', (c) => {
+      screen += c;
+      // Typed once the prompt shows (echo is off by then): a Backspace takes back the 'x'.
+      if (!typed && screen.includes('Password: ')) {
+        typed = true;
+        child.stdin.write('typed at a terminalx\u007f\r');
+      }
+    });
+    child.stderr.on('data', (c) => (screen += c));
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    child.stdin.end();
+    assert.deepEqual([code, screen], [0, 'Password: \r\nPassword set for urn:li:corpuser:typist\r\n']);
+    const catalog = await openCatalog(loadConfig({ DATABASE_URL: env.DATABASE_URL! }));
+    try {
+      assert.equal(await catalog.nativeUsers.verifyPassword('urn:li:corpuser:typist', 'typed at a terminal'), true);
+    } finally {
+      await catalog.close();
+    }
+  });
+
   test('the root user signs in to the served web app with the password set by the CLI', async () => {
     const set = await runCli(['password', 'set', '--user', 'datahub'], env, 'root passphrase\n');
     assert.deepEqual([set.code, set.stdout, set.stderr], [0, '', 'Password set for urn:li:corpuser:datahub\n']);
@@ -405,14 +458,15 @@ forEachEngine('webapp login: `almanac password set` and `almanac serve --webapp-
     child = spawn(process.execPath, [BIN, 'serve', '--webapp-dir', path.join(dir, 'build')], {
       env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'ignore'] });
     const base = `http://127.0.0.1:${port}`;
+    // A generous bound: a loaded machine may take many seconds to start a server.
     let up = false;
-    for (let i = 0; i < 600 && !up; i++) {
+    for (let i = 0; i < 1200 && !up; i++) {
       try {
         up = (await fetch(`${base}/health`)).ok;
       } catch { /* not up yet */ }
       if (!up) await new Promise((r) => setTimeout(r, 50));
     }
-    assert.equal(up, true, 'the server answered /health within 30 s');
+    assert.equal(up, true, 'the server answered /health within 60 s');
     const page = await fetch(`${base}/login?redirect_uri=%2F`);
     assert.deepEqual([page.status, await page.text()], [200, '<!doctype html><title>DataHub</title>']);
     const wrong = await fetch(`${base}/logIn`, { method: 'POST', headers: { 'content-type': 'application/json' },

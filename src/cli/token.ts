@@ -19,15 +19,22 @@ export function registerToken(program: Command) {
   token
     .command('create')
     .description('create a personal access token and print it alone on stdout')
-    .requiredOption('--user <username|urn>', 'the user the token acts as, e.g. datahub or urn:li:corpuser:datahub')
+    .requiredOption('--user <username|urn>', 'the user the token acts as, e.g. datahub or urn:li:corpuser:datahub; it must exist '
+      + '(the root user datahub always does)')
+    .option('--create-user', 'create the user first if it does not exist (a user with no password, active)')
     .option('--name <name>', 'a name to recognise the token by', 'CLI token')
     .option('--description <text>', 'what the token is for')
     .option('--expires <duration>', 'lifetime: 30d, 12h, ONE_MONTH, NO_EXPIRY…', '30d')
-    .action(async (opts: { user: string; name: string; description?: string; expires: string }) => {
+    .action(async (opts: { user: string; createUser?: boolean; name: string; description?: string; expires: string }) => {
       const actorUrn = opts.user.startsWith('urn:') ? opts.user : `urn:li:corpuser:${opts.user}`;
       const durationMs = parseExpiry(opts.expires);
       await withCatalog(async (catalog) => {
         try {
+          // A mistyped name must not become a working credential: only on request is a new user made.
+          if (!(await catalog.nativeUsers.userExists(actorUrn))) {
+            if (!opts.createUser) fail(`almanac: there is no user ${actorUrn} (check the name, or pass --create-user to create it)`);
+            await catalog.nativeUsers.createUser(actorUrn, rootActor());
+          }
           const { accessToken } = await catalog.tokens.create(
             { actorUrn, ownerUrn: actorUrn, name: opts.name, description: opts.description, durationMs }, rootActor());
           process.stdout.write(`${accessToken}\n`);

@@ -89,9 +89,11 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   const relationshipIndex = changeLog.addIndex('relationships', (urns, latest) => relationships.edges(urns, latest),
     (e) => e.aspect !== null && aspectDef(e.aspect)?.edges !== undefined);
   entities.afterCommit(() => changeLog.afterCommit());
+  // A write that removed a user answers once the user's tokens are revoked (tokens.heard starts it, below).
+  entities.afterCommit(() => tokens.settled());
   // Caches hear other servers' changes too (this server's own writes call the listeners directly as well).
   changeLog.onChange((entries) => entities.notifyWritten(entries.map((e) => e.entityType)));
-  changeLog.onChange((entries) => tokens.forgetChanged(entries));
+  changeLog.onChange((entries) => tokens.heard(entries));
   let follower: Promise<ChangeFollower> | undefined;
   const responses = new ResponseCache(config.responseCacheBytes);
   changeLog.onChange((entries) => responses.invalidate(entries));
@@ -113,7 +115,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
     usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
     config, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),
-    identities: new IdentityService(entities, s, tokens), ownershipTypes,
+    identities: new IdentityService(entities, s), ownershipTypes,
     nativeUsers: new NativeUserService(entities, s, tokens, config.systemClientId), recommendations,
     metadataTests: new MetadataTestService(entities, s, (m) => process.stderr.write(`almanac: warning: ${m}\n`)),
     async follow(opts?: FollowerOptions) {

@@ -6,11 +6,11 @@ import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import type { Actor } from './actor.js';
 import type { AspectWrites, EntityService } from './entities.js';
-import type { TokenService } from './tokens.js';
 
 /**
- * Users and groups. Membership lives on each user, as in DataHub: `nativeGroupMembership` for groups created in the
- * catalog (their `origin` is NATIVE), `groupMembership` for groups from an identity provider. Both become the
+ * Users and groups. Membership lives on each user, as in DataHub: `nativeGroupMembership` for groups whose members
+ * are managed in the catalog (their `origin` is NATIVE), `groupMembership` for groups from an identity provider or a
+ * connector. Both become the
  * relationships IsMemberOfNativeGroup / IsMemberOfGroup, and both are what policies read.
  */
 
@@ -21,7 +21,7 @@ function check(urn: string, entityType: 'corpuser' | 'corpGroup'): string {
 }
 
 export class IdentityService {
-  constructor(private readonly entities: EntityService, private readonly store: Store, private readonly tokens: TokenService) {}
+  constructor(private readonly entities: EntityService, private readonly store: Store) {}
 
   /** Users (not removed) or groups, in urn order, filtered by a substring of the urn or names. */
   async list(entityType: 'corpuser' | 'corpGroup', opts: { start: number; count: number; query?: string }) {
@@ -58,7 +58,7 @@ export class IdentityService {
     const members = await this.store.relationships({ urn: g, direction: 'INCOMING', types: ['IsMemberOfGroup', 'IsMemberOfNativeGroup'],
       start: 0, count: 1_000_000 });
     const users = [...new Set(members.edges.map((e) => e.source))];
-    if (users.length) await this.changeMembers(g, users, 'remove', actor);
+    if (users.length) await this.dropMembers(g, users, actor);
     await this.entities.deleteEntity(g);
   }
 
@@ -69,13 +69,12 @@ export class IdentityService {
 
   /**
    * Removes a user as DataHub does: every aspect of the user goes (so reads answer as for a user that never
-   * existed, and search and the membership relationships forget them), their tokens are revoked, and group member
-   * lists that name them drop them.
+   * existed, and search and the membership relationships forget them), their tokens are revoked (as any removal of a
+   * user revokes them: TokenService.heard), and group member lists that name them drop them.
    */
   async removeUser(urn: string, actor: Actor): Promise<void> {
     const u = check(urn, 'corpuser');
     await this.entities.requireExists(u);
-    await this.tokens.revokeAllOf(u);
     // Legacy member lists (corpGroupInfo.members / admins) that name the user drop them, each under the aspect's lock.
     const groupRows = await this.store.listEntities({ entityType: 'corpGroup' });
     const infos = await this.entities.latestValues(groupRows.map((r) => r.urn), [corpGroupInfo]);
@@ -94,36 +93,77 @@ export class IdentityService {
   }
 
   /**
-   * Adds or removes members; every user and the group must exist; all or nothing. A group created here (origin
-   * NATIVE) is recorded in the users' `nativeGroupMembership`, any other in `groupMembership`; removing takes the
-   * group out of both.
+   * addGroupMembers / removeGroupMembers, as DataHub 0.12.1's resolvers do them. A group with no origin (ingested by
+   * a connector or a sample file) is first made native: its members through `groupMembership` (IsMemberOfGroup) are
+   * moved to `nativeGroupMembership` and the group's origin becomes NATIVE. Then the users are added as native members
+   * (each group taken out and appended, so it comes last) or taken out of the native members. A group from an
+   * identity provider (origin EXTERNAL) is refused: its members come from there. Users added must exist; users
+   * removed that do not are skipped. All in one transaction, each aspect locked while it is read and rewritten.
    */
   async changeMembers(groupUrn: string, userUrns: string[], op: 'add' | 'remove', actor: Actor): Promise<void> {
     const g = check(groupUrn, 'corpGroup');
     const users = [...new Set(userUrns.map((u) => check(u, 'corpuser')))];
     if (users.length === 0) throw badRequest('No users given');
-    await this.entities.requireExists(g);
+    if (!(await this.entities.exists(g))) {
+      throw notFound(`Failed to ${op === 'add' ? 'add members to' : 'remove members from'} group ${g}. Group does not exist.`, { urn: g });
+    }
     const existing = await this.store.existing(users);
-    const absent = users.find((u) => !existing.has(u));
-    if (absent) throw notFound(`Entity ${absent} does not exist`, { urn: absent });
-    const native = (await this.entities.latestValues([g], [origin])).get(g)?.get('origin');
-    const aspect = native?.type === 'NATIVE' ? nativeGroupMembership : groupMembership;
-    const aspects = op === 'add' ? [aspect] : [groupMembership, nativeGroupMembership];
-    /** The list with the group added or taken out, or null when that changes nothing. */
-    const change = (list: readonly string[]) => (op === 'add' ? (list.includes(g) ? null : [...list, g])
-      : list.includes(g) ? list.filter((x) => x !== g) : null);
-    // One transaction for all users, each membership aspect locked while it is read and rewritten.
-    await this.entities.edit(new Map(users.map((u) => [u, aspects])), (current) => new Map(users.flatMap((u) => {
+    if (op === 'add') {
+      const absent = users.find((u) => !existing.has(u));
+      if (absent) throw notFound(`Entity ${absent} does not exist`, { urn: absent });
+    }
+    const targets = users.filter((u) => existing.has(u));
+    // Who a migration would move (read from the relationship index, current on this server).
+    const ingested = (await this.store.relationships({ urn: g, direction: 'INCOMING', types: ['IsMemberOfGroup'], start: 0, count: 1_000_000 }))
+      .edges.map((e) => e.source).filter((u) => parseUrn(u).entityType === 'corpuser');
+    const people = [...new Set([...ingested, ...targets])];
+    const aspects = new Map<string, readonly (typeof groupMembership | typeof nativeGroupMembership | typeof origin)[]>(
+      people.map((u) => [u, [groupMembership, nativeGroupMembership]]));
+    aspects.set(g, [origin]);
+    await this.entities.edit(aspects, (current) => {
+      const type = current.get(g)?.get('origin')?.type;
+      if (type === 'EXTERNAL') {
+        throw badRequest(`Group ${g} was ingested from an external provider and cannot have members manually ${op === 'add' ? 'added to' : 'removed from'} it`,
+          { urn: g });
+      }
+      const groups = new Map(people.map((u) => [u, current.get(u)?.get('groupMembership')?.groups]));
+      const natives = new Map(people.map((u) => [u, current.get(u)?.get('nativeGroupMembership')?.nativeGroups]));
+      const out = new Map<string, AspectWrites<typeof groupMembership | typeof nativeGroupMembership | typeof origin>>();
+      const appended = (list: readonly string[] | undefined) => [...(list ?? []).filter((x) => x !== g), g];
+      if (type === undefined) {
+        out.set(g, { origin: { type: 'NATIVE' } });
+        for (const u of ingested) {
+          const listed = groups.get(u);
+          if (!listed?.includes(g)) continue;
+          groups.set(u, listed.filter((x) => x !== g));
+          natives.set(u, appended(natives.get(u)));
+        }
+      }
+      for (const u of targets) {
+        if (op === 'add') natives.set(u, appended(natives.get(u)));
+        else if (natives.get(u)?.includes(g)) natives.set(u, natives.get(u)!.filter((x) => x !== g));
+      }
+      for (const u of people) {
+        const write: AspectWrites<typeof groupMembership | typeof nativeGroupMembership> = {};
+        const [was, now] = [current.get(u)?.get('groupMembership')?.groups, groups.get(u)];
+        if (now && now !== was) write.groupMembership = { groups: now };
+        const [wasNative, nowNative] = [current.get(u)?.get('nativeGroupMembership')?.nativeGroups, natives.get(u)];
+        if (nowNative && nowNative !== wasNative) write.nativeGroupMembership = { nativeGroups: nowNative };
+        if (Object.keys(write).length) out.set(u, write);
+      }
+      return out;
+    }, actor);
+  }
+
+  /** Takes a group out of its members' membership aspects (both kinds): the group is being removed. */
+  private async dropMembers(g: string, users: string[], actor: Actor): Promise<void> {
+    await this.entities.edit(new Map(users.map((u) => [u, [groupMembership, nativeGroupMembership]])), (current) => new Map(users.flatMap((u) => {
       const values = current.get(u)!;
       const out: AspectWrites<typeof groupMembership | typeof nativeGroupMembership> = {};
-      if (aspects.includes(groupMembership)) {
-        const groups = change(values.get('groupMembership')?.groups ?? []);
-        if (groups) out.groupMembership = { groups };
-      }
-      if (aspects.includes(nativeGroupMembership)) {
-        const nativeGroups = change(values.get('nativeGroupMembership')?.nativeGroups ?? []);
-        if (nativeGroups) out.nativeGroupMembership = { nativeGroups };
-      }
+      const groups = values.get('groupMembership')?.groups;
+      if (groups?.includes(g)) out.groupMembership = { groups: groups.filter((x) => x !== g) };
+      const nativeGroups = values.get('nativeGroupMembership')?.nativeGroups;
+      if (nativeGroups?.includes(g)) out.nativeGroupMembership = { nativeGroups: nativeGroups.filter((x) => x !== g) };
       return Object.keys(out).length ? [[u, out]] : [];
     })), actor);
   }

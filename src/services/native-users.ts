@@ -18,6 +18,12 @@ import type { TokenService } from './tokens.js';
  * revoked with its user and at log-out.
  */
 
+/**
+ * The shortest password `setPassword` (the CLI's `password set`) accepts, in characters. Sign-up and reset through
+ * the web app keep DataHub's rule (not empty), as its pages enforce their own.
+ */
+export const MIN_PASSWORD_LENGTH = 12;
+
 /** DataHub's session token lifetime (its SESSION_TOKEN_DURATION_MS default), which is also its session cookie's. */
 export const SESSION_DURATION_MS = 86_400_000;
 const RESET_TOKEN_DURATION_MS = 86_400_000;
@@ -196,9 +202,41 @@ export class NativeUserService {
     }, actor);
   }
 
-  /** Sets (or replaces) a user's password directly, creating the user if needed (the CLI's `password set`). */
+  /**
+   * Whether a user exists to act as: the root user always does (it is not stored on a fresh database, yet signs in
+   * and gets tokens); anyone else when stored and not removed.
+   */
+  async userExists(userUrnRaw: unknown): Promise<boolean> {
+    const userUrn = this.userUrn(userUrnRaw);
+    if (userUrn === ROOT_USER_URN) return true;
+    if (!(await this.entities.exists(userUrn))) return false;
+    return (await this.entities.latestValues([userUrn], [status])).get(userUrn)?.get('status')?.removed !== true;
+  }
+
+  /**
+   * Makes a user without a password (the CLI's `token create --create-user`): the info and ACTIVE status a native
+   * user gets (src/services/native-users.ts create), named by their id; reserved urns are refused, 409 if it exists.
+   */
+  async createUser(userUrnRaw: unknown, actor: Actor): Promise<string> {
+    const userUrn = this.userUrn(userUrnRaw);
+    if (reserved(userUrn, this.systemClientId)) throw badRequest(`Cannot create a user as ${userUrn}`);
+    const name = parseUrn(userUrn).key;
+    await this.entities.createOnce(userUrn, [corpUserInfo, corpUserStatus], {
+      corpUserInfo: { active: true, fullName: name, displayName: name },
+      corpUserStatus: { status: 'ACTIVE', lastModified: { time: Date.now(), actor: actor.urn } },
+    }, actor, 'user');
+    return userUrn;
+  }
+
+  /**
+   * Sets (or replaces) a user's password directly, creating the user if needed (the CLI's `password set`, which is
+   * how the root user gets one): at least MIN_PASSWORD_LENGTH characters.
+   */
   async setPassword(userUrnRaw: unknown, password: string, actor: Actor): Promise<string> {
     const userUrn = this.userUrn(userUrnRaw);
+    if ([...password].length < MIN_PASSWORD_LENGTH) {
+      throw badRequest(`the password must be at least ${MIN_PASSWORD_LENGTH} characters long`, { field: 'password' });
+    }
     const credentials = await this.credentialsFor(password);
     await this.entities.ingest([{ urn: userUrn, entityType: 'corpuser', aspect: 'corpUserCredentials', changeType: 'UPSERT',
       value: credentials, systemMetadata: null }], actor);

@@ -1,8 +1,9 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, createHmac, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { badRequest, notFound, unauthenticated } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
-import type { Store } from '../storage/types.js';
+import type { ChangeRecord, Store } from '../storage/types.js';
 import type { Actor } from './actor.js';
 import type { EntityService } from './entities.js';
 import { lookupTable, ownValue } from '../model/safe-keys.js';
@@ -14,7 +15,14 @@ const TOKEN_ID = Symbol('tokenId');
  * Personal access tokens, as DataHub issues them: HS256 JWTs with claims actorType, actorId, type PERSONAL,
  * version "2", jti, exp. Only a hash is stored (as a dataHubAccessToken entity), so a token can be revoked.
  * Lookups are cached for `cacheMs`; revoking on this node clears the cache entry at once, on other nodes as soon as
- * their change-log follower reads the revocation (within a second; forgetChanged).
+ * their change-log follower reads the revocation (within a second; `heard`).
+ *
+ * A user's removal revokes their tokens (personal ones and web app sessions), whichever way the user went: the
+ * entity deleted (REST delete, removeUser), its corpUserInfo aspect deleted, or its `status` set to removed (a
+ * rollback of the run that brought it). The change log drives it, so every path and every server is covered: each
+ * server that hears the removal refuses the user's tokens from then on, and deletes them (the writing server before
+ * its request answers; the others too, which matters only when the writer died in between — deleting twice is
+ * harmless). Only tokens issued up to the removal go: a user made again under the same name keeps their new ones.
  */
 export const ISSUER = 'datahub-metadata-service';
 const SECRET_SETTING = 'token_signing_key';
@@ -41,6 +49,8 @@ export interface TokenMetadata {
   expiresAt?: number;
 }
 
+const REVOKED = 'Failed to validate DataHub token: Token has been revoked.';
+
 type Lookup = { info: TokenMetadata; refused?: undefined } | { refused: string };
 
 export interface CreateTokenInput {
@@ -54,8 +64,19 @@ export interface CreateTokenInput {
   type?: 'PERSONAL' | 'SESSION';
 }
 
+/** Aspects of a corpuser whose deletion removes the user (the key aspect's is logged when the entity is deleted). */
+const USER_DEFINING_ASPECTS: ReadonlySet<string> = new Set(['corpUserKey', 'corpUserInfo']);
+
 export class TokenService {
   private readonly cache = new Map<string, { at: number; found: Lookup }>();
+  /** Users whose removal the change log told of, with its time: their tokens issued up to then are refused and deleted. */
+  private readonly removals = new Map<string, number>();
+  /** Users whose `status` was written, with the time: removed ones join `removals` once their status is read. */
+  private readonly statusWrites = new Map<string, number>();
+  /** The revocation under way (or the last one), each run after the one before. */
+  private revoking: Promise<void> = Promise.resolve();
+  /** Set while a revocation runs: its own token deletions must not wait for it (settled). */
+  private readonly inRevocation = new AsyncLocalStorage<true>();
 
   private constructor(
     private readonly key: Uint8Array,
@@ -172,20 +193,16 @@ export class TokenService {
 
   private async check(id: string): Promise<Lookup> {
     const info = await this.stored(id);
-    if (!info) return { refused: 'Failed to validate DataHub token: Token has been revoked.' };
+    if (!info) return { refused: REVOKED };
+    // Removed on some server, and not yet deleted here (or by then).
+    const removedAt = this.removals.get(info.actorUrn);
+    if (removedAt !== undefined && info.createdAt <= removedAt) return { refused: REVOKED };
     const user = await this.entities.getLatest(info.actorUrn, ['corpUserStatus', 'status']);
     if (ownValue(user.get('corpUserStatus')?.value, 'status') === 'SUSPENDED') {
       return { refused: `The token's user ${info.actorUrn} is suspended.` };
     }
     if (ownValue(user.get('status')?.value, 'removed') === true) return { refused: `The token's user ${info.actorUrn} has been removed.` };
     return { info };
-  }
-
-  /** Revokes every token that acts as this user (their personal and session tokens), e.g. when the user is removed. */
-  async revokeAllOf(actorUrn: string): Promise<number> {
-    const { tokens } = await this.list({ actorUrn, start: 0, count: Number.MAX_SAFE_INTEGER });
-    for (const t of tokens) await this.revoke(t.id);
-    return tokens.length;
   }
 
   /** The stored token with this id, or null when there is none (never issued, or revoked). */
@@ -216,13 +233,69 @@ export class TokenService {
   }
 
   /**
-   * Drops the cached lookups of tokens that changed on any server (the change log's entries, read by the follower
-   * within a second): a token revoked elsewhere is refused here from then on.
+   * What the change log says changed, on any server (this one's writes included; others' within a second, read by
+   * the follower): cached lookups of tokens that changed are dropped, and a user's removal starts the revocation of
+   * their tokens (refused here from now on).
    */
-  forgetChanged(entries: readonly { entityType: string; urn: string | null }[]): void {
+  heard(entries: readonly ChangeRecord[]): void {
+    let users = false;
     for (const e of entries) {
-      if (e.entityType === 'dataHubAccessToken' && e.urn) this.cache.delete(e.urn.slice('urn:li:dataHubAccessToken:'.length));
+      if (!e.urn) continue;
+      if (e.entityType === 'dataHubAccessToken') {
+        this.cache.delete(e.urn.slice('urn:li:dataHubAccessToken:'.length));
+      } else if (e.entityType === 'corpuser') {
+        if (e.changeType === 'DELETE' && (e.aspect === null || USER_DEFINING_ASPECTS.has(e.aspect))) {
+          this.removals.set(e.urn, Math.max(e.time, this.removals.get(e.urn) ?? 0));
+          users = true;
+        } else if (e.aspect === 'status' && e.changeType === 'UPSERT') {
+          this.statusWrites.set(e.urn, Math.max(e.time, this.statusWrites.get(e.urn) ?? 0));
+          users = true;
+        }
+      }
     }
+    if (!users) return;
+    this.cache.clear();
+    // Another server's removal: nobody awaits it here; a failure leaves it pending (refused, and tried again later).
+    void this.scheduleRevocation().catch(() => {});
+  }
+
+  /**
+   * Waits until the removals heard so far have had their tokens deleted (a write's after-commit step: the request
+   * that removed a user answers once the user's tokens are gone). A failure is the caller's.
+   */
+  async settled(): Promise<void> {
+    if (this.inRevocation.getStore() || (this.removals.size === 0 && this.statusWrites.size === 0)) return;
+    await this.scheduleRevocation();
+  }
+
+  private scheduleRevocation(): Promise<void> {
+    const run = this.revoking.catch(() => {}).then(() => this.inRevocation.run(true, () => this.revokeRemoved()));
+    this.revoking = run;
+    return run;
+  }
+
+  /** Deletes the tokens of the users heard removed (those issued up to the removal); what fails stays pending. */
+  private async revokeRemoved(): Promise<void> {
+    if (this.statusWrites.size) {
+      const written = [...this.statusWrites];
+      const latest = await this.entities.store.getLatest(written.map(([u]) => u), ['status']);
+      for (const [u, at] of written) {
+        if (this.statusWrites.get(u) === at) this.statusWrites.delete(u);
+        if (ownValue(latest.get(u)?.get('status')?.value, 'removed') === true) this.removals.set(u, Math.max(at, this.removals.get(u) ?? 0));
+      }
+    }
+    if (this.removals.size === 0) return;
+    const removals = new Map(this.removals);
+    const { tokens } = await this.list({ start: 0, count: Number.MAX_SAFE_INTEGER });
+    for (const t of tokens) {
+      const at = removals.get(t.actorUrn);
+      // Another server may have deleted it meanwhile: deleting what is gone changes nothing.
+      if (at !== undefined && t.createdAt <= at) {
+        await this.entities.deleteEntity(t.urn);
+        this.cache.delete(t.id);
+      }
+    }
+    for (const [u, at] of removals) if (this.removals.get(u) === at) this.removals.delete(u);
   }
 
   async revoke(id: string): Promise<void> {
