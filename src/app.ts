@@ -9,6 +9,8 @@ import { UI_PREFIX_WITH_WEBAPP, uiFeature } from './http/ui.js';
 import { operationsRoutes } from './http/rest/operations.js';
 import { testEvaluationRoutes } from './http/rest/test-evaluation.js';
 import { usageRoutes } from './http/rest/usage.js';
+import { relationshipRoutes } from './http/rest/relationships.js';
+import { runRoutes } from './http/rest/runs.js';
 import { changeRoutes } from './http/changes.js';
 import { webhookRoutes } from './http/webhooks.js';
 import type { Catalog } from './services/catalog.js';
@@ -17,7 +19,7 @@ import type { Catalog } from './services/catalog.js';
  * The whole Almanac server: the Foundation's REST surface plus every feature. Features are plugins; adding one
  * means adding it to these lists, nothing else.
  */
-const REST_FEATURES: RestFeature[] = [operationsRoutes, usageRoutes, testEvaluationRoutes];
+const REST_FEATURES: RestFeature[] = [operationsRoutes, usageRoutes, testEvaluationRoutes, relationshipRoutes, runRoutes];
 const ROOT_FEATURES: RestFeature[] = [graphqlFeature, graphiqlFeature, trackRoutes, loginRoutes, changeRoutes, webhookRoutes];
 
 export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger']; webappDir?: string; uiDir?: string } = {}): Promise<FastifyInstance> {

@@ -104,8 +104,11 @@ forEachEngine('REST ingestion and reads', (ctx) => {
     };
     // EnvelopedAspect.value is DataHub's open `Aspect` record: the aspect's own fields, not a union keyed by class.
     const expected = { entityName: 'dataset', urn: NEW, aspects: {
+      // The key aspect carries the system metadata of the proposal that brought the entity (this one's, or an earlier
+      // test's), as in DataHub: a rollback of that run finds it.
       datasetKey: { name: 'datasetKey', type: 'VERSIONED', version: 0, created: await stamp('datasetKey'),
-        value: { platform: 'urn:li:dataPlatform:hive', name: 'rest_new', origin: 'PROD' } },
+        value: { platform: 'urn:li:dataPlatform:hive', name: 'rest_new', origin: 'PROD' },
+        systemMetadata: (await t.catalog.entities.getAspect(NEW, 'datasetKey')).systemMetadata },
       status: { name: 'status', type: 'VERSIONED', version: 0, created: await stamp('status'), value: { removed: false },
         systemMetadata: (await t.catalog.entities.getAspect(NEW, 'status')).systemMetadata },
     } };

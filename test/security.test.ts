@@ -318,6 +318,9 @@ const OPERATIONS: Record<keyof typeof REQUIRES, Call> = {
   'rest.getAspect': { method: 'GET', url: `/aspects/${enc(HIVE)}?aspect=schemaMetadata` },
   'rest.getEntity': { method: 'GET', url: `/entities/${enc(HIVE)}` },
   'rest.search': { method: 'POST', url: '/entities?action=search', payload: { entity: 'dataset', input: 'sample' } },
+  'rest.getRelationships': { method: 'GET', url: `/relationships?urn=${enc(HIVE)}&direction=OUTGOING&types=List(TaggedWith)` },
+  'rest.deleteReferences': { method: 'POST', url: '/entities?action=deleteReferences', payload: { urn: 'urn:li:tag:Legacy', dryRun: true } },
+  'rest.rollbackRun': { method: 'POST', url: '/runs?action=rollback', payload: { runId: 'security-run', dryRun: true } },
   'rest.getTimeseriesAspectValues': { method: 'POST', url: '/aspects?action=getTimeseriesAspectValues', payload: { urn: HIVE, entity: 'dataset', aspect: 'datasetProfile' } },
   'rest.usage': { method: 'POST', url: '/usageStats?action=queryRange', payload: { resource: HIVE, duration: 'DAY', rangeFromEnd: 'ALL' } },
   'rest.getIndexSizes': { method: 'POST', url: '/operations?action=getIndexSizes', payload: {} },
@@ -403,6 +406,9 @@ forEachEngine('security: with every editable policy inactive, only the root user
     await t.catalog.entities.ingest([{ urn: 'urn:li:assertion:security-check', entityType: 'assertion', aspect: 'assertionInfo', changeType: 'UPSERT',
       systemMetadata: null, value: { type: 'DATASET', datasetAssertion: { dataset: HIVE, scope: 'DATASET_ROWS', operator: 'GREATER_THAN' } } }],
     { urn: 'urn:li:corpuser:datahub', kind: 'user' });
+    // An ingestion run to roll back (/runs?action=rollback checks DELETE_ENTITY on what it wrote).
+    await t.catalog.entities.ingest([{ urn: HIVE, entityType: 'dataset', aspect: 'status', changeType: 'UPSERT',
+      systemMetadata: { runId: 'security-run', lastObserved: 1 }, value: { removed: false } }], { urn: 'urn:li:corpuser:datahub', kind: 'user' });
   });
   after(async () => t.close());
 

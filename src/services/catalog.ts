@@ -20,6 +20,7 @@ import { NativeUserService } from './native-users.js';
 import { OwnershipTypeService } from './ownership-types.js';
 import { PolicyService } from './policies.js';
 import { RecommendationService } from './recommendations.js';
+import { ReferenceService } from './references.js';
 import { RelationshipService } from './relationships.js';
 import { SearchService } from './search.js';
 import { TimeseriesService } from './timeseries.js';
@@ -58,8 +59,10 @@ export interface Catalog {
   ownershipTypes: OwnershipTypeService;
   /** listRecommendations' modules, and the views and searches they remember per user. */
   recommendations: RecommendationService;
-  /** Managed-ingestion records: ingestion sources, secrets (encrypted), execution requests. */
+  /** Managed-ingestion records: ingestion sources, secrets (encrypted), execution requests; ingestion runs. */
   ingestion: IngestionService;
+  /** Removing the references other entities hold to one (DataHub's deleteReferences). */
+  references: ReferenceService;
   /** The web app's usage events (/track). */
   usageEvents: UsageEventService;
   /** The analytics page's charts and highlights. */
@@ -111,7 +114,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   const webhooks = new WebhookService(s, changeFeed, tokens.deriveKey('webhookSecret'));
   return {
     changeFeed, webhooks,
-    ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret')),
+    ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret')), references: new ReferenceService(s, entities),
     usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
     config, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),

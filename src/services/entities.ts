@@ -120,12 +120,16 @@ export class EntityService {
     const newUrns = [...new Set(input.filter((i) => i.changeType !== 'DELETE').map((i) => i.urn))];
     const known = newUrns.length ? await this.store.existing(newUrns) : new Set<string>();
     const keyWrites: AspectWrite[] = [];
+    const firstSystemMetadata = new Map<string, ChangeItem['systemMetadata']>();
+    for (const i of input) if (i.changeType !== 'DELETE' && !firstSystemMetadata.has(i.urn)) firstSystemMetadata.set(i.urn, i.systemMetadata);
     for (const urn of newUrns) {
       if (known.has(urn)) continue;
       const u = parseUrn(urn);
       const d = entityDescriptor(u.entityType)!;
       const key = keyValuesOf(d, u);
-      if (key) keyWrites.push({ urn, entityType: d.name, aspect: d.key.name, value: { ...key }, systemMetadata: null, actor: actor.urn, time: now });
+      // With the system metadata of what brings the entity (DataHub copies the proposal's onto the key aspect it
+      // adds): a run's rollback finds the entities the run created by their key aspects.
+      if (key) keyWrites.push({ urn, entityType: d.name, aspect: d.key.name, value: { ...key }, systemMetadata: firstSystemMetadata.get(urn) ?? null, actor: actor.urn, time: now });
     }
     const keyWritten = new Set(keyWrites.map((w) => w.urn));
     const plan = (items: ChangeItem[]) => {

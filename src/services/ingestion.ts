@@ -4,7 +4,7 @@ import { dataHubSecretValue } from '../entities/data-hub-secret.js';
 import { entityDescriptor, entityHasAspect } from '../entities/index.js';
 import { badRequest } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
-import type { Store } from '../storage/types.js';
+import type { RunAspectRow, RunSummary, Store } from '../storage/types.js';
 import type { Actor } from './actor.js';
 import type { EntityService } from './entities.js';
 import type { ChangeItem } from './ingest-format.js';
@@ -28,6 +28,42 @@ export interface RollbackResult {
   /** Entities the run brought, soft-deleted (status removed), as DataHub's default (safe) rollback does. */
   entitiesSoftDeleted: number;
   timeseriesRowsDeleted: number;
+}
+
+/** A latest aspect version an ingestion run wrote, as DataHub's AspectRowSummary gives it. */
+export interface RunRow {
+  runId: string;
+  urn: string;
+  aspect: string;
+  /** Its lastObserved (epoch ms), else when it was written. */
+  timestamp: number;
+  keyAspect: boolean;
+}
+
+/** What a run's rollback changes (or, dry, would change), in DataHub's RollbackResponse terms. */
+export interface RunRollback {
+  /** The first rows rolled back (at most 100). */
+  rows: RunRow[];
+  entitiesAffected: number;
+  aspectsReverted: number;
+  entitiesDeleted: number;
+  aspectsAffected: number;
+  unsafeEntities: string[];
+}
+
+/** How many rows a rollback's answer shows, as DataHub's. */
+const ROLLBACK_SUMMARY_ROWS = 100;
+
+function checkRunId(runId: unknown): asserts runId is string {
+  if (typeof runId !== 'string' || !runId.trim()) throw badRequest('runId must name an ingestion run', { field: 'runId' });
+  if (runId === DEFAULT_RUN_ID) {
+    throw badRequest(`${DEFAULT_RUN_ID} is the run id given to metadata sent without one; it cannot be rolled back`, { field: 'runId' });
+  }
+}
+
+function runRow(runId: string, r: RunAspectRow): RunRow {
+  // DataHub's test: every key aspect's name ends in Key (and no other aspect's does).
+  return { runId, urn: r.urn, aspect: r.aspect, timestamp: r.timestamp, keyAspect: r.aspect.endsWith('Key') };
 }
 
 /** Why execution requests are refused: Almanac has no executor for recipes. */
@@ -162,11 +198,12 @@ export class IngestionService {
    * A previous version older than the kept history (ALMANAC_HISTORY_CAP) cannot come back: that aspect is deleted.
    */
   async rollback(runId: string, actor: Actor): Promise<RollbackResult> {
-    if (typeof runId !== 'string' || !runId.trim()) throw badRequest('runId must name an ingestion run');
-    if (runId === DEFAULT_RUN_ID) {
-      throw badRequest(`${DEFAULT_RUN_ID} is the run id given to metadata sent without one; it cannot be rolled back`);
-    }
-    const rows = await this.store.latestAspectsOfRun(runId);
+    checkRunId(runId);
+    return this.revert(runId, await this.store.latestAspectsOfRun(runId), actor);
+  }
+
+  /** Reverts these latest versions written by the run (see rollback). */
+  private async revert(runId: string, rows: readonly { urn: string; aspect: string }[], actor: Actor): Promise<RollbackResult> {
     const items: ChangeItem[] = [];
     const broughtByKey = new Set<string>();
     const touched = new Set<string>();
@@ -207,6 +244,76 @@ export class IngestionService {
       }
     }
     return { aspectsReverted: items.length, entitiesSoftDeleted: removals.length, timeseriesRowsDeleted };
+  }
+
+  /**
+   * Ingestion runs, newest first, as DataHub's `/runs?action=list` lists them from its system-metadata index: each
+   * runId the latest aspect versions name, how many name it, and the newest lastObserved among them.
+   */
+  listRuns(q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]> {
+    return this.store.listRuns(q);
+  }
+
+  /** The latest aspect versions a run wrote, by urn and aspect (DataHub's `/runs?action=describe`). */
+  async describeRun(runId: string, q: { start: number; count: number; includeSoft: boolean }): Promise<RunRow[]> {
+    if (typeof runId !== 'string' || !runId) throw badRequest('runId must name an ingestion run', { field: 'runId' });
+    return (await this.store.aspectsOfRun(runId, q)).map((r) => runRow(runId, r));
+  }
+
+  /**
+   * DataHub's `/runs?action=rollback`: what rolling back a run changes (dryRun) or changed. The run's latest versions
+   * (those of soft-deleted entities too when hardDelete) are reverted as `rollback` does; an entity whose key aspect
+   * the run wrote is soft-deleted, or with hardDelete deleted. `authorize` sees every entity the run touched first.
+   * Unsafe entities: those the run brought that hold aspects other runs wrote (a rollback hides or deletes them).
+   */
+  async rollbackRun(runId: string, opts: { dryRun: boolean; hardDelete: boolean }, actor: Actor,
+    authorize: (urns: string[]) => Promise<void>): Promise<RunRollback> {
+    checkRunId(runId);
+    const rows = (await this.store.aspectsOfRun(runId, { start: 0, count: Number.MAX_SAFE_INTEGER, includeSoft: opts.hardDelete }))
+      .map((r) => runRow(runId, r));
+    const urns = [...new Set(rows.map((r) => r.urn))];
+    await authorize(urns);
+    const keyUrns = [...new Set(rows.filter((r) => r.keyAspect).map((r) => r.urn))];
+    const entitiesDeleted = rows.filter((r) => r.keyAspect).length;
+    if (opts.dryRun) {
+      const unsafe = await this.unsafeAspects(runId, keyUrns);
+      const reverted = opts.hardDelete ? rows : rows.filter((r) => !r.keyAspect);
+      return { rows: reverted.slice(0, ROLLBACK_SUMMARY_ROWS), entitiesAffected: urns.length, aspectsReverted: reverted.length, entitiesDeleted,
+        aspectsAffected: unsafe.length, unsafeEntities: [...new Set(unsafe.map((r) => r.urn))] };
+    }
+    const result = await this.revert(runId, rows, actor);
+    let deletedWithEntities = 0;
+    if (opts.hardDelete) {
+      for (const urn of keyUrns) {
+        if (!(await this.entities.exists(urn))) continue;
+        const { rows: n, timeseriesRows } = await this.entities.deleteEntity(urn, actor);
+        deletedWithEntities += n + timeseriesRows;
+      }
+    }
+    const unsafe = await this.unsafeAspects(runId, keyUrns);
+    return { rows: rows.slice(0, ROLLBACK_SUMMARY_ROWS), entitiesAffected: urns.length,
+      aspectsReverted: rows.length + deletedWithEntities + result.timeseriesRowsDeleted, entitiesDeleted,
+      aspectsAffected: unsafe.length, unsafeEntities: [...new Set(unsafe.map((r) => r.urn))] };
+  }
+
+  /**
+   * The latest versions other runs wrote on these entities (neither their key nor status), as DataHub's rollback
+   * counts them: left out when the entity is soft-deleted, and those without system metadata (DataHub indexes none).
+   */
+  private async unsafeAspects(runId: string, urns: readonly string[]): Promise<{ urn: string; aspect: string }[]> {
+    if (urns.length === 0) return [];
+    const latest = await this.store.getLatest(urns);
+    const out: { urn: string; aspect: string }[] = [];
+    for (const urn of urns) {
+      const aspects = latest.get(urn);
+      if (!aspects || (aspects.get('status')?.value as { removed?: boolean } | undefined)?.removed === true) continue;
+      const key = entityDescriptor(parseUrn(urn).entityType)?.key.name;
+      for (const [aspect, r] of aspects) {
+        const other = r.systemMetadata?.runId;
+        if (typeof other === 'string' && other !== runId && aspect !== key && aspect !== 'status') out.push({ urn, aspect });
+      }
+    }
+    return out;
   }
 
   // ---------------------------------------------------------------------------------------------------------------

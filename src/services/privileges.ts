@@ -14,6 +14,12 @@ export const REQUIRES = {
   'rest.getAspect': [['GET_ENTITY_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   'rest.getEntity': [['GET_ENTITY_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   'rest.search': [['SEARCH_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
+  // on the entity whose relationships are read (/relationships, /openapi/relationships/v1/)
+  'rest.getRelationships': [['GET_ENTITY_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
+  // on the referenced entity (DataHub checks that one only, not those whose aspects change)
+  'rest.deleteReferences': [['DELETE_ENTITY']],
+  // on every entity the run wrote
+  'rest.rollbackRun': [['DELETE_ENTITY']],
   // REST: time series and usage
   'rest.getTimeseriesAspectValues': [['GET_TIMESERIES_ASPECT_PRIVILEGE'], ['VIEW_ENTITY_PAGE']],
   'rest.usage': [['VIEW_DATASET_USAGE']],

@@ -20,7 +20,7 @@ import {
 } from './search-sql.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
-  IndexUpdate, LatestAspects, Relationship,
+  IndexUpdate, LatestAspects, Relationship, RunAspectRow, RunSummary,
   SearchDoc, SearchDocQuery, SearchSort, Store, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite, WebhookDeadLetter, WebhookRow,
 } from './types.js';
 
@@ -933,6 +933,26 @@ export class PostgresStore implements Store {
     const { rows } = await this.pool.query(`SELECT urn, aspect FROM ${ASPECT_TABLE} WHERE version = 0 AND strpos(systemmetadata, $1) > 0
       AND systemmetadata::jsonb ->> 'runId' = $1 ORDER BY urn COLLATE "C", aspect COLLATE "C"`, [runId]);
     return rows.map((r) => ({ urn: r.urn as string, aspect: r.aspect as string }));
+  }
+
+  /** The latest versions that name a run (a string runId), with when they were observed and whether their entity is soft-deleted. */
+  private static readonly RUN_ROWS = `SELECT a.urn AS urn, a.aspect AS aspect, a.sm ->> 'runId' AS run_id,
+      CASE WHEN jsonb_typeof(a.sm -> 'lastObserved') = 'number' THEN (a.sm ->> 'lastObserved')::numeric::bigint ELSE a.createdon END AS ts,
+      CASE WHEN s.metadata IS NOT NULL AND s.metadata::jsonb -> 'removed' = 'true'::jsonb THEN 1 ELSE 0 END AS removed
+    FROM (SELECT urn, aspect, createdon, systemmetadata::jsonb AS sm FROM ${ASPECT_TABLE} WHERE version = 0 AND systemmetadata IS NOT NULL) a
+    LEFT JOIN ${ASPECT_TABLE} s ON s.urn = a.urn AND s.aspect = 'status' AND s.version = 0
+    WHERE jsonb_typeof(a.sm -> 'runId') = 'string'`;
+
+  async listRuns(q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]> {
+    const { rows } = await this.pool.query(`SELECT run_id, COUNT(*) AS n, MAX(ts) AS ts FROM (${PostgresStore.RUN_ROWS}) r GROUP BY run_id
+      HAVING $1 OR SUM(removed) < COUNT(*) ORDER BY ts DESC, run_id COLLATE "C" LIMIT $2 OFFSET $3`, [q.includeSoft, q.count, q.start]);
+    return rows.map((r) => ({ runId: r.run_id as string, rows: Number(r.n), timestamp: Number(r.ts) }));
+  }
+
+  async aspectsOfRun(runId: string, q: { start: number; count: number; includeSoft: boolean }): Promise<RunAspectRow[]> {
+    const { rows } = await this.pool.query(`SELECT * FROM (${PostgresStore.RUN_ROWS}) r WHERE run_id = $1 AND ($2 OR removed = 0)
+      ORDER BY urn COLLATE "C", aspect COLLATE "C" LIMIT $3 OFFSET $4`, [runId, q.includeSoft, q.count, q.start]);
+    return rows.map((r) => ({ urn: r.urn as string, aspect: r.aspect as string, timestamp: Number(r.ts), removed: Number(r.removed) === 1 }));
   }
 
   async deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> {

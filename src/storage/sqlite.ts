@@ -22,7 +22,7 @@ import {
 } from './search-sql.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
-  IndexUpdate, LatestAspects, Relationship,
+  IndexUpdate, LatestAspects, Relationship, RunAspectRow, RunSummary,
   SearchDoc, SearchDocQuery, SearchSort, Store, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite, WebhookDeadLetter, WebhookRow,
 } from './types.js';
 
@@ -806,6 +806,29 @@ export class SqliteStore implements Store {
     // The LIKE narrows the scan cheaply; the JSON test decides.
     return this.db.prepare(`SELECT urn, aspect FROM ${ASPECT_TABLE} WHERE version = 0 AND systemmetadata LIKE ?
       AND json_extract(systemmetadata, '$.runId') = ? ORDER BY urn, aspect`).all(`%${runId}%`, runId) as { urn: string; aspect: string }[];
+  }
+
+  /** The latest versions that name a run (a string runId), with when they were observed and whether their entity is soft-deleted. */
+  private static readonly RUN_ROWS = `SELECT a.urn AS urn, a.aspect AS aspect, json_extract(a.systemmetadata, '$.runId') AS run_id,
+      CASE WHEN json_type(a.systemmetadata, '$.lastObserved') IN ('integer', 'real') THEN json_extract(a.systemmetadata, '$.lastObserved')
+        ELSE a.createdon END AS ts,
+      CASE WHEN json_type(s.metadata, '$.removed') = 'true' THEN 1 ELSE 0 END AS removed
+    FROM ${ASPECT_TABLE} a LEFT JOIN ${ASPECT_TABLE} s ON s.urn = a.urn AND s.aspect = 'status' AND s.version = 0
+    WHERE a.version = 0 AND a.systemmetadata IS NOT NULL AND json_type(a.systemmetadata, '$.runId') = 'text'`;
+
+  async listRuns(q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]> {
+    const rows = this.db.prepare(`SELECT run_id, COUNT(*) AS n, MAX(ts) AS ts FROM (${SqliteStore.RUN_ROWS}) GROUP BY run_id
+      HAVING ? OR SUM(removed) < COUNT(*) ORDER BY ts DESC, run_id LIMIT ? OFFSET ?`)
+      .all(q.includeSoft ? 1 : 0, q.count, q.start) as { run_id: string; n: number; ts: number }[];
+    return rows.map((r) => ({ runId: r.run_id, rows: Number(r.n), timestamp: Number(r.ts) }));
+  }
+
+  async aspectsOfRun(runId: string, q: { start: number; count: number; includeSoft: boolean }): Promise<RunAspectRow[]> {
+    // The LIKE narrows the scan cheaply; the JSON test decides.
+    const rows = this.db.prepare(`SELECT * FROM (${SqliteStore.RUN_ROWS} AND a.systemmetadata LIKE ?) WHERE run_id = ? AND (? OR removed = 0)
+      ORDER BY urn, aspect LIMIT ? OFFSET ?`).all(`%${runId}%`, runId, q.includeSoft ? 1 : 0, q.count, q.start) as
+      { urn: string; aspect: string; ts: number; removed: number }[];
+    return rows.map((r) => ({ urn: r.urn, aspect: r.aspect, timestamp: Number(r.ts), removed: r.removed === 1 }));
   }
 
   async deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> {

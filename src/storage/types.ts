@@ -104,6 +104,21 @@ export interface TableSize {
   bytes: number;
 }
 
+/** One ingestion run: its id, how many latest aspect versions name it, and when it last wrote (epoch ms). */
+export interface RunSummary {
+  runId: string;
+  rows: number;
+  timestamp: number;
+}
+
+/** A latest aspect version written by a run: when (its `lastObserved`, else its write time) and whether its entity is soft-deleted. */
+export interface RunAspectRow {
+  urn: string;
+  aspect: string;
+  timestamp: number;
+  removed: boolean;
+}
+
 export interface Relationship {
   source: string;
   /** DataHub's relationship name: DownstreamOf, IsPartOf, OwnedBy, … */
@@ -381,6 +396,18 @@ export interface Store {
   // Rolling back an ingestion run (the runId of the aspects' system metadata)
   /** The latest versions (version 0) whose system metadata names this runId: urn and aspect, by urn and aspect. */
   latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]>;
+  /**
+   * Ingestion runs as DataHub's system-metadata index lists them: each runId the latest versions' system metadata
+   * names, with how many latest versions name it and the newest `lastObserved` among them (their write time where
+   * they have none); newest first (ties by runId). Without `includeSoft`, a run whose every such version belongs to
+   * a soft-deleted entity (status.removed) is left out.
+   */
+  listRuns(q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]>;
+  /**
+   * The latest versions a run wrote (their system metadata names it), by urn and aspect, paged; without
+   * `includeSoft`, those of soft-deleted entities are left out.
+   */
+  aspectsOfRun(runId: string, q: { start: number; count: number; includeSoft: boolean }): Promise<RunAspectRow[]>;
   /** Deletes the time-series rows written by this run; returns how many went. */
   deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number>;
 

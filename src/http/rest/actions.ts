@@ -61,7 +61,7 @@ export function boundedList<T>(list: T[], name: string, max: number): T[] {
 }
 
 /** The raw (still percent-encoded) values of a query-string parameter, in order. */
-function rawQueryValues(request: FastifyRequest, name: string): string[] {
+export function rawQueryValues(request: FastifyRequest, name: string): string[] {
   const url = request.raw.url ?? '';
   const q = url.indexOf('?');
   if (q < 0) return [];
@@ -122,4 +122,19 @@ export function requiredString(body: Record<string, unknown>, name: string): str
   const v = body[name];
   if (typeof v !== 'string' || v.length === 0) throw badRequest(`Missing required parameter '${name}'`, { field: name });
   return v;
+}
+
+/** A true/false parameter (a JSON boolean or 'true'/'false'); undefined when absent, else a 400. */
+export function optionalBoolean(body: Record<string, unknown>, name: string): boolean | undefined {
+  const v = body[name];
+  if (v === undefined || v === null) return undefined;
+  if (v === true || v === 'true') return true;
+  if (v === false || v === 'false') return false;
+  throw badRequest(`${name} must be true or false, got '${String(v)}'`, { field: name });
+}
+
+export function requiredInteger(body: Record<string, unknown>, name: string, min?: number, max?: number): number {
+  const n = parseInteger(body[name], name, min, max);
+  if (n === undefined) throw badRequest(`Missing required parameter '${name}'`, { field: name });
+  return n;
 }

@@ -9,7 +9,7 @@ import { changeFromProposal, changesFromSnapshot, IF_VERSION_MATCH, parseExpecte
 import { REQUIRES } from '../../services/privileges.js';
 import type { AspectRecord } from '../../storage/types.js';
 import {
-  MAX_BATCH_ITEMS, MAX_LIST_ITEMS, boundedList, collectionRoute, optionalInteger, parseInteger, registerActions, requiredString, restliListParam, urnFromPath,
+  MAX_BATCH_ITEMS, MAX_LIST_ITEMS, boundedList, collectionRoute, optionalBoolean, optionalInteger, parseInteger, registerActions, requiredString, restliListParam, urnFromPath,
 } from './actions.js';
 
 /** Ingestion and reads of versioned aspects: the Rest.li resources the Python SDK and emitter use. */
@@ -106,6 +106,12 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
       }
       const { rows, timeseriesRows } = await entities.deleteEntity(urn, request.actor);
       return { urn, rows, timeseriesRows };
+    },
+    // DataHub's DeleteReferencesResponse: every relationship into the urn, a sample of the aspects holding them.
+    async deleteReferences(body, request) {
+      const urn = parseUrn(requiredString(body, 'urn')).raw;
+      await requirePrivilege(authz, request.actor, REQUIRES['rest.deleteReferences'], urn);
+      return catalog.references.deleteReferencesTo(urn, optionalBoolean(body, 'dryRun') ?? false, request.actor);
     },
   });
 
