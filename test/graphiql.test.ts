@@ -228,7 +228,7 @@ describe('GraphQL explorer in Chromium', () => {
       await t.catalog.nativeUsers.setPassword('urn:li:corpuser:datahub', 'correct horse battery', rootActor());
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const address = t.app.server.address();
-      assert.ok(address && typeof address === 'object');
+      assert.ok(address && typeof address === 'object', 'the server listens on a TCP port');
       const origin = `http://127.0.0.1:${address.port}`;
       browser = await launchChromium();
       const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
