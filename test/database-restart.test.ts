@@ -26,6 +26,11 @@ const CLIENTS = 8;
 /** How long the database is down (between a fast shutdown and the next start). */
 const DOWN_MS = 2000;
 
+/** The service-to-service credentials: a caller whose authentication needs no database (unlike a token's lookup). */
+const SYSTEM_SECRET = 'restart-test-system-secret';
+const SYSTEM_AUTH = `Basic __datahub_system:${SYSTEM_SECRET}`;
+const UNAVAILABLE_MESSAGE = 'The database is unavailable; try again shortly';
+
 const ds = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;
 const UPSTREAM = ds('restart_upstream');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -161,7 +166,8 @@ describe('a PostgreSQL restart under load (PostgreSQL only: a cluster of the tes
     await admin.end();
     url = `${cluster.url}/almanac`;
     // The timed jobs every second, so that their locks are held when the database goes.
-    servers.push(...await Promise.all([0, 1].map(() => startServer({ DATABASE_URL: url, LOG_LEVEL: 'info', ALMANAC_RETENTION_INTERVAL_MS: '1000' }))));
+    servers.push(...await Promise.all([0, 1].map(() => startServer({ DATABASE_URL: url, LOG_LEVEL: 'info', ALMANAC_RETENTION_INTERVAL_MS: '1000',
+      DATAHUB_SYSTEM_CLIENT_SECRET: SYSTEM_SECRET }))));
     servers.forEach((s, i) => void s.exited.then((code) => { exits[i] = code; }));
     token = (await runCli(['token', 'create', '--user', 'datahub'], { DATABASE_URL: url })).stdout.trim();
     // The upstream every write names, written through each server (which also readies both for the load).
@@ -189,7 +195,7 @@ describe('a PostgreSQL restart under load (PostgreSQL only: a cluster of the tes
     // acknowledged again.
     const everyClientWrote = (from: number) => async () => {
       const done = new Set(outcomes.slice(from).filter((o) => o.status === 200).map((o) => o.client));
-      return done.size === CLIENTS || `${done.size} of ${CLIENTS} clients`;
+      return done.size === CLIENTS || `${done.size} of ${CLIENTS} clients; the servers' exits: ${JSON.stringify(exits)}`;
     };
     let restartedAt = 0;
     let backAt = 0;
@@ -197,7 +203,24 @@ describe('a PostgreSQL restart under load (PostgreSQL only: a cluster of the tes
       await eventually('a write of every client acknowledged', everyClientWrote(0));
       restartedAt = outcomes.length;
       cluster!.stop('fast');
-      await sleep(DOWN_MS);
+      const downSince = performance.now();
+      // Meanwhile, a read on each server: a 503 with Retry-After, in REST's shape and in GraphQL's (DataHub's envelope).
+      const answers = await Promise.all(servers.map(async (s, i) => {
+        const urn = ds(`read_while_down_${i}`);
+        const answer = async (res: Response) => ({ status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() });
+        return {
+          rest: await answer(await fetch(`${s.base}/aspects/${encodeURIComponent(urn)}?aspect=datasetProperties`, { headers: { authorization: SYSTEM_AUTH },
+            signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) })),
+          graphql: await answer(await fetch(`${s.base}/api/graphql`, { method: 'POST', headers: { authorization: SYSTEM_AUTH, 'content-type': 'application/json' },
+            body: JSON.stringify({ query: `{ dataset(urn: "${urn}") { urn } }` }), signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) })),
+        };
+      }));
+      assert.deepEqual(answers, servers.map(() => ({
+        rest: { status: 503, retryAfter: '2', body: { status: 503, code: 'UNAVAILABLE', message: UNAVAILABLE_MESSAGE, retryAfter: 2 } },
+        graphql: { status: 503, retryAfter: '2', body: { data: { dataset: null }, errors: [{ message: UNAVAILABLE_MESSAGE, locations: [{ line: 1, column: 3 }],
+          path: ['dataset'], extensions: { code: 503, type: 'SERVICE_UNAVAILABLE', classification: 'DataFetchingException' } }], extensions: {} } },
+      })));
+      await sleep(DOWN_MS - (performance.now() - downSince));
       cluster!.start();
       backAt = outcomes.length;
       await eventually('a write of every client acknowledged after the restart', everyClientWrote(backAt), 60_000);

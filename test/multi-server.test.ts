@@ -149,6 +149,49 @@ forEachEngine('several servers on one database', (ctx) => {
     }
   });
 
+  test('the store: a job whose lock goes with its connection hears of it and stops; runExclusive fails, and the job is free to take anew', async () => {
+    const [a, b] = [await openStore(ctx.url), await openStore(ctx.url)];
+    const c = new pg.Client({ connectionString: ctx.url });
+    await c.connect();
+    let ended = false; // should the test fail before the lock is lost: the job ends, so that the store can close
+    try {
+      let steps = 0;
+      // A job working in steps until its lock is lost (as the trimming does, batch after batch).
+      const run = a.runExclusive('lost-job', async (lost) => {
+        while (!lost.aborted && !ended) {
+          steps++;
+          await sleep(20);
+        }
+      });
+      run.catch(() => {}); // awaited below
+      const holders = async () => (await c.query(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND ((classid::bigint << 32) | objid::bigint) = hashtextextended('almanac:job:lost-job', 0)`)).rows.map((r) => r.pid as number);
+      await reached('the lock taken', performance.now(), async () => (await holders()).length === 1);
+      assert.equal(await b.runExclusive('lost-job', async () => assert.fail('ran beside the first')), false, 'held by the first');
+      // The session holding the lock ends (a database restart ends them all).
+      assert.deepEqual((await c.query('SELECT pg_terminate_backend($1) AS done', [(await holders())[0]])).rows, [{ done: true }]);
+      await assert.rejects(run, (e: any) => {
+        assert.deepEqual({ code: e.code, status: e.status, message: e.message },
+          { code: 'UNAVAILABLE', status: 503, message: 'The lock of job lost-job was lost with its connection' });
+        return true;
+      });
+      const stepsThen = steps;
+      await sleep(100);
+      assert.equal(steps, stepsThen, 'the job stopped');
+      // The job is free: another server takes it, and so does this one again (its pool connects anew).
+      let ran = 0;
+      assert.equal(await b.runExclusive('lost-job', async () => { ran++; }), true, 'another server');
+      assert.equal(await a.runExclusive('lost-job', async (lost) => { ran++; assert.equal(lost.aborted, false); }), true, 'the same server, anew');
+      assert.equal(ran, 2);
+    } finally {
+      ended = true;
+      await c.end();
+      await a.close();
+      await b.close();
+    }
+  });
+
   test('every server follows the log over LISTEN', async () => {
     for (const s of servers) {
       await reached('the LISTEN connection', performance.now(), async () => s.log().includes("listening for other servers' changes"));
