@@ -35,6 +35,10 @@ export interface Config {
   retentionIntervalMs: number;
   /** Days change-log entries are kept (never trimmed before every registered consumer has applied them). */
   changeLogRetentionDays: number;
+  /** PostgreSQL: how long a request waits for a connection (a free one of the pool, or a new one made) before a 503. */
+  databaseConnectTimeoutMs: number;
+  /** PostgreSQL: how long a statement may go unanswered before it fails (503) and its connection is dropped; 0: no limit. */
+  databaseQueryTimeoutMs: number;
 }
 
 import { readFileSync } from 'node:fs';
@@ -128,5 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeseriesRetention: retention(env.ALMANAC_TIMESERIES_RETENTION),
     retentionIntervalMs: int(env, 'ALMANAC_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 7 * 86_400_000),
     changeLogRetentionDays: int(env, 'ALMANAC_CHANGE_LOG_RETENTION_DAYS', 7, 1, 3_650),
+    databaseConnectTimeoutMs: int(env, 'ALMANAC_DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
+    databaseQueryTimeoutMs: int(env, 'ALMANAC_DB_QUERY_TIMEOUT_MS', 60_000, 0, 86_400_000),
   };
 }

@@ -12,7 +12,8 @@ export type ErrorCode =
   | 'PRECONDITION_FAILED'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNPROCESSABLE'
-  | 'INTERNAL';
+  | 'INTERNAL'
+  | 'UNAVAILABLE';
 
 export const STATUS_OF: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
@@ -25,6 +26,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   UNPROCESSABLE: 422,
   INTERNAL: 500,
+  UNAVAILABLE: 503,
 };
 
 export class AlmanacError extends Error {
@@ -58,6 +60,17 @@ export const unauthenticated = (message = 'Unauthorized to perform this action.'
 /** DataHub's refusal sentence, kept word for word because clients match on it. */
 export const UNAUTHORIZED_MESSAGE = 'Unauthorized to perform this action. Please contact your DataHub administrator.';
 export const forbidden = (message = UNAUTHORIZED_MESSAGE) => new AlmanacError('FORBIDDEN', message);
+
+/** Seconds a caller is asked to wait (Retry-After) before trying again a request the database could not serve. */
+export const RETRY_AFTER_SECONDS = 2;
+/**
+ * The database cannot be reached now (restarting, failing over, not answering in time). The caller may send the same
+ * request again after `retryAfter` seconds: 503 with Retry-After on REST, which DataHub's clients retry; a GraphQL
+ * error with code 503 (and the answer's status 503). A write refused so may still have been committed just before the
+ * connection went; sending it again is harmless (writes are upserts).
+ */
+export const databaseUnavailable = (message = 'The database is unavailable; try again shortly') =>
+  new AlmanacError('UNAVAILABLE', message, { retryAfter: RETRY_AFTER_SECONDS });
 
 export function isAlmanacError(e: unknown): e is AlmanacError {
   return e instanceof AlmanacError;

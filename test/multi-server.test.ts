@@ -152,6 +152,49 @@ forEachEngine('several servers on one database', (ctx) => {
     }
   });
 
+  test('the store: a job whose lock goes with its connection hears of it and stops; runExclusive fails, and the job is free to take anew', async () => {
+    const [a, b] = [await openStore(ctx.url), await openStore(ctx.url)];
+    const c = new pg.Client({ connectionString: ctx.url });
+    await c.connect();
+    let ended = false; // should the test fail before the lock is lost: the job ends, so that the store can close
+    try {
+      let steps = 0;
+      // A job working in steps until its lock is lost (as the trimming does, batch after batch).
+      const run = a.runExclusive('lost-job', async (lost) => {
+        while (!lost.aborted && !ended) {
+          steps++;
+          await sleep(20);
+        }
+      });
+      run.catch(() => {}); // awaited below
+      const holders = async () => (await c.query(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND ((classid::bigint << 32) | objid::bigint) = hashtextextended('almanac:job:lost-job', 0)`)).rows.map((r) => r.pid as number);
+      await reached('the lock taken', performance.now(), async () => (await holders()).length === 1);
+      assert.equal(await b.runExclusive('lost-job', async () => assert.fail('ran beside the first')), false, 'held by the first');
+      // The session holding the lock ends (a database restart ends them all).
+      assert.deepEqual((await c.query('SELECT pg_terminate_backend($1) AS done', [(await holders())[0]])).rows, [{ done: true }]);
+      await assert.rejects(run, (e: any) => {
+        assert.deepEqual({ code: e.code, status: e.status, message: e.message },
+          { code: 'UNAVAILABLE', status: 503, message: 'The lock of job lost-job was lost with its connection' });
+        return true;
+      });
+      const stepsThen = steps;
+      await sleep(100);
+      assert.equal(steps, stepsThen, 'the job stopped');
+      // The job is free: another server takes it, and so does this one again (its pool connects anew).
+      let ran = 0;
+      assert.equal(await b.runExclusive('lost-job', async () => { ran++; }), true, 'another server');
+      assert.equal(await a.runExclusive('lost-job', async (lost) => { ran++; assert.equal(lost.aborted, false); }), true, 'the same server, anew');
+      assert.equal(ran, 2);
+    } finally {
+      ended = true;
+      await c.end();
+      await a.close();
+      await b.close();
+    }
+  });
+
   test('every server follows the log over LISTEN', async () => {
     for (const s of servers) {
       await reached('the LISTEN connection', performance.now(), async () => s.log().includes("listening for other servers' changes"));
@@ -273,7 +316,7 @@ forEachEngine('several servers on one database', (ctx) => {
     const count = (s: Server, text: string) => s.log().split(text).length - 1;
     for (const s of servers) {
       await reached('the warning', performance.now(), async () => count(s, 'lost the connection listening') === 1);
-      await reached('listening again', performance.now(), async () => count(s, "listening for other servers' changes") === 2);
+      await reached('listening again', performance.now(), async () => count(s, `"msg":"listening for other servers' changes"`) === 2);
     }
     // And a write still travels.
     const urn = ds('after_the_cut');
@@ -308,6 +351,59 @@ forEachEngine('several servers on one database', (ctx) => {
       await reached('the log line', performance.now(), async () => servers.some((s) => s.log().includes('"job":"change-log-trim"')));
       const lines = servers.flatMap((s) => s.log().split('\n').filter((l) => l.includes('"job":"change-log-trim"')).map((l) => JSON.parse(l)));
       assert.deepEqual(lines.map((l) => ({ job: l.job, trimmed: l.trimmed, msg: l.msg })), [{ job: 'change-log-trim', trimmed: 5, msg: 'trimmed the change log' }]);
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('every connection of every server cut (as a database restart does): each lives, answers, listens again and takes its job again', async () => {
+    const c = new pg.Client({ connectionString: ctx.url, application_name: 'almanac-test-admin' });
+    await c.connect();
+    try {
+      // The webhook dispatcher's job: one server holds its lock (a connection of its own, idle between statements).
+      const heldByAServer = async () => {
+        const got = (await c.query("SELECT pg_try_advisory_lock(hashtextextended('almanac:job:webhooks', 0)) AS got")).rows[0].got as boolean;
+        if (got) await c.query("SELECT pg_advisory_unlock(hashtextextended('almanac:job:webhooks', 0))");
+        return !got;
+      };
+      assert.equal(await heldByAServer(), true, 'a server runs the webhook dispatcher');
+      const listening = (s: Server) => s.log().split(`"msg":"listening for other servers' changes"`).length - 1;
+      const listenedBefore = servers.map(listening);
+      const cut = await c.query(`SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE datname = current_database()
+        AND pid <> pg_backend_pid() AND application_name NOT IN ('almanac-test-clock', 'almanac-test-admin')`);
+      assert.ok(cut.rows.length >= 4, `the servers' connections were cut: ${cut.rows.length}`);
+      assert.deepEqual(new Set(cut.rows.map((r) => r.done)), new Set([true]));
+
+      // Each server answers: a refusal meanwhile is a 503 with Retry-After, and then it serves again.
+      const urn = ds('after_every_cut');
+      const statuses: string[] = [];
+      for (const s of servers) {
+        await reached('an answer', performance.now(), async () => {
+          const res = await fetch(`${s.base}/api/graphql`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ query: readQuery(urn, 'wombatfell') }) });
+          const body = await res.json();
+          if (res.status !== 200) statuses.push(`${res.status} ${res.headers.get('retry-after')}`);
+          return res.status === 200 && body.data?.dataset === null;
+        });
+      }
+      assert.deepEqual(statuses.filter((x) => !/^503 [1-9]\d*$/.test(x)), [], 'nothing but 503 with Retry-After before serving again');
+      assert.deepEqual(servers.map((s) => s.child.exitCode ?? s.child.signalCode), [null, null, null], 'every server still runs');
+
+      // Each listens again, and a write through one is seen through another (the NOTIFY arrives).
+      for (const [i, s] of servers.entries()) {
+        await reached('listening again', performance.now(), async () => listening(s) === listenedBefore[i]! + 1);
+      }
+      const sent = performance.now();
+      const res = await fetch(`${servers[0]!.base}/aspects?action=ingestProposal`, { method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ proposal: proposal(urn, 'datasetProperties', { description: 'the wombatfell table' }) }) });
+      assert.equal(res.status, 200, await res.text());
+      const ms = await fromCommit(sent, await reached('the write after the cut', sent, async () =>
+        (await graphql(servers[2]!.base, admin, readQuery(urn, 'wombatfell'))).body.data?.dataset?.properties?.description === 'the wombatfell table'));
+      record('after every connection was cut', ms);
+
+      // The dispatcher's lock went with its session; a server has taken it again (its dispatcher stopped meanwhile).
+      await reached('the webhook dispatcher\'s lock taken again', performance.now(), heldByAServer);
     } finally {
       await c.end();
     }

@@ -13,12 +13,13 @@ const DAY_MS = 86_400_000;
  */
 export async function trimChangeLog(store: Store, retentionDays: number, shouldStop: () => boolean = () => false): Promise<number | null> {
   let trimmed = 0;
-  const ran = await store.runExclusive(TRIM_JOB, async () => {
+  const ran = await store.runExclusive(TRIM_JOB, async (lost) => {
     const before = Date.now() - retentionDays * DAY_MS;
     for (;;) {
       const n = await store.trimChanges(before, TRIM_BATCH);
       trimmed += n;
-      if (n < TRIM_BATCH || shouldStop()) return;
+      // The job's lock lost with its connection: no further batch (another server may be trimming now).
+      if (n < TRIM_BATCH || shouldStop() || lost.aborted) return;
     }
   });
   return ran ? trimmed : null;

@@ -50,8 +50,11 @@ export interface WebhookView {
   offset: number | null;
 }
 
-/** Runs a job on one server at a time (the store's runExclusive); false when another server holds it. */
-export type Exclusive = (job: string, fn: () => Promise<void>) => Promise<boolean>;
+/**
+ * Runs a job on one server at a time (the store's runExclusive); false when another server holds it. `lost` aborts
+ * when the job's lock goes with its connection (a database restart): the job must stop then.
+ */
+export type Exclusive = (job: string, fn: (lost: AbortSignal) => Promise<void>) => Promise<boolean>;
 
 const READ_BATCH = 100;
 const consumerName = (id: string) => `webhook:${id}`;
@@ -151,13 +154,18 @@ export class WebhookService {
     this.stopper = stopper;
     const { signal } = stopper;
     this.running = (async () => {
+      let failures = 0;
       while (!signal.aborted) {
         try {
-          const ran = exclusive ? await exclusive('webhooks', () => this.run(signal)) : (await this.run(signal), true);
+          // Delivering stops when the job's lock is lost (the database restarted): it goes on only once taken again.
+          const ran = exclusive ? await exclusive('webhooks', (lost) => this.run(AbortSignal.any([signal, lost]))) : (await this.run(signal), true);
+          failures = 0;
           if (!ran) await sleep(this.options.standbyMs, signal);
         } catch (e) {
+          // The database out of reach, most often: tried again after pollMs, doubling while it lasts (up to standbyMs).
           this.onError(e);
-          await sleep(this.options.pollMs, signal);
+          failures++;
+          await sleep(Math.min(this.options.pollMs * 2 ** (failures - 1), Math.max(this.options.pollMs, this.options.standbyMs)), signal);
         }
       }
     })();

@@ -4,8 +4,9 @@ import { AlmanacError, type ErrorCode } from '../errors.js';
 /**
  * The one place errors become GraphQL errors. DataHub's shape: `message`, `locations`, `path`,
  * `extensions: {code, type, classification}`, with codes 400 BAD_REQUEST, 403 UNAUTHORIZED, 404 NOT_FOUND,
- * 409 CONFLICT, 500 SERVER_ERROR. A user's mistake keeps its own code; anything unexpected is a 500 whose
- * message says nothing about internals.
+ * 409 CONFLICT, 500 SERVER_ERROR. A user's mistake keeps its own code; the database out of reach is ours, 503
+ * SERVICE_UNAVAILABLE (the answer's HTTP status is 503 then, with Retry-After: see unavailableIn); anything unexpected
+ * is a 500 whose message says nothing about internals.
  */
 const GRAPHQL_CODE: Record<ErrorCode, [number, string]> = {
   BAD_REQUEST: [400, 'BAD_REQUEST'],
@@ -18,6 +19,7 @@ const GRAPHQL_CODE: Record<ErrorCode, [number, string]> = {
   CONFLICT: [409, 'CONFLICT'],
   PRECONDITION_FAILED: [412, 'PRECONDITION_FAILED'],
   INTERNAL: [500, 'SERVER_ERROR'],
+  UNAVAILABLE: [503, 'SERVICE_UNAVAILABLE'],
 };
 
 export interface FormattedError {
@@ -51,6 +53,18 @@ export function formatExecutionError(err: GraphQLError, log: (e: unknown) => voi
     ...(err.path ? { path: err.path } : {}),
     extensions: { code, type, classification: 'DataFetchingException' },
   };
+}
+
+/**
+ * The Retry-After (seconds) of an answer some of whose errors say the database is out of reach, else undefined: such an
+ * answer goes out as HTTP 503, so that clients retry it as they retry REST's.
+ */
+export function unavailableIn(errors: readonly GraphQLError[] | undefined): number | undefined {
+  for (const e of errors ?? []) {
+    const original = e.originalError;
+    if (original instanceof AlmanacError && original.code === 'UNAVAILABLE') return Number(original.details?.retryAfter) || 1;
+  }
+  return undefined;
 }
 
 /** A syntax, validation or depth error found before execution: nothing ran. */

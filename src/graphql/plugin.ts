@@ -8,7 +8,7 @@ import { sendError } from '../http/errors.js';
 import { EntityLoader, type GraphQLContext } from './context.js';
 import { recordingReads } from '../services/read-tracking.js';
 import { checkVariables, costLimitRule, fragmentsOf, listItemsIn, measureOperation, type RequestLimits } from './cost-limit.js';
-import { formatExecutionError, formatRequestError } from './errors.js';
+import { formatExecutionError, formatRequestError, unavailableIn } from './errors.js';
 import { coerceNumericStrings } from './int-strings.js';
 import { resolvers, schemaSdl } from './schema.js';
 
@@ -125,7 +125,7 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
       }
     }
     const mark = responses.mark();
-    const { record, result } = recordingReads(() => execute(request, descriptionLayer, query, variables, operationName));
+    const { record, result } = recordingReads(() => execute(request, reply, descriptionLayer, query, variables, operationName));
     const response = await result;
     if (key === undefined || response.errors) return response;
     const bytes = Buffer.from(JSON.stringify(response));
@@ -133,8 +133,11 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
     return bytes;
   };
 
-  /** Runs one GraphQL request: DataHub's envelope, errors formatted, a 500 only for what is not the caller's mistake. */
-  const execute = async (request: FastifyRequest, descriptionLayer: DescriptionLayer, query: string, variables: unknown,
+  /**
+   * Runs one GraphQL request: DataHub's envelope, errors formatted, a 500 only for what is not the caller's mistake;
+   * HTTP 503 with Retry-After when the database was out of reach.
+   */
+  const execute = async (request: FastifyRequest, reply: FastifyReply, descriptionLayer: DescriptionLayer, query: string, variables: unknown,
     operationName: unknown): Promise<GraphQLResponse> => {
     const context: GraphQLContext = { catalog, actor: request.actor, loader: new EntityLoader(catalog), descriptionLayer };
     const log = (e: unknown) => request.log.error({ err: e }, 'GraphQL resolver failed');
@@ -160,6 +163,8 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
         return { errors: result.errors.map((e) => formatRequestError(e as GraphQLError)), data: null, extensions: {} };
       }
       const errors = result.errors?.map((e) => formatExecutionError(e as GraphQLError, log));
+      const retryAfter = unavailableIn(result.errors as readonly GraphQLError[] | undefined);
+      if (retryAfter !== undefined) reply.code(503).header('Retry-After', String(retryAfter));
       return errors?.length
         ? { errors, data: result.data ?? null, extensions: {} }
         : { data: result.data ?? null, extensions: {} };

@@ -3,8 +3,9 @@ import { AlmanacError, STATUS_OF, type ErrorCode } from '../errors.js';
 
 /**
  * The one place REST errors become HTTP responses. Body: `{status, code, message}` plus safe details — the
- * Python emitter reads `message`. A user's mistake keeps its own status; anything unexpected is a 500 whose
- * body says nothing about internals (the log has the stack).
+ * Python emitter reads `message`. A user's mistake keeps its own status; the database out of reach is a 503 with
+ * Retry-After (DataHub's clients retry it); anything unexpected is a 500 whose body says nothing about internals (the
+ * log has the stack).
  */
 export interface RestErrorBody {
   status: number;
@@ -33,8 +34,10 @@ export function restError(err: unknown): RestErrorBody {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown) {
   const body = restError(err);
-  if (body.status >= 500) request.log.error({ err }, 'request failed');
+  if (body.status === 503) request.log.warn({ err: (err as Error)?.message }, 'request refused: the database is unavailable');
+  else if (body.status >= 500) request.log.error({ err }, 'request failed');
   else request.log.debug({ err: (err as Error)?.message }, 'request refused');
   if (body.status === 405 && (err as AlmanacError).details?.allow) reply.header('Allow', String((err as AlmanacError).details!.allow));
+  if (body.status === 503 && (err as AlmanacError).details?.retryAfter) reply.header('Retry-After', String((err as AlmanacError).details!.retryAfter));
   return reply.code(body.status).type('application/json; charset=utf-8').send(body);
 }

@@ -77,7 +77,7 @@ export interface Catalog {
 
 export async function openCatalog(config: Config, store?: Store): Promise<Catalog> {
   // Every store call of a GraphQL request is noted, so that its answer can be reused while what it read is unchanged.
-  const s = trackingReads(store ?? (await openStore(config.databaseUrl)));
+  const s = trackingReads(store ?? (await openStore(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs })));
   const entities = new EntityService(s, config.historyCap);
   const tokens = await TokenService.create(s, entities, {
     secret: config.tokenSecret, cacheMs: config.tokenCacheMs, allowNoExpiry: config.allowNoExpiryTokens,

@@ -14,7 +14,9 @@ export function startRetentionJob(catalog: Catalog, onError: (e: unknown) => voi
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {
     if (running) return;
-    running = catalog.store.runExclusive(RETENTION_JOB, async () => { await catalog.timeseries.cleanup(retention, { dryRun: false }); })
+    running = catalog.store.runExclusive(RETENTION_JOB, async (lost) => {
+      await catalog.timeseries.cleanup(retention, { dryRun: false, signal: lost });
+    })
       .then(() => {}, onError)
       .finally(() => { running = null; });
   }, catalog.config.retentionIntervalMs);

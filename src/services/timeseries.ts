@@ -269,10 +269,12 @@ export class TimeseriesService {
   }
 
   /** Applies retention: deletes what is older than each aspect's maximum age. */
-  async cleanup(retention: Retention, opts: { dryRun: boolean; now?: number; onProgress?: (i: number, n: number, index: string) => void }) {
+  async cleanup(retention: Retention, opts: { dryRun: boolean; now?: number; onProgress?: (i: number, n: number, index: string) => void;
+    /** Aborted: no further aspect is cleaned up (the timed job's lock was lost). */
+    signal?: AbortSignal; }) {
     const now = opts.now ?? Date.now();
     const report: { indexName: string; cutoff: number; rows: number }[] = [];
-    for (let i = 0; i < retention.length; i++) {
+    for (let i = 0; i < retention.length && !opts.signal?.aborted; i++) {
       const { index, maxAgeMs } = retention[i]!;
       const cutoff = now - maxAgeMs;
       opts.onProgress?.(i, retention.length, index.indexName);

@@ -6,6 +6,7 @@ import { addLatest, aspectKey, checkUpdate, lockNames, planVersion } from './asp
 import { edgeChanges } from './edges.js';
 import { ParsedValues } from './parsed-values.js';
 import { deepFreeze } from '../model/deep-freeze.js';
+import { databaseUnavailable } from '../errors.js';
 import {
   CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange,
   truncateChange, upsertChange, type ChangeLogRow, type ChangeRow, type StoredLatest,
@@ -35,30 +36,110 @@ const MIGRATION_LOCK = 727_100_001;
  */
 const CHANGE_LOG_LOCK = 727_100_002;
 
+/** PostgreSQL's time limits (defaults: DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS). */
+export interface PostgresTimeouts {
+  /** How long getting a connection may take: waiting for a free one of the pool, or making a new one. */
+  connectTimeoutMs?: number;
+  /** How long a statement may go unanswered before it fails and its connection is dropped; 0: no limit. */
+  queryTimeoutMs?: number;
+}
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
+/** The time limit of statements that may rightly take long (migrations, VACUUM): none, in effect (setTimeout's largest). */
+const NO_TIME_LIMIT = 2 ** 31 - 1;
+
+/** A statement with a time limit of its own (the driver takes `query_timeout` per statement; its types lack it). */
+function timed(text: string, ms: number): pg.QueryConfig {
+  return { text, query_timeout: ms } as pg.QueryConfig;
+}
+
+/**
+ * The database restarting, failing over or out of reach. A restart or failover ends every session (FATAL 57P01
+ * admin_shutdown, 57P02 crash_shutdown), refuses new ones for a while (57P03 cannot_connect_now, ECONNREFUSED), and
+ * cuts connections (ECONNRESET, class 08); a database that does not answer runs into our time limits.
+ */
+export function isDatabaseUnreachable(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | null;
+  if (!err || typeof err !== 'object') return false;
+  const code = typeof err.code === 'string' ? err.code : '';
+  if (UNREACHABLE_SYSCALL_CODES.has(code) || UNREACHABLE_STATES.has(code) || code.startsWith('08')) return true;
+  return typeof err.message === 'string' && UNREACHABLE_MESSAGES.test(err.message);
+}
+const UNREACHABLE_SYSCALL_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH',
+  'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections, query_canceled (a statement timeout). */
+const UNREACHABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+/** What the pg driver says of a connection it lost or gave up on (its errors carry no code). */
+const UNREACHABLE_MESSAGES = /^(Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+
+/** A database error as the catalog's typed "database unavailable" (503) when it is one, else itself. */
+function unavailableOr(e: unknown): unknown {
+  if (!isDatabaseUnreachable(e)) return e;
+  return Object.assign(databaseUnavailable(), { cause: e });
+}
+
 export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
   private readonly pool: pg.Pool;
+  /** What every connection of this store is made with (the pool's, the LISTEN connection). */
+  private readonly clientConfig: pg.ClientConfig;
   /** Latest aspect values parsed once and shared while their text is unchanged. */
   private readonly latestValues = new ParsedValues();
 
-  constructor(connectionString: string, poolSize = 10) {
-    this.pool = new pg.Pool({ connectionString, max: poolSize });
-    // An idle client that loses its connection must not crash the process.
+  constructor(connectionString: string, poolSize = 10, timeouts: PostgresTimeouts = {}) {
+    const queryTimeout = timeouts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+    this.clientConfig = {
+      connectionString,
+      connectionTimeoutMillis: timeouts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      ...(queryTimeout > 0 ? { query_timeout: queryTimeout } : {}),
+      // A peer gone without a word (a failover, a network cut) is found out by TCP rather than never.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    };
+    this.pool = new pg.Pool({ ...this.clientConfig, max: poolSize });
+    // A database restart ends every session. An idle client that loses its connection is dropped by the pool (which
+    // then reports it here); a client lost while in use (a transaction between statements, a job's lock connection)
+    // fails its user's next statement, and runExclusive hears of it — the event itself must never crash the process.
     this.pool.on('error', () => {});
+    this.pool.on('connect', (c) => c.on('error', () => {}));
+  }
+
+  /** A statement on a connection of the pool; the database out of reach is a typed 503. */
+  private async query(text: string, params?: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await this.pool.query(text, params);
+    } catch (e) {
+      throw unavailableOr(e);
+    }
+  }
+
+  /** A connection of the pool; the database out of reach is a typed 503. */
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (e) {
+      throw unavailableOr(e);
+    }
   }
 
   private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
+    const c = await this.connect();
+    let lost: unknown;
     try {
       await c.query('BEGIN');
       const r = await fn(c);
       await c.query('COMMIT');
       return r;
     } catch (e) {
+      if (isDatabaseUnreachable(e)) {
+        lost = e;
+        throw unavailableOr(e);
+      }
       await c.query('ROLLBACK').catch(() => {});
       throw e;
     } finally {
-      c.release();
+      // A connection lost (or a statement that timed out, still running) is closed rather than pooled.
+      c.release(lost as Error | undefined);
     }
   }
 
@@ -69,7 +150,8 @@ export class PostgresStore implements Store {
       const done = new Set((await c.query(`SELECT version FROM ${MIGRATIONS_TABLE}`)).rows.map((r) => r.version as number));
       for (const m of migrations('postgres')) {
         if (done.has(m.version)) continue;
-        for (const s of m.statements) await c.query(s);
+        // A migration may rewrite a large table: no time limit.
+        for (const s of m.statements) await c.query(timed(s, NO_TIME_LIMIT));
         await c.query(`INSERT INTO ${MIGRATIONS_TABLE} (version, applied_on) VALUES ($1, $2)`, [m.version, Date.now()]);
       }
       for (const s of timeseriesTableStatements('postgres')) await c.query(s);
@@ -391,21 +473,21 @@ export class PostgresStore implements Store {
     const out = new Map<string, Map<string, AspectRecord>>();
     if (urns.length === 0 || (aspects && aspects.length === 0)) return out;
     const { rows } = aspects
-      ? await this.pool.query(`SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn = ANY($1) AND aspect = ANY($2)`,
+      ? await this.query(`SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn = ANY($1) AND aspect = ANY($2)`,
         [urns, aspects])
-      : await this.pool.query(`SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn = ANY($1)`, [urns]);
+      : await this.query(`SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn = ANY($1)`, [urns]);
     for (const row of rows as AspectRow[]) addLatest(out, this.latestValues.record(row));
     return out;
   }
 
   async getVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null> {
-    const { rows } = await this.pool.query(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version = $3`,
+    const { rows } = await this.query(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version = $3`,
       [urn, aspect, version]);
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
   async listVersions(urn: string, aspect: string): Promise<AspectRecord[]> {
-    const { rows } = await this.pool.query(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2
+    const { rows } = await this.query(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2
       ORDER BY CASE WHEN version = 0 THEN 0 ELSE 1 END, version DESC`, [urn, aspect]);
     return (rows as AspectRow[]).map(toRecord);
   }
@@ -423,7 +505,7 @@ export class PostgresStore implements Store {
 
   async existing(urns: readonly string[]): Promise<Set<string>> {
     if (urns.length === 0) return new Set();
-    const { rows } = await this.pool.query(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY($1)`, [urns]);
+    const { rows } = await this.query(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY($1)`, [urns]);
     return new Set(rows.map((r) => r.urn as string));
   }
 
@@ -433,15 +515,15 @@ export class PostgresStore implements Store {
     if (opts.entityType) { params.push(opts.entityType); where.push(`entity_type = $${params.length}`); }
     if (opts.after !== undefined) { params.push(opts.after); where.push(`urn > $${params.length}`); }
     params.push(opts.count ?? null, opts.start ?? 0);
-    const { rows } = await this.pool.query(`SELECT urn, entity_type AS "entityType" FROM ${ENTITY_TABLE}
+    const { rows } = await this.query(`SELECT urn, entity_type AS "entityType" FROM ${ENTITY_TABLE}
       ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY urn COLLATE "C" LIMIT $${params.length - 1} OFFSET $${params.length}`, params);
     return rows as EntityRow[];
   }
 
   async countEntities(entityType?: string): Promise<number> {
     const { rows } = entityType
-      ? await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${ENTITY_TABLE} WHERE entity_type = $1`, [entityType])
-      : await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${ENTITY_TABLE}`);
+      ? await this.query(`SELECT COUNT(*)::int AS n FROM ${ENTITY_TABLE} WHERE entity_type = $1`, [entityType])
+      : await this.query(`SELECT COUNT(*)::int AS n FROM ${ENTITY_TABLE}`);
     return rows[0].n as number;
   }
 
@@ -517,7 +599,7 @@ export class PostgresStore implements Store {
     if (q.startTimeMillis !== undefined) { params.push(q.startTimeMillis); where.push(`timestamp_millis >= $${params.length}`); }
     if (q.endTimeMillis !== undefined) { params.push(q.endTimeMillis); where.push(`timestamp_millis <= $${params.length}`); }
     params.push(q.limit ?? null);
-    const { rows } = await this.pool.query(`SELECT urn, timestamp_millis, event, system_metadata FROM ${t}
+    const { rows } = await this.query(`SELECT urn, timestamp_millis, event, system_metadata FROM ${t}
       ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY timestamp_millis ${q.order === 'asc' ? 'ASC' : 'DESC'}
       LIMIT $${params.length}`, params);
     return rows.map((r) => ({
@@ -529,8 +611,8 @@ export class PostgresStore implements Store {
   async countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> {
     const t = tableFor(entityType, aspect);
     const { rows } = beforeMillis === undefined
-      ? await this.pool.query(`SELECT COUNT(*)::bigint AS n FROM ${t}`)
-      : await this.pool.query(`SELECT COUNT(*)::bigint AS n FROM ${t} WHERE timestamp_millis < $1`, [beforeMillis]);
+      ? await this.query(`SELECT COUNT(*)::bigint AS n FROM ${t}`)
+      : await this.query(`SELECT COUNT(*)::bigint AS n FROM ${t} WHERE timestamp_millis < $1`, [beforeMillis]);
     return rows[0].n as number;
   }
 
@@ -566,12 +648,16 @@ export class PostgresStore implements Store {
   async reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void> {
     // Plain VACUUM never blocks readers or writers but only trims empty pages at the end of the table; old rows
     // sit at its start, so after a large truncation the table is rewritten (its size then really falls).
-    await this.pool.query(`VACUUM (${rewrite ? 'FULL, ' : ''}ANALYZE) ${tableFor(entityType, aspect)}`);
+    try {
+      await this.pool.query(timed(`VACUUM (${rewrite ? 'FULL, ' : ''}ANALYZE) ${tableFor(entityType, aspect)}`, NO_TIME_LIMIT));
+    } catch (e) {
+      throw unavailableOr(e);
+    }
   }
 
   async timeseriesSizes(): Promise<TableSize[]> {
     const names = timeseriesTableNames();
-    const { rows } = await this.pool.query(`SELECT c.relname AS tbl, pg_total_relation_size(c.oid)::bigint AS bytes
+    const { rows } = await this.query(`SELECT c.relname AS tbl, pg_total_relation_size(c.oid)::bigint AS bytes
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname = ANY($1)`, [names]);
     return sizesFor(new Map(rows.map((r) => [r.tbl as string, r.bytes as number])));
@@ -690,24 +776,24 @@ export class PostgresStore implements Store {
 
   async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number }) {
     const counted = countStatement('postgres', q);
-    const total = Number((await this.pool.query(counted.sql, counted.params)).rows[0].n);
+    const total = Number((await this.query(counted.sql, counted.params)).rows[0].n);
     if (q.count === 0 || total === 0) return { total, urns: [] };
     const page = pageStatement('postgres', q, total, Number.POSITIVE_INFINITY);
-    return { total, urns: (await this.pool.query(page.sql, page.params)).rows.map((r) => r.urn as string) };
+    return { total, urns: (await this.query(page.sql, page.params)).rows.map((r) => r.urn as string) };
   }
 
   async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
     const steps = facetSteps('postgres', q, facets, matches);
     let step = steps.next();
     while (!step.done) {
-      const rows = await Promise.all(step.value.map(async (s) => (await this.pool.query(s.sql, s.params)).rows as FacetRow[]));
+      const rows = await Promise.all(step.value.map(async (s) => (await this.query(s.sql, s.params)).rows as FacetRow[]));
       step = steps.next(rows);
     }
     return step.value;
   }
 
   async countSearchDocs(): Promise<number> {
-    return (await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${SEARCH_DOCS}`)).rows[0].n as number;
+    return (await this.query(`SELECT COUNT(*)::int AS n FROM ${SEARCH_DOCS}`)).rows[0].n as number;
   }
 
   async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
@@ -739,7 +825,7 @@ export class PostgresStore implements Store {
   }
 
   async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
-    const { rows } = await this.pool.query(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 ORDER BY seq LIMIT $2`,
+    const { rows } = await this.query(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 ORDER BY seq LIMIT $2`,
       [after, limit]);
     return (rows as ChangeLogRow[]).map(toChange);
   }
@@ -748,39 +834,39 @@ export class PostgresStore implements Store {
     // Offsets are drawn under the log's lock and committed in order: the newest row is the head. A log trimmed empty
     // falls back on the consumers' offsets, which only ever name committed entries (the sequence may be ahead of
     // every commit: an open transaction holds its next value).
-    const { rows } = await this.pool.query(`SELECT GREATEST((SELECT COALESCE(MAX(seq), 0) FROM ${CHANGE_LOG_TABLE}),
+    const { rows } = await this.query(`SELECT GREATEST((SELECT COALESCE(MAX(seq), 0) FROM ${CHANGE_LOG_TABLE}),
       (SELECT COALESCE(MAX(seq), 0) FROM ${CONSUMER_TABLE})) AS seq`);
     return Number(rows[0].seq);
   }
 
   async firstChangeSeq(): Promise<number | null> {
-    const { rows } = await this.pool.query(`SELECT MIN(seq) AS seq FROM ${CHANGE_LOG_TABLE}`);
+    const { rows } = await this.query(`SELECT MIN(seq) AS seq FROM ${CHANGE_LOG_TABLE}`);
     return rows[0].seq === null ? null : Number(rows[0].seq);
   }
 
   async consumerOffsets(): Promise<Map<string, number>> {
-    const { rows } = await this.pool.query(`SELECT name, seq FROM ${CONSUMER_TABLE} ORDER BY name COLLATE "C"`);
+    const { rows } = await this.query(`SELECT name, seq FROM ${CONSUMER_TABLE} ORDER BY name COLLATE "C"`);
     return new Map(rows.map((r) => [r.name as string, Number(r.seq)]));
   }
 
   async registerConsumer(name: string, seq: number): Promise<number> {
-    const { rows } = await this.pool.query(`WITH ins AS (INSERT INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES ($1, $2, $3)
+    const { rows } = await this.query(`WITH ins AS (INSERT INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES ($1, $2, $3)
       ON CONFLICT (name) DO NOTHING RETURNING seq) SELECT seq FROM ins UNION ALL SELECT seq FROM ${CONSUMER_TABLE} WHERE name = $1 LIMIT 1`,
     [name, seq, Date.now()]);
     return Number(rows[0].seq);
   }
 
   async moveConsumer(name: string, from: number, to: number): Promise<boolean> {
-    const r = await this.pool.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3 AND seq = $4`, [to, Date.now(), name, from]);
+    const r = await this.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3 AND seq = $4`, [to, Date.now(), name, from]);
     return r.rowCount === 1;
   }
 
   async removeConsumer(name: string): Promise<void> {
-    await this.pool.query(`DELETE FROM ${CONSUMER_TABLE} WHERE name = $1`, [name]);
+    await this.query(`DELETE FROM ${CONSUMER_TABLE} WHERE name = $1`, [name]);
   }
 
   async trimChanges(beforeTime: number, batchSize: number): Promise<number> {
-    const r = await this.pool.query(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq IN (SELECT seq FROM ${CHANGE_LOG_TABLE}
+    const r = await this.query(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq IN (SELECT seq FROM ${CHANGE_LOG_TABLE}
       WHERE at < $1 AND seq <= (SELECT COALESCE(MIN(seq), ${Number.MAX_SAFE_INTEGER}) FROM ${CONSUMER_TABLE}) ORDER BY seq LIMIT $2)`,
     [beforeTime, batchSize]);
     return r.rowCount ?? 0;
@@ -788,7 +874,7 @@ export class PostgresStore implements Store {
 
   async indexedWithoutEntity(index: 'search' | 'relationships', limit: number): Promise<string[]> {
     const [table, column] = index === 'search' ? [SEARCH_DOCS, 'urn'] : [RELATIONSHIP_TABLE, 'source'];
-    const { rows } = await this.pool.query(`SELECT DISTINCT x.${column} AS urn FROM ${table} x
+    const { rows } = await this.query(`SELECT DISTINCT x.${column} AS urn FROM ${table} x
       WHERE NOT EXISTS (SELECT 1 FROM ${ENTITY_TABLE} e WHERE e.urn = x.${column}) LIMIT $1`, [limit]);
     return rows.map((r) => r.urn as string);
   }
@@ -834,18 +920,18 @@ export class PostgresStore implements Store {
     const params: unknown[] = [q.urn];
     let where = `${self} = $1`;
     if (q.types?.length) { params.push(q.types); where += ` AND type = ANY($2)`; }
-    const total = (await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE} WHERE ${where}`, params)).rows[0].n as number;
-    const { rows } = await this.pool.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${where}
+    const total = (await this.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE} WHERE ${where}`, params)).rows[0].n as number;
+    const { rows } = await this.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${where}
       ORDER BY ${other} COLLATE "C", type LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, q.count, q.start]);
     return { total, edges: rows.map(edgeOf) };
   }
 
   async countRelationships(): Promise<number> {
-    return (await this.pool.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE}`)).rows[0].n as number;
+    return (await this.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE}`)).rows[0].n as number;
   }
 
   async getOrSetSetting(key: string, value: string): Promise<string> {
-    const { rows } = await this.pool.query(`WITH ins AS (INSERT INTO ${SETTINGS_TABLE} (key, value) VALUES ($1, $2)
+    const { rows } = await this.query(`WITH ins AS (INSERT INTO ${SETTINGS_TABLE} (key, value) VALUES ($1, $2)
       ON CONFLICT (key) DO NOTHING RETURNING value) SELECT value FROM ins UNION ALL
       SELECT value FROM ${SETTINGS_TABLE} WHERE key = $1 LIMIT 1`, [key, value]);
     return rows[0].value as string;
@@ -854,7 +940,7 @@ export class PostgresStore implements Store {
   async relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {
     if (q.urns.length === 0 || q.types.length === 0) return [];
     const self = q.direction === 'INCOMING' ? 'destination' : 'source';
-    const { rows } = await this.pool.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} = ANY($1) AND type = ANY($2)`,
+    const { rows } = await this.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} = ANY($1) AND type = ANY($2)`,
       [[...q.urns], [...q.types]]);
     return rows.map(edgeOf);
   }
@@ -870,20 +956,20 @@ export class PostgresStore implements Store {
   }
 
   async recentActivity(actor: string, kind: string, limit: number): Promise<ActivityEvent[]> {
-    const { rows } = await this.pool.query(`SELECT value, at FROM ${ACTIVITY_TABLE} WHERE actor = $1 AND kind = $2
+    const { rows } = await this.query(`SELECT value, at FROM ${ACTIVITY_TABLE} WHERE actor = $1 AND kind = $2
       ORDER BY at DESC, value COLLATE "C" LIMIT $3`, [actor, kind, limit]);
     return rows.map((r) => ({ actor, kind, value: r.value as string, time: Number(r.at) }));
   }
 
   async aspectWritesBy(actor: string, start: number, count: number): Promise<{ urn: string; time: number }[]> {
-    const { rows } = await this.pool.query(`SELECT urn, createdon FROM ${ASPECT_TABLE} WHERE createdby = $1
+    const { rows } = await this.query(`SELECT urn, createdon FROM ${ASPECT_TABLE} WHERE createdby = $1
       ORDER BY createdon DESC, urn COLLATE "C" LIMIT $2 OFFSET $3`, [actor, count, start]);
     return rows.map((r) => ({ urn: r.urn as string, time: Number(r.createdon) }));
   }
 
   async datasetUsageLeaders(sinceMillis: number, limit: number): Promise<{ urn: string; queries: number }[]> {
     const t = tableFor('dataset', 'datasetUsageStatistics');
-    const { rows } = await this.pool.query(`SELECT urn, SUM(COALESCE((event::jsonb ->> 'totalSqlQueries')::numeric, 0)) AS queries FROM ${t}
+    const { rows } = await this.query(`SELECT urn, SUM(COALESCE((event::jsonb ->> 'totalSqlQueries')::numeric, 0)) AS queries FROM ${t}
       WHERE timestamp_millis >= $1 GROUP BY urn HAVING SUM(COALESCE((event::jsonb ->> 'totalSqlQueries')::numeric, 0)) > 0
       ORDER BY queries DESC, urn COLLATE "C" LIMIT $2`, [sinceMillis, limit]);
     return rows.map((r) => ({ urn: r.urn as string, queries: Number(r.queries) }));
@@ -892,7 +978,7 @@ export class PostgresStore implements Store {
   async recordUsageEvents(events: readonly UsageEventRow[]): Promise<void> {
     if (events.length === 0) return;
     const cols = ['at', 'type', 'actor', 'browser_id', 'entity_urn', 'entity_type', 'query', 'section', 'action_type', 'event'] as const;
-    await this.pool.query(`INSERT INTO ${USAGE_EVENT_TABLE} (${cols.join(', ')})
+    await this.query(`INSERT INTO ${USAGE_EVENT_TABLE} (${cols.join(', ')})
       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])`,
     cols.map((c) => events.map((e) => e[c])));
   }
@@ -919,18 +1005,18 @@ export class PostgresStore implements Store {
     const sql = `SELECT ${select}${select ? ', ' : ''}${count} AS n FROM ${USAGE_EVENT_TABLE} WHERE ${where.join(' AND ')}`
       + (keys.length ? ` GROUP BY ${keys.join(', ')} ORDER BY n DESC, ${keys.map((k) => `${k} IS NULL, ${k} COLLATE "C"`).join(', ')}` : '')
       + (q.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(q.limit))}` : '');
-    const { rows } = await this.pool.query(sql, params);
+    const { rows } = await this.query(sql, params);
     return rows.map((r) => ({ keys: keys.map((_, i) => (r[`k${i}`] ?? null) as string | null), count: Number(r.n) }));
   }
 
   async deleteUsageEventsBefore(time: number): Promise<number> {
-    const r = await this.pool.query(`DELETE FROM ${USAGE_EVENT_TABLE} WHERE at < $1`, [time]);
+    const r = await this.query(`DELETE FROM ${USAGE_EVENT_TABLE} WHERE at < $1`, [time]);
     return r.rowCount ?? 0;
   }
 
   async latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> {
     // strpos narrows the scan cheaply; the JSON test decides.
-    const { rows } = await this.pool.query(`SELECT urn, aspect FROM ${ASPECT_TABLE} WHERE version = 0 AND strpos(systemmetadata, $1) > 0
+    const { rows } = await this.query(`SELECT urn, aspect FROM ${ASPECT_TABLE} WHERE version = 0 AND strpos(systemmetadata, $1) > 0
       AND systemmetadata::jsonb ->> 'runId' = $1 ORDER BY urn COLLATE "C", aspect COLLATE "C"`, [runId]);
     return rows.map((r) => ({ urn: r.urn as string, aspect: r.aspect as string }));
   }
@@ -986,7 +1072,7 @@ export class PostgresStore implements Store {
     };
     const connect = async () => {
       if (stopped) return;
-      const c = new pg.Client({ connectionString: this.pool.options.connectionString });
+      const c = new pg.Client(this.clientConfig);
       client = c;
       c.on('notification', (n) => wake(n.payload && /^\d+$/.test(n.payload) ? Number(n.payload) : undefined));
       c.on('error', (e) => retry(c, e));
@@ -1013,21 +1099,48 @@ export class PostgresStore implements Store {
     };
   }
 
-  async runExclusive(job: string, fn: () => Promise<void>): Promise<boolean> {
-    const c = await this.pool.connect();
+  /**
+   * The job's session advisory lock, on a connection of the pool held for the run. The lock lives as long as that
+   * session: a database restart (or a cut connection) ends it, and another server may then take the job. So the
+   * run hears of it — `lost` aborts on the connection's error event, or when the session stops answering the check
+   * made every LOCK_CHECK_MS — and is expected to stop at once; runExclusive then fails (a 503-typed error), and the
+   * job is run again only once its lock is taken anew.
+   */
+  async runExclusive(job: string, fn: (lost: AbortSignal) => Promise<void>): Promise<boolean> {
+    const c = await this.connect();
+    const lost = new AbortController();
+    const onError = (e: Error) => lost.abort(e);
+    c.on('error', onError);
     let broken: Error | undefined;
+    let check: NodeJS.Timeout | undefined;
     try {
       const key = `almanac:job:${job}`;
-      const got = (await c.query('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS got', [key])).rows[0].got as boolean;
-      if (!got) return false;
+      let got: boolean;
       try {
-        await fn();
+        got = (await c.query('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS got', [key])).rows[0].got as boolean;
+      } catch (e) {
+        broken = e as Error;
+        throw unavailableOr(e);
+      }
+      if (!got) return false;
+      check = setInterval(() => {
+        c.query(timed('SELECT 1', LOCK_CHECK_TIMEOUT_MS)).catch((e: Error) => lost.abort(e));
+      }, LOCK_CHECK_MS);
+      check.unref();
+      try {
+        await fn(lost.signal);
       } finally {
-        await c.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch((e: Error) => { broken = e; });
+        clearInterval(check);
+        if (lost.signal.aborted) broken = lost.signal.reason as Error;
+        else await c.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch((e: Error) => { broken = e; });
+      }
+      if (lost.signal.aborted) {
+        throw Object.assign(databaseUnavailable(`The lock of job ${job} was lost with its connection`), { cause: lost.signal.reason });
       }
       return true;
     } finally {
-      // A connection that could not unlock is closed rather than pooled: closing it releases the lock.
+      c.removeListener('error', onError);
+      // A connection that could not unlock (or lost its session) is closed rather than pooled: closing it releases the lock.
       c.release(broken);
     }
   }
@@ -1045,7 +1158,7 @@ export class PostgresStore implements Store {
   }
 
   async listWebhooks(): Promise<WebhookRow[]> {
-    const { rows } = await this.pool.query(`SELECT * FROM ${WEBHOOK_TABLE} ORDER BY created_on, id COLLATE "C"`);
+    const { rows } = await this.query(`SELECT * FROM ${WEBHOOK_TABLE} ORDER BY created_on, id COLLATE "C"`);
     return rows.map(webhookOf);
   }
 
@@ -1069,11 +1182,15 @@ export class PostgresStore implements Store {
   }
 
   async webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> {
-    const { rows } = await this.pool.query(`SELECT * FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+    const { rows } = await this.query(`SELECT * FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
       [webhookId, after, limit]);
     return rows.map(deadLetterOf);
   }
 }
+
+/** How often a job's lock connection is checked (runExclusive), and how long it has to answer. */
+const LOCK_CHECK_MS = 5_000;
+const LOCK_CHECK_TIMEOUT_MS = 10_000;
 
 /** Reconnection delays of the LISTEN connection (watchChanges), doubling from the first to the last. */
 const WATCH_BACKOFF_MIN = 100;

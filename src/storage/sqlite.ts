@@ -853,11 +853,11 @@ export class SqliteStore implements Store {
   }
 
   /** One server per SQLite file: nothing to exclude, but runs of one job in this process still do not overlap. */
-  async runExclusive(job: string, fn: () => Promise<void>): Promise<boolean> {
+  async runExclusive(job: string, fn: (lost: AbortSignal) => Promise<void>): Promise<boolean> {
     if (this.runningJobs.has(job)) return false;
     this.runningJobs.add(job);
     try {
-      await fn();
+      await fn(new AbortController().signal);
       return true;
     } finally {
       this.runningJobs.delete(job);

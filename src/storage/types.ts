@@ -422,9 +422,12 @@ export interface Store {
   watchChanges(wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<(() => Promise<void>) | null>;
   /**
    * Runs `fn` unless a process (this one included) is running the job of that name on this database now; true when
-   * it ran. PostgreSQL: a session advisory lock held on a connection of its own for the run. SQLite: runs it.
+   * it ran. PostgreSQL: a session advisory lock held on a connection of its own for the run. If that connection is
+   * lost (a database restart), so is the lock: `lost` aborts, `fn` must stop at once (another server may take the job
+   * now), and runExclusive rejects with a "database unavailable" error once `fn` returns — the job is run again only
+   * under its lock taken anew. SQLite: runs it (`lost` never aborts).
    */
-  runExclusive(job: string, fn: () => Promise<void>): Promise<boolean>;
+  runExclusive(job: string, fn: (lost: AbortSignal) => Promise<void>): Promise<boolean>;
 }
 
 /** The columns of a usage event that queries may filter, group and count on. */
