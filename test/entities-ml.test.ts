@@ -44,6 +44,9 @@ const { institutionalMemory: _links, ...withoutLinks } = noShared;
 
 forEachEngine('ML entities: models, groups, features, feature tables, primary keys', (ctx) => {
   let t: TestApp;
+  /** When an entity was last ingested: its aspects' newest lastObserved (the write time when sent without system metadata). */
+  const lastObserved = async (urn: string) => Math.max(...[...(await t.catalog.entities.getLatest(urn)).values()]
+    .map((r) => Number(r.systemMetadata?.lastObserved ?? 0)));
   before(async () => {
     t = await startApp(ctx);
     await ingestSamples(t.catalog, 'data_platforms.json');
@@ -149,7 +152,7 @@ forEachEngine('ML entities: models, groups, features, feature tables, primary ke
         externalUrl: 'https://us-west-2.console.aws.amazon.com/sagemaker/home?region=us-west-2#/models/the-second-model',
       },
       editableProperties: null, browsePaths: [{ path: ['sagemaker', 'a-model-package-group'] }], browsePathV2: { path: [{ name: 'Default' }] },
-      ...noShared, status: { removed: false }, lastIngested: null,
+      ...noShared, status: { removed: false }, lastIngested: await lastObserved(SM_MODEL),
       up: { total: 1, relationships: [{ type: 'TrainedBy', entity: { urn: TRAINING_JOB }, degree: 1 }] },
       down: { total: 3, relationships: [{ type: 'UsedBy', entity: { urn: EDGE_JOB }, degree: 1 },
         { type: 'UsedBy', entity: { urn: TRANSFORM_JOB }, degree: 1 }, { type: 'MemberOf', entity: { urn: SM_GROUP }, degree: 1 }] },
@@ -160,7 +163,7 @@ forEachEngine('ML entities: models, groups, features, feature tables, primary ke
   test('mlModel from mlflow: version, tags of both kinds, custom properties, its group, when it was ingested', async () => {
     assert.deepEqual((await ok(q.model(MLFLOW_MODEL))).mlModel, {
       urn: MLFLOW_MODEL, type: 'MLMODEL', name: 'test-model_1', origin: 'PROD', description: null,
-      platform: { urn: 'urn:li:dataPlatform:mlflow', name: 'mlflow', properties: null },
+      platform: { urn: 'urn:li:dataPlatform:mlflow', name: 'mlflow', properties: { displayName: 'MLflow' } },
       properties: {
         description: null, date: 1615443388097, version: '1', type: null,
         hyperParams: [{ name: 'p', value: '1', description: null, createdAt: null }], trainingMetrics: [{ name: 'm', value: '0.85' }],
@@ -211,7 +214,7 @@ forEachEngine('ML entities: models, groups, features, feature tables, primary ke
       properties: { description: 'Just a model package group.', createdAt: 1420070400000, version: null,
         customProperties: entries(props.customProperties) },
       editableProperties: null, browsePaths: [{ path: ['sagemaker'] }], browsePathV2: { path: [{ name: 'Default' }] },
-      ...withoutLinks, status: { removed: false }, lastIngested: null,
+      ...withoutLinks, status: { removed: false }, lastIngested: await lastObserved(SM_GROUP),
       ownership: { owners: [{ owner: { urn: 'urn:li:corpuser:some-user' }, type: 'DATAOWNER',
         ownershipType: { urn: 'urn:li:ownershipType:__system__dataowner' }, associatedUrn: SM_GROUP }] },
       up: { total: 2, relationships: [{ type: 'MemberOf', entity: { urn: SM_FIRST } }, { type: 'MemberOf', entity: { urn: SM_MODEL } }] },

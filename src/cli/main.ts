@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { ALMANAC_VERSION, DATAHUB_VERSION } from '../version.js';
+import { registerDoctor } from './doctor.js';
 import { registerIngest } from './ingest.js';
 import { registerPassword } from './password.js';
 import { registerReindex } from './reindex.js';
@@ -16,6 +17,7 @@ registerIngest(program);
 registerToken(program);
 registerPassword(program);
 registerReindex(program);
+registerDoctor(program);
 registerTimeseries(program);
 registerTests(program);
 

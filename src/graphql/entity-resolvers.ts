@@ -1,4 +1,4 @@
-import { ENTITY_DESCRIPTORS, keyValuesOf } from '../entities/index.js';
+import { ENTITY_DESCRIPTORS, keyValuesOf, urnKeyProblem } from '../entities/index.js';
 import type { EntityDescriptor, FieldContext, FieldResolver, KeyValues, RelatedQuery } from '../entities/descriptor.js';
 import type { AspectDef } from '../entities/descriptor.js';
 import { badRequest } from '../errors.js';
@@ -79,10 +79,11 @@ function builtins(d: EntityDescriptor): Record<string, Resolver> {
 
 /** `dataset(urn:)` and the like: a malformed urn or one of another type is a 400, an entity never ingested a 404. */
 function rootField(d: EntityDescriptor) {
-  const shape = d.key.fields.length > 1 ? ` (urn:li:${d.name}:(${d.key.fields.map((f) => `<${f.name}>`).join(',')}))` : '';
   return (_: unknown, { urn }: { urn: string }, ctx: GraphQLContext) => {
     const u = parseUrn(urn);
-    if (u.entityType === d.name && !keyValuesOf(d, u)) throw badRequest(`Invalid urn: '${urn}' is not a ${d.name} urn${shape}`, { urn });
+    // The check every write makes: an urn no write accepts names nothing to read.
+    const problem = u.entityType === d.name ? urnKeyProblem(d, u) : null;
+    if (problem !== null) throw badRequest(`Invalid urn: '${urn}' is not a valid ${d.name} urn: ${problem}`, { urn });
     return requireEntity(urn, ctx, d.name);
   };
 }
