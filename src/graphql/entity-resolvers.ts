@@ -2,6 +2,7 @@ import { ENTITY_DESCRIPTORS, keyValuesOf, urnKeyProblem } from '../entities/inde
 import type { EntityDescriptor, FieldContext, FieldResolver, KeyValues, RelatedQuery } from '../entities/descriptor.js';
 import type { AspectDef } from '../entities/descriptor.js';
 import { badRequest } from '../errors.js';
+import { DEFAULT_RUN_ID } from '../services/entities.js';
 import { parseUrn } from '../model/urn.js';
 import type { EntityRef, GraphQLContext } from './context.js';
 import { exists, requireEntity } from './resolvers/common.js';
@@ -48,7 +49,12 @@ class LoaderFieldContext implements FieldContext {
     const loaded = await this.ctx.loader.load(this.urn);
     let last: number | null = null;
     for (const rec of loaded.aspects.values()) {
-      const t = rec.systemMetadata?.lastObserved;
+      // As DataHub's SystemMetadataUtils: only aspects an ingestion run wrote (or last saw) count, not those written
+      // without a run id (edits, metadata sent without system metadata: runId no-run-id-provided).
+      const sys = rec.systemMetadata;
+      const run = sys?.lastRunId !== undefined && sys.lastRunId !== DEFAULT_RUN_ID ? sys.lastRunId : sys?.runId;
+      if (run === undefined || run === DEFAULT_RUN_ID) continue;
+      const t = sys?.lastObserved;
       if (typeof t === 'number' && t > 0 && (last === null || t > last)) last = t;
     }
     return last;
