@@ -30,5 +30,7 @@ export async function createApp(catalog: Catalog, opts: { logger?: FastifyServer
   const app = await buildServer(catalog, { logger: opts.logger, restFeatures: REST_FEATURES, rootFeatures });
   // The catalog's warnings become the server's JSON log lines, their subject as fields.
   catalog.metadataTests.warn = (message, fields) => app.log.warn(fields, message);
+  catalog.entities.warn = (message, fields) => app.log.warn(fields, message);
+  catalog.search.warn = (message, fields) => app.log.warn(fields, message);
   return app;
 }

@@ -39,9 +39,9 @@ forEachEngine('change log: every change appended in its transaction', (ctx) => {
     const store = t.catalog.store;
     const DS = ds('logged');
     const from = await store.lastChangeSeq();
-    await store.writeAspects([{ urn: DS, entityType: 'dataset', aspect: 'status', value: { removed: false }, systemMetadata: { runId: 'r1' },
+    await store.writeAspects([{ urn: DS, entityType: 'dataset', aspect: 'status', value: { removed: false }, systemMetadata: { runId: 'r1', lastRunId: 'r1' },
       actor: A, time: 1000 }], 20);
-    await store.writeAspects([{ urn: DS, entityType: 'dataset', aspect: 'status', value: { removed: false }, systemMetadata: { runId: 'r2' },
+    await store.writeAspects([{ urn: DS, entityType: 'dataset', aspect: 'status', value: { removed: false }, systemMetadata: { runId: 'r2', lastRunId: 'r2' },
       actor: A, time: 1500 }], 20);
     await store.writeAspects([{ urn: DS, entityType: 'dataset', aspect: 'status', value: { removed: true }, actor: A, time: 2000 }], 20);
     await store.upsertTimeseries([{ urn: DS, entityType: 'dataset', aspect: 'datasetProfile', timestampMillis: 5, partition: '', granularity: '',
@@ -52,10 +52,11 @@ forEachEngine('change log: every change appended in its transaction', (ctx) => {
     const base = { urn: DS, entityType: 'dataset', actor: A };
     assert.deepEqual(await entriesAfter(store, from), [
       { ...base, aspect: 'status', changeType: 'UPSERT', valueJson: '{"removed":false}', previousValueJson: null,
-        systemMetadata: { runId: 'r1' }, previousSystemMetadata: null, revision: 1 },
-      // The unchanged write made no version and no entry; its newer system metadata is what the next entry replaced.
+        systemMetadata: { runId: 'r1', lastRunId: 'r1' }, previousSystemMetadata: null, revision: 1 },
+      // The unchanged write made no version and no entry; its lastRunId (the runId stays r1's, as DataHub keeps it) is in what
+      // the next entry replaced.
       { ...base, aspect: 'status', changeType: 'UPSERT', valueJson: '{"removed":true}', previousValueJson: '{"removed":false}',
-        systemMetadata: null, previousSystemMetadata: { runId: 'r2' }, revision: 2 },
+        systemMetadata: null, previousSystemMetadata: { runId: 'r1', lastRunId: 'r2' }, revision: 2 },
       { ...base, aspect: 'datasetProfile', changeType: 'UPSERT', valueJson: '{"timestampMillis":5,"rowCount":3}', previousValueJson: null,
         systemMetadata: null, previousSystemMetadata: null, revision: null },
       { ...base, aspect: 'status', changeType: 'DELETE', valueJson: null, previousValueJson: '{"removed":true}',

@@ -163,22 +163,27 @@ forEachEngine('change log subscribers: /api/changes and webhooks', (ctx) => {
     assert.deepEqual(stored.map((e) => e.aspect), ['datasetProperties', 'status', 'corpUserCredentials', 'datasetProperties']);
     const [p1, s1, cred, p2] = stored;
     const created = (e: typeof p1) => ({ time: e!.time, actor: 'urn:li:corpuser:datahub' });
+    // Sent without system metadata: DataHub's default is stored and sent (issue 29); with it, the run is also the last run.
+    const defaults = (e: typeof p1) => ({ runId: 'no-run-id-provided', lastObserved: e!.systemMetadata?.lastObserved, lastRunId: 'no-run-id-provided' });
+    assert.equal(typeof p1!.systemMetadata?.lastObserved, 'number');
+    assert.deepEqual([p1!.systemMetadata, p2!.systemMetadata], [defaults(p1), defaults(p2)]);
 
     const first = await get(`/api/changes?since=${head}&limit=2`);
     assert.equal(first.status, 200);
     assert.deepEqual(first.body, {
       events: [
         { offset: p1!.seq, entityType: 'dataset', entityUrn: A, changeType: 'UPSERT', aspectName: 'datasetProperties',
-          aspect: json({ name: 'a', customProperties: {} }), created: created(p1) },
+          aspect: json({ name: 'a', customProperties: {} }), systemMetadata: defaults(p1), created: created(p1) },
         { offset: s1!.seq, entityType: 'dataset', entityUrn: A, changeType: 'UPSERT', aspectName: 'status', aspect: json({ removed: true }),
-          previousAspectValue: json({ removed: false }), systemMetadata: { runId: 'run-1', lastObserved: 7 }, created: created(s1) },
+          previousAspectValue: json({ removed: false }), systemMetadata: { runId: 'run-1', lastObserved: 7, lastRunId: 'run-1' },
+          previousSystemMetadata: s1!.previousSystemMetadata!, created: created(s1) },
       ],
       next: s1!.seq, head: p2!.seq,
     });
     // The next page: the credentials are never sent (not even to root), and the page's next passes them.
     assert.deepEqual((await get(`/api/changes?since=${first.body.next}&limit=2`)).body, {
       events: [{ offset: p2!.seq, entityType: 'dataset', entityUrn: B, changeType: 'UPSERT', aspectName: 'datasetProperties',
-        aspect: json({ name: 'b', customProperties: {} }), created: created(p2) }],
+        aspect: json({ name: 'b', customProperties: {} }), systemMetadata: defaults(p2), created: created(p2) }],
       next: p2!.seq, head: p2!.seq,
     });
     assert.ok(cred!.seq > s1!.seq && cred!.seq < p2!.seq, 'the credentials change comes between the two writes');

@@ -511,6 +511,6 @@ forEachEngine('BI entity types: charts and dashboards', (ctx) => {
     assert.deepEqual(await answer(`{ dashboard(urn: "${MODE_CHART}") { urn } }`),
       [{ dashboard: null }, [[400, `Invalid urn: '${MODE_CHART}' is not a dashboard urn`]]]);
     assert.deepEqual(await answer('{ chart(urn: "urn:li:chart:looker") { urn } }'),
-      [{ chart: null }, [[400, "Invalid urn: 'urn:li:chart:looker' is not a chart urn (urn:li:chart:(<dashboardTool>,<chartId>))"]]]);
+      [{ chart: null }, [[400, "Invalid urn: 'urn:li:chart:looker' is not a valid chart urn: a chart urn has the form urn:li:chart:(<dashboardTool>,<chartId>)"]]]);
   });
 });

@@ -160,7 +160,7 @@ forEachEngine('ML entities: models, groups, features, feature tables, primary ke
   test('mlModel from mlflow: version, tags of both kinds, custom properties, its group, when it was ingested', async () => {
     assert.deepEqual((await ok(q.model(MLFLOW_MODEL))).mlModel, {
       urn: MLFLOW_MODEL, type: 'MLMODEL', name: 'test-model_1', origin: 'PROD', description: null,
-      platform: { urn: 'urn:li:dataPlatform:mlflow', name: 'mlflow', properties: null },
+      platform: { urn: 'urn:li:dataPlatform:mlflow', name: 'mlflow', properties: { displayName: 'MLflow' } },
       properties: {
         description: null, date: 1615443388097, version: '1', type: null,
         hyperParams: [{ name: 'p', value: '1', description: null, createdAt: null }], trainingMetrics: [{ name: 'm', value: '0.85' }],

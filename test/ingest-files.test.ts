@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { systemActor } from '../src/services/actor.js';
 import { ingestFiles } from '../src/services/ingest-files.js';
 import { arrayElements, MalformedArrayError } from '../src/services/json-records.js';
+import type { SystemMetadata } from '../src/storage/types.js';
 import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
 import { sample, startApp, type TestApp } from './support/app.js';
 
@@ -70,9 +71,13 @@ forEachEngine('ingest files read whole or a record at a time', (ctx) => {
     await second.cleanup();
   });
 
-  /** The latest aspects of these entities: values and system metadata (not when they were written). */
+  /**
+   * The latest aspects of these entities: values and system metadata (not when they were written: the lastObserved
+   * of the default system metadata, which records sent without any get, is that time).
+   */
+  const sysOf = (sys: SystemMetadata | null) => (sys?.runId === 'no-run-id-provided' ? { ...sys, lastObserved: 'when written' } : sys);
   const contents = async (t: TestApp, urns: readonly string[]) => [...await t.catalog.store.getLatest(urns)]
-    .map(([urn, aspects]) => [urn, [...aspects].map(([name, r]) => [name, r.value, r.systemMetadata]).sort((x, y) => (String(x[0]) < String(y[0]) ? -1 : 1))])
+    .map(([urn, aspects]) => [urn, [...aspects].map(([name, r]) => [name, r.value, sysOf(r.systemMetadata)]).sort((x, y) => (String(x[0]) < String(y[0]) ? -1 : 1))])
     .sort((x, y) => (String(x[0]) < String(y[0]) ? -1 : 1));
   /** The entities a file's records are about. */
   const subjects = (records: unknown[]) => records.map((r: any) => r.entityUrn ?? (Object.values(r.proposedSnapshot ?? {})[0] as any)?.urn)

@@ -57,17 +57,17 @@ forEachEngine('aspect store', (ctx) => {
     assert.deepEqual(await store.existing([DS, 'urn:li:tag:nope']), new Set([DS]));
   });
 
-  test('an identical value makes no version but refreshes system metadata', async () => {
+  test('an identical value makes no version but refreshes system metadata: lastObserved and lastRunId, the runId kept', async () => {
     const DS = ds('identical');
     await store.writeAspects([{ urn: DS, entityType: 'dataset', aspect: 'status', value: { removed: false },
-      systemMetadata: { runId: 'r1', lastObserved: 5 }, actor: ACTOR, time: 1000 }], 20);
+      systemMetadata: { runId: 'r1', lastObserved: 5, lastRunId: 'r1' }, actor: ACTOR, time: 1000 }], 20);
     const res = await store.writeAspects([{ urn: DS, entityType: 'dataset', aspect: 'status', value: { removed: false },
-      systemMetadata: { runId: 'r2', lastObserved: 6 }, actor: 'urn:li:corpuser:other', time: 2000 }], 20);
+      systemMetadata: { runId: 'r2', lastObserved: 6, lastRunId: 'r2' }, actor: 'urn:li:corpuser:other', time: 2000 }], 20);
     assert.deepEqual(res, [{ urn: DS, aspect: 'status', changed: false }]);
     const versions = await store.listVersions(DS, 'status');
     assert.equal(versions.length, 1);
     assert.deepEqual(versions[0], { urn: DS, aspect: 'status', version: 0, value: { removed: false },
-      systemMetadata: { runId: 'r2', lastObserved: 6 }, createdOn: 1000, createdBy: ACTOR, revision: 1 });
+      systemMetadata: { runId: 'r1', lastObserved: 6, lastRunId: 'r2' }, createdOn: 1000, createdBy: ACTOR, revision: 1 });
   });
 
   test('key order does not make a value different', async () => {

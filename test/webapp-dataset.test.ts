@@ -207,7 +207,8 @@ forEachEngine('web app: dataset pages', (ctx) => {
     const byUrn = Object.fromEntries(d.assertions.assertions.map((a: { urn: string }) => [a.urn, a]));
     assert.deepEqual(Object.keys(byUrn).sort(), [A_BAD, A_IDLE, A_OK].sort());
     assert.deepEqual({ ...d.assertions, assertions: undefined }, { start: 0, count: 3, total: 3, assertions: undefined });
-    const platform = { urn: 'urn:li:dataPlatform:unknown', properties: null, info: null };
+    // DataHub's built-in 'unknown' platform (seeded at start, issue 29).
+    const platform = { urn: 'urn:li:dataPlatform:unknown', properties: { displayName: 'N/A', logoUrl: null }, info: { displayName: 'N/A', logoUrl: null } };
     assert.deepEqual(byUrn[A_BAD], {
       urn: A_BAD, type: 'ASSERTION', platform, dataPlatformInstance: null,
       info: { type: 'DATASET', datasetAssertion: { scope: 'DATASET_COLUMN', aggregation: 'IDENTITY', operator: 'NOT_NULL', parameters: null,
@@ -283,11 +284,13 @@ forEachEngine('web app: dataset pages', (ctx) => {
     const fieldOut = (fieldPath: string, nativeDataType: string, type: string) => ({ fieldPath, jsonPath: null, nullable: false, description: null, type,
       nativeDataType, recursive: false, isPartOfKey: null, isPartitioningKey: null });
     const editable = { editableSchemaFieldInfo: [{ fieldPath: 'a', description: 'The order id', globalTags: null, glossaryTerms: null }] };
+    // When each version was written: its system metadata's lastObserved (the write time, sent without any).
+    const observed = new Map((await t.catalog.store.listVersions(DS, 'schemaMetadata')).map((r) => [r.revision, r.systemMetadata?.lastObserved]));
     // The first version, before the column description was written.
     assert.deepEqual(await gql(webappText('getVersionedDataset'), { urn: DS, versionStamp: v('0.0.0', 0).versionStamp }), { versionedDataset: {
-      schema: { fields: [fieldOut('a', 'int', 'NUMBER'), fieldOut('b', 'string', 'STRING')], lastObserved: null }, editableSchemaMetadata: null } });
+      schema: { fields: [fieldOut('a', 'int', 'NUMBER'), fieldOut('b', 'string', 'STRING')], lastObserved: observed.get(1) }, editableSchemaMetadata: null } });
     const latest = { versionedDataset: { schema: { fields: [{ ...fieldOut('a', 'bigint', 'NUMBER'), description: 'The order id' }, fieldOut('c', 'string', 'STRING')],
-      lastObserved: null }, editableSchemaMetadata: editable } };
+      lastObserved: observed.get(Math.max(...observed.keys())) }, editableSchemaMetadata: editable } };
     assert.deepEqual(await gql(webappText('getVersionedDataset'), { urn: DS, versionStamp: v('1.0.0', 2).versionStamp }), latest);
     assert.deepEqual(await gql(webappText('getVersionedDataset'), { urn: DS, versionStamp: null }), latest);
     assert.equal(await refused(webappText('getVersionedDataset'), { urn: DS, versionStamp: 'schemaMetadata' }), 400);

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { AlmanacError } from '../errors.js';
 import { ALMANAC_VERSION, DATAHUB_VERSION } from '../version.js';
 import { fail } from './context.js';
+import { registerDoctor } from './doctor.js';
 import { registerIngest } from './ingest.js';
 import { registerPassword } from './password.js';
 import { registerReindex } from './reindex.js';
@@ -18,6 +19,7 @@ registerIngest(program);
 registerToken(program);
 registerPassword(program);
 registerReindex(program);
+registerDoctor(program);
 registerTimeseries(program);
 registerTests(program);
 

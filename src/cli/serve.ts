@@ -40,6 +40,10 @@ export function registerServe(program: Command) {
         await catalog.close();
         fail(`almanac: cannot listen on ${catalog.config.host}:${catalog.config.port}: ${(e as Error).message}`);
       }
+      if (catalog.seededPlatforms.length) {
+        app.log.info({ step: 'seed-data-platforms', platforms: catalog.seededPlatforms },
+          `seeded ${catalog.seededPlatforms.length} built-in data platforms (DataHub 0.12.1's bootstrap list), where no description was stored`);
+      }
       app.log.info(`Almanac serving on ${catalog.config.host}:${catalog.config.port} with ${redact(catalog.config.databaseUrl)}`);
       // Other servers' writes (and other processes' on the same SQLite file): read from the change log within a second.
       await catalog.follow({

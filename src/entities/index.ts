@@ -25,7 +25,7 @@ import { dataProcessInstance } from './data-process-instance.js';
 import { dataProcess } from './data-process.js';
 import { dataProduct } from './data-product.js';
 import { dataset } from './dataset.js';
-import type { AnyAspect, EntityDescriptor, KeyValues } from './descriptor.js';
+import { FABRIC_TYPES, type AnyAspect, type EntityDescriptor, type KeyValues } from './descriptor.js';
 import { domain } from './domain.js';
 import { globalSettings } from './global-settings.js';
 import { glossaryNode } from './glossary-node.js';
@@ -207,6 +207,29 @@ export function keyDisagreement(d: EntityDescriptor, u: Urn, sent: Readonly<Reco
     const want = expected[f.name]!;
     const got = sent[f.name];
     if (got !== want && got !== decodeUrnPart(want)) return f.name;
+  }
+  return null;
+}
+
+/**
+ * Why an urn cannot name an entity of its type, or null when it can: the check every write makes (and GraphQL's
+ * root fields), as DataHub 0.12.1 validates an urn before it writes (EntityUtils.validateUrn): the urn's parts must
+ * make the entity's key aspect (as many parts as key fields, a urn where the key holds one, a known environment where
+ * it holds a FabricType), with no leading or trailing white space and no '␟'.
+ */
+export function urnKeyProblem(d: EntityDescriptor, u: Urn): string | null {
+  const fields = d.key.fields;
+  const shape = fields.length > 1 ? `urn:li:${d.name}:(${fields.map((f) => `<${f.name}>`).join(',')})` : `urn:li:${d.name}:<${fields[0]?.name ?? 'id'}>`;
+  if (u.raw.trim() !== u.raw) return 'it has leading or trailing white space';
+  if (u.raw.includes('\u241f')) return "it contains '\u241f'";
+  const key = keyValuesOf(d, u);
+  if (!key) return `a ${d.name} urn has the form ${shape}`;
+  for (const f of fields) {
+    const v = key[f.name]!;
+    if (f.kind === 'urn' && typeof tryParseUrn(v) === 'string') return `its ${f.name} '${v}' is not a urn (${shape})`;
+    if (f.kind === 'fabric' && !(FABRIC_TYPES as readonly string[]).includes(v)) {
+      return `its ${f.name} '${v}' is not an environment (one of ${FABRIC_TYPES.join(', ')})`;
+    }
   }
   return null;
 }

@@ -1,7 +1,8 @@
-import { ENTITY_DESCRIPTORS, keyValuesOf } from '../entities/index.js';
+import { ENTITY_DESCRIPTORS, keyValuesOf, urnKeyProblem } from '../entities/index.js';
 import type { EntityDescriptor, FieldContext, FieldResolver, KeyValues, RelatedQuery } from '../entities/descriptor.js';
 import type { AspectDef } from '../entities/descriptor.js';
 import { badRequest } from '../errors.js';
+import { DEFAULT_RUN_ID } from '../services/entities.js';
 import { parseUrn } from '../model/urn.js';
 import type { EntityRef, GraphQLContext } from './context.js';
 import { exists, requireEntity } from './resolvers/common.js';
@@ -52,7 +53,12 @@ class LoaderFieldContext implements FieldContext {
     const loaded = await this.ctx.loader.load(this.urn);
     let last: number | null = null;
     for (const rec of loaded.aspects.values()) {
-      const t = rec.systemMetadata?.lastObserved;
+      // As DataHub's SystemMetadataUtils: only aspects an ingestion run wrote (or last saw) count, not those written
+      // without a run id (edits, metadata sent without system metadata: runId no-run-id-provided).
+      const sys = rec.systemMetadata;
+      const run = sys?.lastRunId !== undefined && sys.lastRunId !== DEFAULT_RUN_ID ? sys.lastRunId : sys?.runId;
+      if (run === undefined || run === DEFAULT_RUN_ID) continue;
+      const t = sys?.lastObserved;
       if (typeof t === 'number' && t > 0 && (last === null || t > last)) last = t;
     }
     return last;
@@ -83,10 +89,11 @@ function builtins(d: EntityDescriptor): Record<string, Resolver> {
 
 /** `dataset(urn:)` and the like: a malformed urn or one of another type is a 400, an entity never ingested a 404. */
 function rootField(d: EntityDescriptor) {
-  const shape = d.key.fields.length > 1 ? ` (urn:li:${d.name}:(${d.key.fields.map((f) => `<${f.name}>`).join(',')}))` : '';
   return (_: unknown, { urn }: { urn: string }, ctx: GraphQLContext) => {
     const u = parseUrn(urn);
-    if (u.entityType === d.name && !keyValuesOf(d, u)) throw badRequest(`Invalid urn: '${urn}' is not a ${d.name} urn${shape}`, { urn });
+    // The check every write makes: an urn no write accepts names nothing to read.
+    const problem = u.entityType === d.name ? urnKeyProblem(d, u) : null;
+    if (problem !== null) throw badRequest(`Invalid urn: '${urn}' is not a valid ${d.name} urn: ${problem}`, { urn });
     return requireEntity(urn, ctx, d.name);
   };
 }

@@ -18,6 +18,7 @@ import { LineageService } from './lineage.js';
 import { MetadataTestService } from './metadata-tests/runner.js';
 import { NativeUserService } from './native-users.js';
 import { OwnershipTypeService } from './ownership-types.js';
+import { seedBuiltinPlatforms } from './platforms.js';
 import { PolicyService } from './policies.js';
 import { RecommendationService } from './recommendations.js';
 import { ReferenceService } from './references.js';
@@ -67,6 +68,8 @@ export interface Catalog {
   usageEvents: UsageEventService;
   /** The analytics page's charts and highlights. */
   analytics: AnalyticsService;
+  /** The built-in data platforms this opening wrote (none once every one is stored): `serve` logs them. */
+  seededPlatforms: readonly string[];
   /**
    * Follows the change log for other servers' (and other processes') writes, until close: what a serving process
    * does, so that its caches and answers follow every write within a second (src/changelog/follower.ts).
@@ -109,6 +112,8 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   await policies.bootstrap(systemActor());
   const ownershipTypes = new OwnershipTypeService(entities, s);
   await ownershipTypes.bootstrap(systemActor());
+  // DataHub's built-in data platforms, where none is stored yet (`serve` logs what this start seeded).
+  const seededPlatforms = await seedBuiltinPlatforms(entities, systemActor());
   const recommendations = new RecommendationService(s, search);
   const changeFeed = new ChangeFeed(s, changeLog, policies);
   const webhooks = new WebhookService(s, changeFeed, tokens.deriveKey('webhookSecret'));
@@ -116,7 +121,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
     changeFeed, webhooks,
     ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret')), references: new ReferenceService(s, entities),
     usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
-    config, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
+    seededPlatforms, config, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),
     identities: new IdentityService(entities, s), ownershipTypes,
     nativeUsers: new NativeUserService(entities, s, tokens, config.systemClientId), recommendations,

@@ -1,11 +1,11 @@
 import { badRequest, conflict, notFound, unprocessable } from '../errors.js';
 import type { AnyAspect, AspectValue } from '../entities/descriptor.js';
-import { aspectDef, entityDescriptor, entityHasAspect, keyDisagreement, keyValuesOf, NEWER_ASPECTS } from '../entities/index.js';
+import { aspectDef, entityDescriptor, entityHasAspect, keyDisagreement, keyValuesOf, NEWER_ASPECTS, urnKeyProblem } from '../entities/index.js';
 import { validateOrThrow } from '../model/aspect-schemas.js';
 import { aspectSpec, entitySpec } from '../model/registry.js';
-import { parseUrn, type Urn } from '../model/urn.js';
+import { parseUrn, tryParseUrn, type Urn } from '../model/urn.js';
 import { checkExpectedRevision } from '../storage/aspect-updates.js';
-import type { AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, LatestAspects, Store, TimeseriesWrite } from '../storage/types.js';
+import type { AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, LatestAspects, Store, SystemMetadata, TimeseriesWrite } from '../storage/types.js';
 import { SYSTEM_ACTOR_URN, type Actor } from './actor.js';
 import type { ChangeItem } from './ingest-format.js';
 import { applyPatch, type Stamp } from './patch.js';
@@ -39,6 +39,8 @@ export interface IngestResult {
  */
 export class EntityService {
   private readonly listeners: ((entityTypes: Set<string>) => void)[] = [];
+  /** Where the catalog's warnings go: stderr, or the server's log (src/app.ts). */
+  warn: (message: string, fields: Record<string, unknown>) => void = (m) => process.stderr.write(`almanac: warning: ${m}\n`);
 
   constructor(readonly store: Store, private readonly historyCap: number) {}
 
@@ -70,14 +72,22 @@ export class EntityService {
     this.checkTarget(item);
     if (item.changeType === 'DELETE') return;
     validateOrThrow(item.aspect, item.value);
-    const d = entityDescriptor(item.entityType)!;
-    if (item.aspect === d.key.name) {
-      // A key aspect sent explicitly must name the urn's entity; one that does is stored like the one DataHub derives.
+    // A key aspect sent that names another entity than its urn is accepted: see warnKeyDisagreements.
+  }
+
+  /**
+   * The urn is the entity's identity: a key aspect sent with it is stored as the urn derives it. One that names another
+   * entity is accepted as DataHub accepts it (connectors send such keys: PowerBI's), with one warning once written.
+   */
+  private warnKeyDisagreements(items: readonly ChangeItem[]): void {
+    for (const item of items) {
+      if (item.changeType === 'DELETE' || item.changeType === 'PATCH') continue;
+      const d = entityDescriptor(item.entityType)!;
+      if (item.aspect !== d.key.name) continue;
       const field = keyDisagreement(d, parseUrn(item.urn), item.value as Record<string, unknown>);
-      if (field !== null) {
-        throw unprocessable(`Key aspect '${item.aspect}' does not match the urn ${item.urn}: its ${field} names another ${d.name}`,
-          { urn: item.urn, aspect: item.aspect, field });
-      }
+      if (field === null) continue;
+      this.warn(`key aspect ${item.aspect} sent for ${item.urn} disagrees with the urn (its ${field}); stored the key the urn derives, `
+        + `not the one sent: ${JSON.stringify(item.value)}`, { urn: item.urn, aspect: item.aspect, field, sent: item.value });
     }
   }
 
@@ -85,6 +95,12 @@ export class EntityService {
   private checkTarget(item: ChangeItem): void {
     const d = entityDescriptor(item.entityType);
     if (!d) throw unprocessable(`Unknown entity type '${item.entityType}'`, { urn: item.urn });
+    // A malformed urn is refused before anything is written: no read could map the entity afterwards. Deleting an
+    // aspect of one (stored before this check) stays possible.
+    if (item.changeType !== 'DELETE') {
+      const problem = urnKeyProblem(d, parseUrn(item.urn));
+      if (problem !== null) throw badRequest(`Invalid urn: '${item.urn}' is not a valid ${d.name} urn: ${problem}`, { urn: item.urn });
+    }
     const details = { urn: item.urn, aspect: item.aspect };
     if (!entityHasAspect(d, item.aspect)) {
       if (NEWER_ASPECTS.has(item.aspect)) {
@@ -116,20 +132,21 @@ export class EntityService {
       else this.validate(item);
     }
     const now = Date.now();
+    // System metadata as DataHub stores it and sends it in the change log: the one sent, else a default (see below).
+    const versionedSys = (i: ChangeItem) => withLastRunId(withDefaultSystemMetadata(i.systemMetadata, now));
     // DataHub writes the key aspect of every entity it has not seen; so do we (identical writes are no-ops).
     const newUrns = [...new Set(input.filter((i) => i.changeType !== 'DELETE').map((i) => i.urn))];
     const known = newUrns.length ? await this.store.existing(newUrns) : new Set<string>();
     const keyWrites: AspectWrite[] = [];
-    const firstSystemMetadata = new Map<string, ChangeItem['systemMetadata']>();
-    for (const i of input) if (i.changeType !== 'DELETE' && !firstSystemMetadata.has(i.urn)) firstSystemMetadata.set(i.urn, i.systemMetadata);
+    const firstOf = new Map<string, ChangeItem>();
+    for (const i of input) if (i.changeType !== 'DELETE' && !firstOf.has(i.urn)) firstOf.set(i.urn, i);
     for (const urn of newUrns) {
       if (known.has(urn)) continue;
       const u = parseUrn(urn);
       const d = entityDescriptor(u.entityType)!;
       const key = keyValuesOf(d, u);
-      // With the system metadata of what brings the entity (DataHub copies the proposal's onto the key aspect it
-      // adds): a run's rollback finds the entities the run created by their key aspects.
-      if (key) keyWrites.push({ urn, entityType: d.name, aspect: d.key.name, value: { ...key }, systemMetadata: firstSystemMetadata.get(urn) ?? null, actor: actor.urn, time: now });
+      // With the system metadata of the (first) proposal that brought it, as DataHub derives it from that proposal.
+      if (key) keyWrites.push({ urn, entityType: d.name, aspect: d.key.name, value: { ...key }, systemMetadata: versionedSys(firstOf.get(urn)!), actor: actor.urn, time: now });
     }
     const keyWritten = new Set(keyWrites.map((w) => w.urn));
     const plan = (items: ChangeItem[]) => {
@@ -140,14 +157,14 @@ export class EntityService {
         const d = entityDescriptor(item.entityType)!;
         const entityType = d.name;
         if (item.aspect === d.key.name) {
-          // A sent key aspect agrees with the urn (validated): the value written is the one derived from the urn.
+          // The value written for a sent key aspect is the one derived from the urn (whatever was sent: see warnKeyDisagreements).
           if (keyWritten.has(item.urn)) continue;
           const key = keyValuesOf(d, parseUrn(item.urn));
-          if (key) versioned.push({ urn: item.urn, entityType, aspect: item.aspect, value: { ...key }, systemMetadata: item.systemMetadata, actor: actor.urn, time: now });
+          if (key) versioned.push({ urn: item.urn, entityType, aspect: item.aspect, value: { ...key }, systemMetadata: versionedSys(item), actor: actor.urn, time: now });
           continue;
         }
-        if (aspectSpec(item.aspect)!.timeseries) timeseries.push(toTimeseriesWrite({ ...item, entityType }));
-        else versioned.push({ urn: item.urn, entityType, aspect: item.aspect, value: item.value, systemMetadata: item.systemMetadata, actor: actor.urn, time: now });
+        if (aspectSpec(item.aspect)!.timeseries) timeseries.push(toTimeseriesWrite({ ...item, entityType, systemMetadata: withDefaultSystemMetadata(item.systemMetadata, now) }));
+        else versioned.push({ urn: item.urn, entityType, aspect: item.aspect, value: item.value, systemMetadata: versionedSys(item), actor: actor.urn, time: now });
       }
       return { writes: versioned, timeseries };
     };
@@ -180,6 +197,7 @@ export class EntityService {
       results = writes.length || timeseries.length ? await this.store.writeAspects(writes, this.historyCap, timeseries) : [];
     }
     const deleted = deletes.length;
+    this.warnKeyDisagreements(input);
     this.notifyWritten(input.map((i) => entitySpec(i.entityType)!.name));
     await this.committed();
     const changed = results.filter((r) => r.changed).length;
@@ -249,7 +267,7 @@ export class EntityService {
           this.validate({ urn, entityType, aspect, changeType: 'UPSERT', value, systemMetadata: null });
           const name = entitySpec(entityType)!.name;
           touched.set(urn, name);
-          writes.push({ urn, entityType: name, aspect, value, systemMetadata: null, actor: actor.urn, time: now });
+          writes.push({ urn, entityType: name, aspect, value, systemMetadata: withLastRunId(withDefaultSystemMetadata(null, now)), actor: actor.urn, time: now });
         }
       }
       return { writes };
@@ -315,6 +333,25 @@ export class EntityService {
     return rec;
   }
 
+  /**
+   * Stored entities whose urn no write accepts today (stored before writes checked urns, or by an older build), each
+   * with why, in urn order: what `almanac doctor` lists. Reads leave them out; deleting them is the remedy.
+   */
+  async invalidUrns(): Promise<{ urn: string; entityType: string; problem: string }[]> {
+    const out: { urn: string; entityType: string; problem: string }[] = [];
+    for (let after: string | undefined; ;) {
+      const rows = await this.store.listEntities({ count: 1000, after });
+      for (const r of rows) {
+        const u = tryParseUrn(r.urn);
+        const d = entityDescriptor(typeof u === 'string' ? r.entityType : u.entityType);
+        const problem = typeof u === 'string' ? u : d ? urnKeyProblem(d, u) : `unknown entity type '${u.entityType}'`;
+        if (problem !== null) out.push({ urn: r.urn, entityType: r.entityType, problem });
+      }
+      if (rows.length < 1000) return out;
+      after = rows[rows.length - 1]!.urn;
+    }
+  }
+
   /** Deletes the entity with every aspect, time-series row and index entry, in one transaction. */
   async deleteEntity(urn: string, actor?: Actor): Promise<{ rows: number; timeseriesRows: number }> {
     const u = parseUrn(urn);
@@ -323,6 +360,25 @@ export class EntityService {
     await this.committed();
     return result;
   }
+}
+
+/** The runId DataHub gives metadata sent without one: never rolled back. */
+export const DEFAULT_RUN_ID = 'no-run-id-provided';
+
+/**
+ * The system metadata DataHub 0.12.1 stores with a write (AbstractBatchItem.generateSystemMetadataIfEmpty): the one
+ * sent, else `{runId: 'no-run-id-provided', lastObserved: <now, ms>}`. A copy: the item's own is left as it was.
+ */
+export function withDefaultSystemMetadata(sent: SystemMetadata | null, now: number): SystemMetadata {
+  return sent ? { ...sent } : { runId: DEFAULT_RUN_ID, lastObserved: now };
+}
+
+/**
+ * A versioned aspect's system metadata also names the run that last wrote it, `lastRunId` (EntityServiceImpl
+ * ingestAspectToLocalDB): the write's `runId`, when it has one. Time-series rows keep the metadata as sent.
+ */
+function withLastRunId(sys: SystemMetadata): SystemMetadata {
+  return typeof sys.runId === 'string' ? { ...sys, lastRunId: sys.runId } : sys;
 }
 
 /**

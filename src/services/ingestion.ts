@@ -6,7 +6,7 @@ import { badRequest } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
 import type { RunAspectRow, RunSummary, Store } from '../storage/types.js';
 import type { Actor } from './actor.js';
-import type { EntityService } from './entities.js';
+import { DEFAULT_RUN_ID, type EntityService } from './entities.js';
 import type { ChangeItem } from './ingest-format.js';
 
 /**
@@ -19,8 +19,7 @@ import type { ChangeItem } from './ingest-format.js';
 
 type Obj = Record<string, any>;
 
-/** The runId DataHub gives metadata sent without one: never rolled back. */
-export const DEFAULT_RUN_ID = 'no-run-id-provided';
+export { DEFAULT_RUN_ID } from './entities.js';
 
 export interface RollbackResult {
   /** Aspects set back to their previous version, or deleted when the run wrote their first. */

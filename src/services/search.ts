@@ -1,5 +1,5 @@
 import { badRequest, notFound } from '../errors.js';
-import { aspectDef, aspectsOf, descriptorOfGraphQLType, descriptorOfUrn, ENTITY_DESCRIPTORS, entityDescriptor, keyValuesOf } from '../entities/index.js';
+import { aspectDef, aspectsOf, descriptorOfGraphQLType, descriptorOfUrn, ENTITY_DESCRIPTORS, entityDescriptor, keyValuesOf, urnKeyProblem } from '../entities/index.js';
 import { defaultBrowsePath, defaultBrowsePathV2 } from '../entities/graphql-fields.js';
 import { browsePathV2Key } from '../entities/shared-aspects.js';
 import type { AnyAspect, EntityDescriptor, KeyValues } from '../entities/descriptor.js';
@@ -274,7 +274,29 @@ function facetSpec(field: string): FacetSpec {
 const entityTypeEnum = (name: string) => entityDescriptor(name)?.graphql.entityType ?? name;
 
 export class SearchService {
+  /** Where warnings go: stderr, or the server's log (src/app.ts). */
+  warn: (message: string, fields: Record<string, unknown>) => void = (m) => process.stderr.write(`almanac: warning: ${m}\n`);
+  /** Stored urns already warned about, each once per process. */
+  private readonly warned = new Set<string>();
+
   constructor(private readonly store: Store) {}
+
+  /**
+   * Whether a stored entity's urn cannot name an entity of its type (stored before writes checked urns, or by an older
+   * build): such an entity is left out of the index and of every answer, with one warning; `almanac doctor` lists them.
+   */
+  private unmappable(urn: string): boolean {
+    const u = tryParseUrn(urn);
+    const d = typeof u === 'string' ? undefined : entityDescriptor(u.entityType);
+    const problem = typeof u === 'string' ? u : d ? urnKeyProblem(d, u) : null;
+    if (problem === null) return false;
+    if (!this.warned.has(urn)) {
+      this.warned.add(urn);
+      this.warn(`left out of search: the stored entity ${urn} has an invalid urn (${problem}); \`almanac doctor\` lists such entities `
+        + 'and how to delete them', { urn, problem });
+    }
+    return true;
+  }
 
   /**
    * The documents of these entities as the store holds them now, and the urns among them that no longer exist (whose
@@ -297,9 +319,13 @@ export class SearchService {
       return others.get(k)!;
     };
     const docs: SearchDoc[] = [];
+    const unmappable = new Set<string>();
     for (const urn of existing) {
       const u = tryParseUrn(urn);
-      if (typeof u === 'string') continue;
+      if (typeof u === 'string' || this.unmappable(urn)) {
+        unmappable.add(urn);
+        continue;
+      }
       const d = entityDescriptor(u.entityType)!;
       const key = keyValuesOf(d, u) ?? {};
       const aspects = new Map([...(latest.get(urn) ?? new Map())].map(([k, r]) => [k, r.value]));
@@ -318,7 +344,7 @@ export class SearchService {
         values: fieldValues(d, key, aspects, defaultPathV2, defaultPath),
       });
     }
-    return { search: { upsert: docs, remove: wanted.filter((u) => !existing.has(u)) } };
+    return { search: { upsert: docs, remove: wanted.filter((u) => !existing.has(u) || unmappable.has(u)) } };
   }
 
   /**
@@ -355,7 +381,10 @@ export class SearchService {
     const terms = queryTerms(req.query);
     const sort = sortOf(req.sort);
     const where = this.condition(req);
-    const page = await this.store.searchDocs({ terms, where, sort, start, count });
+    const found = await this.store.searchDocs({ terms, where, sort, start, count });
+    // An index built before writes checked urns may still hold an entity no answer can map: left out.
+    const kept = found.urns.filter((u) => !this.unmappable(u));
+    const page = { urns: kept, total: found.total - (found.urns.length - kept.length) };
     // The page's total is how many the facets sharing its condition count over: not counted a second time.
     const facets = await this.facets(req, terms, req.facets ?? DEFAULT_FACETS, { where, total: page.total });
     const matchedFields = terms.length ? await this.matchedFields(page.urns, terms) : new Map<string, MatchedField[]>();
@@ -473,7 +502,7 @@ export class SearchService {
     const { total } = await this.store.searchDocs({ ...q, start: 0, count: 0 });
     if (total === 0) return [];
     const { urns } = await this.store.searchDocs({ ...q, start: 0, count: total });
-    return urns.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    return urns.filter((u) => !this.unmappable(u)).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   }
 }
 

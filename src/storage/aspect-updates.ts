@@ -53,14 +53,33 @@ export function sameValue(storedJson: string, value: unknown, json: string): boo
  * the new latest gets `revision`.
  */
 export type VersionPlan =
-  | { unchanged: true; touchSystemMetadata: boolean }
+  | { unchanged: true; touch: string | null }
   | { unchanged: false; moveToHistory: number | null; trimThrough: number | null; revision: number };
 
 export function planVersion(cur: StoredLatest | undefined, value: unknown, json: string, sys: string | null, historyCap: number): VersionPlan {
-  if (cur && sameValue(cur.metadata, value, json)) return { unchanged: true, touchSystemMetadata: sys !== null && sys !== cur.systemmetadata };
+  if (cur && sameValue(cur.metadata, value, json)) {
+    const touched = unchangedSystemMetadata(cur.systemmetadata, sys);
+    return { unchanged: true, touch: touched !== cur.systemmetadata ? touched : null };
+  }
   if (!cur) return { unchanged: false, moveToHistory: null, trimThrough: null, revision: 1 };
   const revision = Number(cur.revision);
   return { unchanged: false, moveToHistory: revision, trimThrough: revision - Math.max(historyCap - 1, 0), revision: revision + 1 };
+}
+
+/**
+ * The system metadata kept when a value is written again unchanged (`touch` of an unchanged plan), as DataHub 0.12.1
+ * keeps it: the stored one, its `lastObserved` and `lastRunId` taken from the new write; its `runId` stays the run that
+ * wrote the value (so rolling back a later run that only saw the value again leaves it). Stored without any (written
+ * before system metadata was always filled): the new one.
+ */
+export function unchangedSystemMetadata(stored: string | null, sys: string | null): string | null {
+  if (sys === null) return stored;
+  if (stored === null) return sys;
+  const next = JSON.parse(sys) as Record<string, unknown>;
+  const kept = JSON.parse(stored) as Record<string, unknown>;
+  if (next.lastObserved !== undefined) kept.lastObserved = next.lastObserved;
+  if (next.lastRunId !== undefined) kept.lastRunId = next.lastRunId;
+  return JSON.stringify(kept);
 }
 
 /** The expected-version check of a conditional write: -1 expects no stored value; throws 412 on a mismatch. */

@@ -22,7 +22,7 @@ import {
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
   IndexUpdate, LatestAspects, Relationship, RunAspectRow, RunSummary,
-  SearchDoc, SearchDocQuery, SearchSort, Store, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite, WebhookDeadLetter, WebhookRow,
+  SearchDoc, SearchDocQuery, SearchSort, Store, SystemMetadata, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite, WebhookDeadLetter, WebhookRow,
 } from './types.js';
 
 // BIGINT comes back as a string by default; our values (ms timestamps, versions, counts) fit in a double.
@@ -297,9 +297,9 @@ export class PostgresStore implements Store {
         const cur = latest.get(k);
         const plan = planVersion(cur, aw.value, json, sys, w.historyCap);
         if (plan.unchanged) {
-          if (plan.touchSystemMetadata) {
-            latest.set(k, { ...cur!, systemmetadata: sys });
-            records.set(k, { ...records.get(k)!, systemMetadata: aw.systemMetadata ?? null });
+          if (plan.touch !== null) {
+            latest.set(k, { ...cur!, systemmetadata: plan.touch });
+            records.set(k, { ...records.get(k)!, systemMetadata: JSON.parse(plan.touch) as SystemMetadata });
           }
           continue;
         }
@@ -379,10 +379,10 @@ export class PostgresStore implements Store {
       const cur = latest.get(k);
       const plan = planVersion(cur, w.value, json, sys, historyCap);
       if (plan.unchanged) {
-        if (plan.touchSystemMetadata) {
-          if (cur!.stored) touches.set(k, [w.urn, w.aspect, sys!]);
-          else rowsOut.get(k)!.at(-1)![4] = sys; // the value written earlier in this batch takes the newer metadata
-          cur!.systemmetadata = sys;
+        if (plan.touch !== null) {
+          if (cur!.stored) touches.set(k, [w.urn, w.aspect, plan.touch]);
+          else rowsOut.get(k)!.at(-1)![4] = plan.touch; // the value written earlier in this batch takes the newer metadata
+          cur!.systemmetadata = plan.touch;
         }
         return { urn: w.urn, aspect: w.aspect, changed: false };
       }

@@ -225,7 +225,7 @@ export class SqliteStore implements Store {
       const cur = getLatest.get(w.urn, w.aspect) as StoredLatest | undefined;
       const plan = planVersion(cur, w.value, json, sys, historyCap);
       if (plan.unchanged) {
-        if (plan.touchSystemMetadata) touch.run(sys, w.urn, w.aspect);
+        if (plan.touch !== null) touch.run(plan.touch, w.urn, w.aspect);
         return { urn: w.urn, aspect: w.aspect, changed: false };
       }
       if (plan.moveToHistory !== null) {

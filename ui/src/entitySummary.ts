@@ -1,4 +1,5 @@
 import { typeInfo } from './entityTypes';
+import { BASE } from './base';
 
 /** What the uiEntitySummary fragment returns, loosely typed (its shape varies by type). */
 export interface RawEntity {
@@ -63,10 +64,15 @@ export function summarize(e: RawEntity): EntitySummary {
 
 export const platformName = (p: Platform | null | undefined) => (p ? p.properties?.displayName || p.name : '');
 
-/** A logo the page may load: same-origin or data: only (the page's CSP blocks other origins; no CDN). */
+/**
+ * A logo the page may load: same-origin or data: only (the page's CSP blocks other origins; no CDN). DataHub's own
+ * logo paths (/assets/platforms/…, those of the built-in platforms) are files of DataHub's web app: served only when
+ * the server serves the web app too, which is when this UI lives under a prefix (BASE).
+ */
 export function localLogo(p: Platform | null | undefined): string | null {
   const url = p?.properties?.logoUrl;
   if (!url) return null;
+  if (url.startsWith('/assets/platforms/') && BASE === '') return null;
   if (url.startsWith('data:image/') || (url.startsWith('/') && !url.startsWith('//'))) return url;
   return null;
 }
