@@ -138,12 +138,7 @@ const refOf = (urn: string) => ({ urn, type: urn.startsWith('urn:li:dataset:') ?
 forEachEngine('browse', (ctx) => {
   let t: TestApp;
 
-  const put = async (urn: string, aspectName: string, value: unknown) => {
-    const entityType = urn.slice('urn:li:'.length).split(':', 1)[0];
-    const res = await t.app.inject({ method: 'POST', url: '/aspects?action=ingestProposal', headers: t.auth, payload: { proposal: {
-      entityType, entityUrn: urn, changeType: 'UPSERT', aspectName, aspect: { value: JSON.stringify(value), contentType: 'application/json' } } } });
-    assert.equal(res.statusCode, 200, `${urn} ${aspectName}: ${res.body}`);
-  };
+  const put = (urn: string, aspectName: string, value: unknown) => t.put(urn, aspectName, value);
 
   before(async () => {
     t = await startApp(ctx);

@@ -46,12 +46,7 @@ const fieldOut = (fieldPath: string, over: Record<string, unknown>) => ({ fieldP
 forEachEngine('column layers: ingested in schemaMetadata, edited in editableSchemaMetadata', (ctx) => {
   let t: TestApp;
 
-  const put = async (urn: string, aspectName: string, value: unknown) => {
-    const entityType = urn.slice('urn:li:'.length).split(':', 1)[0];
-    const res = await t.app.inject({ method: 'POST', url: '/aspects?action=ingestProposal', headers: t.auth, payload: { proposal: {
-      entityType, entityUrn: urn, changeType: 'UPSERT', aspectName, aspect: { value: JSON.stringify(value), contentType: 'application/json' } } } });
-    assert.equal(res.statusCode, 200, `${urn} ${aspectName}: ${res.body}`);
-  };
+  const put = (urn: string, aspectName: string, value: unknown) => t.put(urn, aspectName, value);
   /** One GraphQL request on `url` (the web app's /api/v2/graphql or /api/graphql); its data, failing on any error. */
   const post = async (url: string, query: string, variables: Record<string, unknown>) => {
     const res = await t.app.inject({ method: 'POST', url, headers: t.auth, payload: { query, variables } });

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startApp, type TestApp } from './support/app.js';
-import { datahubClient, withDatahubClient, type DatahubClient } from './support/datahub-client.js';
+import type { TestApp } from './support/app.js';
+import { startAppForClient, withDatahubClient, type DatahubClient } from './support/datahub-client.js';
 import { forEachEngine } from './support/engines.js';
 
 // DataHub's own Python client 0.12.1 against Almanac's /relationships, /runs and deleteReferences: the CLI's
@@ -32,10 +31,7 @@ await withDatahubClient('DataHub Python client: relationships, runs, references'
   let client: DatahubClient;
   let dir: string;
   before(async () => {
-    t = await startApp(ctx);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = t.app.server.address() as AddressInfo;
-    client = datahubClient(install, { url: `http://127.0.0.1:${port}`, token: t.rootToken });
+    ({ t, client } = await startAppForClient(ctx, install));
     dir = mkdtempSync(path.join(os.tmpdir(), 'almanac-datahub-client-runs-'));
     const file = path.join(dir, 'mcps.json');
     writeFileSync(file, JSON.stringify([

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { sample, startApp, type TestApp } from './support/app.js';
-import { datahubClient, withDatahubClient, type DatahubClient } from './support/datahub-client.js';
+import { sample, type TestApp } from './support/app.js';
+import { startAppForClient, withDatahubClient, type DatahubClient } from './support/datahub-client.js';
 import { forEachEngine } from './support/engines.js';
 
 // DataHub's own Python client 0.12.1 (its CLI, emitter and graph client) against Almanac on a real socket: what it
@@ -30,10 +29,7 @@ await withDatahubClient('DataHub Python client', (install) => forEachEngine('Dat
   let client: DatahubClient;
   let dir: string;
   before(async () => {
-    t = await startApp(ctx);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = t.app.server.address() as AddressInfo;
-    client = datahubClient(install, { url: `http://127.0.0.1:${port}`, token: t.rootToken });
+    ({ t, client } = await startAppForClient(ctx, install));
     dir = mkdtempSync(path.join(os.tmpdir(), 'almanac-datahub-client-test-'));
   });
   after(async () => {

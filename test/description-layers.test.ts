@@ -36,12 +36,7 @@ const termProps = (description: string) =>
 forEachEngine('description layers: properties ingested, editableProperties edited, on the web app\'s path', (ctx) => {
   let t: TestApp;
 
-  const put = async (urn: string, aspectName: string, value: unknown) => {
-    const entityType = urn.slice('urn:li:'.length).split(':', 1)[0];
-    const res = await t.app.inject({ method: 'POST', url: '/aspects?action=ingestProposal', headers: t.auth, payload: { proposal: {
-      entityType, entityUrn: urn, changeType: 'UPSERT', aspectName, aspect: { value: JSON.stringify(value), contentType: 'application/json' } } } });
-    assert.equal(res.statusCode, 200, `${urn} ${aspectName}: ${res.body}`);
-  };
+  const put = (urn: string, aspectName: string, value: unknown) => t.put(urn, aspectName, value);
   /** One of the web app's operations on `url` (/api/v2/graphql or /api/graphql); its data, failing on any error. */
   const op = async (url: string, name: string, variables: Record<string, unknown>) => {
     const res = await t.app.inject({ method: 'POST', url, headers: t.auth, payload: { query: webappText(name), variables } });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -21,6 +22,8 @@ export interface TestApp {
   auth: { authorization: string };
   /** POST a GraphQL document as the root user (or with the given headers) and return status and parsed body. */
   graphql(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  /** Writes one aspect (UPSERT) through POST /aspects?action=ingestProposal as the root user; fails unless 200. */
+  put(urn: string, aspectName: string, value: unknown): Promise<void>;
   /** A token for another user. */
   tokenFor(username: string): Promise<string>;
   close(): Promise<void>;
@@ -47,6 +50,12 @@ export async function startApp(ctx: EngineContext, overrides: Partial<Config> = 
     async graphql(query, variables, headers) {
       const res = await app.inject({ method: 'POST', url: '/api/graphql', headers: headers ?? auth, payload: { query, variables } });
       return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
+    },
+    async put(urn, aspectName, value) {
+      const entityType = urn.slice('urn:li:'.length).split(':', 1)[0];
+      const res = await app.inject({ method: 'POST', url: '/aspects?action=ingestProposal', headers: auth, payload: { proposal: {
+        entityType, entityUrn: urn, changeType: 'UPSERT', aspectName, aspect: { value: JSON.stringify(value), contentType: 'application/json' } } } });
+      assert.equal(res.statusCode, 200, `${urn} ${aspectName}: ${res.body}`);
     },
     async close() {
       await app.close();
