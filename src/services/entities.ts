@@ -311,7 +311,12 @@ export class EntityService {
   }
 
   async getLatest(urn: string, aspects?: readonly string[]): Promise<Map<string, AspectRecord>> {
-    return (await this.store.getLatest([urn], aspects)).get(urn) ?? new Map();
+    return (await this.getLatestOf([urn], aspects)).get(urn) ?? new Map();
+  }
+
+  /** getLatest for several entities in one read: urn → aspect → record; an entity with none of them is absent. */
+  getLatestOf(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>> {
+    return this.store.getLatest(urns, aspects);
   }
 
   async getAspect(urn: string, aspect: string, version = 0): Promise<AspectRecord> {

@@ -34,7 +34,7 @@ export async function runRoutes(app: FastifyInstance, { catalog }: { catalog: Ca
         count: requiredInteger(body, 'count', 0, MAX_PAGE), includeSoft: optionalBoolean(body, 'includeSoft') ?? false });
       if (optionalBoolean(body, 'includeAspect') !== true) return rows.map((r) => summary(r));
       // The aspects themselves only where the caller may read them (as GET /aspects would answer).
-      const latest = await entities.store.getLatest([...new Set(rows.map((r) => r.urn))]);
+      const latest = await entities.getLatestOf([...new Set(rows.map((r) => r.urn))]);
       const visible = await visibleAspects(authz, request.actor, [...new Set(rows.map((r) => r.aspect))]);
       const readable = new Map<string, boolean>();
       for (const urn of new Set(rows.map((r) => r.urn))) readable.set(urn, await authz.allowed(request.actor, REQUIRES['rest.getAspect'], urn));
