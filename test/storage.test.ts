@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { openStore } from '../src/storage/index.js';
 import { ParsedValues } from '../src/storage/parsed-values.js';
 import type { AspectRow } from '../src/storage/schema.js';
@@ -383,6 +384,62 @@ forEachEngine('aspect store', (ctx) => {
     } finally {
       await here.close();
       await there.close();
+      await db.cleanup();
+    }
+  });
+
+  test('large values (a 200-column schema, a large profile) read back exactly from the latest, history, the log and time series; SQLite stores them compressed', async () => {
+    const db = await freshSharedDatabaseUrl(ctx.engine);
+    const s = await openStore(db.url);
+    const urn = ds('large_values');
+    const schema = (n: number) => ({ schemaName: 'large', platform: 'urn:li:dataPlatform:hive', version: n, hash: '',
+      fields: Array.from({ length: 200 }, (_, i) => ({ fieldPath: `column_${i}`, nativeDataType: 'varchar(64)', nullable: i % 2 === 0,
+        type: { type: { 'com.linkedin.schema.StringType': {} } }, description: `Column ${i} of version ${n}: ünïcödé ✓` })) });
+    const profile = { timestampMillis: 7, rowCount: 10, fieldProfiles: Array.from({ length: 200 }, (_, i) => ({ fieldPath: `column_${i}`, nullCount: i })) };
+    try {
+      const head = await s.lastChangeSeq();
+      await s.writeAspects([{ urn, entityType: 'dataset', aspect: 'schemaMetadata', value: schema(1), actor: ACTOR, time: 1 }], 20);
+      await s.writeAspects([{ urn, entityType: 'dataset', aspect: 'schemaMetadata', value: schema(2), actor: ACTOR, time: 2 }], 20);
+      // Written again unchanged: no version, as for small values.
+      assert.deepEqual(await s.writeAspects([{ urn, entityType: 'dataset', aspect: 'schemaMetadata', value: schema(2), actor: ACTOR, time: 3 }], 20),
+        [{ urn, aspect: 'schemaMetadata', changed: false }]);
+      // A locked update reads the compressed latest and writes the next version through the synchronous path.
+      await s.updateAspects([{ urn, aspect: 'schemaMetadata' }], (current) => {
+        assert.deepEqual(current.get(urn)?.get('schemaMetadata')?.value, schema(2));
+        return { writes: [{ urn, entityType: 'dataset', aspect: 'schemaMetadata', value: schema(3), actor: ACTOR, time: 4 }] };
+      }, 20);
+      await s.upsertTimeseries([{ urn, entityType: 'dataset', aspect: 'datasetProfile', timestampMillis: 7, partition: '', granularity: '',
+        messageId: '', value: profile }]);
+      assert.deepEqual((await s.getLatest([urn])).get(urn)?.get('schemaMetadata')?.value, schema(3));
+      assert.deepEqual((await s.listVersions(urn, 'schemaMetadata')).map((v) => [v.version, v.value]),
+        [[0, schema(3)], [2, schema(2)], [1, schema(1)]]);
+      assert.deepEqual((await s.getVersion(urn, 'schemaMetadata', 1))?.value, schema(1));
+      const log = (await s.changesAfter(head, 100, true)).filter((c) => c.urn === urn);
+      assert.deepEqual(log.map((c) => [c.aspect, c.changeType, c.valueJson && JSON.parse(c.valueJson), c.previousValueJson && JSON.parse(c.previousValueJson)]), [
+        ['schemaMetadata', 'UPSERT', schema(1), null],
+        ['schemaMetadata', 'UPSERT', schema(2), schema(1)],
+        ['schemaMetadata', 'UPSERT', schema(3), schema(2)],
+        ['datasetProfile', 'UPSERT', profile, null],
+      ]);
+      assert.deepEqual((await s.queryTimeseries({ urn, entityType: 'dataset', aspect: 'datasetProfile', limit: 10 })).map((r) => r.value), [profile]);
+      await s.deleteAspects(urn, ['schemaMetadata']);
+      const deleted = (await s.changesAfter(head, 100, true)).filter((c) => c.urn === urn && c.changeType === 'DELETE');
+      assert.deepEqual(deleted.map((c) => c.previousValueJson && JSON.parse(c.previousValueJson)), [schema(3)], 'a deletion logs the value that went');
+      if (ctx.engine === 'sqlite') {
+        const raw = new Database(db.url.slice('sqlite:'.length), { readonly: true });
+        try {
+          const kinds = raw.prepare(`SELECT typeof(value) AS value, typeof(previous_value) AS previous FROM almanac_change_log
+            WHERE urn = ? ORDER BY seq`).all(urn);
+          assert.deepEqual(kinds, [{ value: 'blob', previous: 'null' }, { value: 'blob', previous: 'blob' }, { value: 'blob', previous: 'blob' },
+            { value: 'blob', previous: 'null' }, { value: 'null', previous: 'blob' }]);
+          const event = raw.prepare('SELECT event FROM dataset_datasetprofileaspect_v1 WHERE urn = ?').pluck().get(urn) as Buffer;
+          assert.ok(Buffer.isBuffer(event) && event.length * 4 < JSON.stringify(profile).length, 'the profile is stored compressed, under a quarter of its text');
+        } finally {
+          raw.close();
+        }
+      }
+    } finally {
+      await s.close();
       await db.cleanup();
     }
   });

@@ -1,6 +1,7 @@
 import { deepFreeze } from '../model/deep-freeze.js';
 import { aspectKey } from './aspect-updates.js';
 import { type AspectRow, recordOf } from './schema.js';
+import { readJson, sameStored, type StoredJson } from './stored-json.js';
 import type { AspectRecord } from './types.js';
 
 /**
@@ -15,37 +16,43 @@ import type { AspectRecord } from './types.js';
  * in place throws instead of corrupting what other readers see).
  */
 export class ParsedValues {
-  private readonly kept = new Map<string, { text: string; value: unknown }>();
+  private readonly kept = new Map<string, { stored: StoredJson; chars: number; value: unknown }>();
   private keptChars = 0;
 
-  /** `budgetChars`: the most text kept, in characters; the least recently read go first. */
-  constructor(private readonly budgetChars = DEFAULT_BUDGET_CHARS) {}
+  /**
+   * `budgetChars`: the most text kept, in characters; the least recently read go first. `decode`: the text of a stored
+   * value (SQLite's store answers values it has just written without decompressing them).
+   */
+  constructor(private readonly budgetChars = DEFAULT_BUDGET_CHARS,
+    private readonly decode: (urn: string, aspect: string, stored: StoredJson) => string = (_u, _a, stored) => readJson(stored)) {}
 
   /** The record of a latest-version row, its value shared with other readers of the same text. */
   record(row: AspectRow): AspectRecord {
     return recordOf(row, this.value(row.urn, row.aspect, row.metadata));
   }
 
-  private value(urn: string, aspect: string, text: string): unknown {
+  /** `stored`: the text, or SQLite's compressed form of it (compared as stored, so a hit costs no decompression). */
+  private value(urn: string, aspect: string, stored: StoredJson): unknown {
     const key = aspectKey({ urn, aspect });
     const hit = this.kept.get(key);
     if (hit) {
       // Re-inserted so the map's order stays least recently read first.
       this.kept.delete(key);
-      if (hit.text === text) {
+      if (sameStored(hit.stored, stored)) {
         this.kept.set(key, hit);
         return hit.value;
       }
-      this.keptChars -= hit.text.length;
+      this.keptChars -= hit.chars;
     }
+    const text = this.decode(urn, aspect, stored);
     const value = deepFreeze(JSON.parse(text) as unknown);
     if (text.length <= this.budgetChars / 4) {
-      this.kept.set(key, { text, value });
+      this.kept.set(key, { stored, chars: text.length, value });
       this.keptChars += text.length;
       for (const [k, e] of this.kept) {
         if (this.keptChars <= this.budgetChars) break;
         this.kept.delete(k);
-        this.keptChars -= e.text.length;
+        this.keptChars -= e.chars;
       }
     }
     return value;

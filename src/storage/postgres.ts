@@ -236,7 +236,7 @@ export class PostgresStore implements Store {
     if (unique.length) {
       const { rows } = await c.query(`SELECT a.* FROM ${ASPECT_TABLE} a JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect)
         ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`, [unique.map((k) => k.urn), unique.map((k) => k.aspect)]);
-      for (const row of rows as AspectRow[]) {
+      for (const row of rows as AspectRow<string>[]) {
         stored.set(aspectKey(row), row);
         records.set(aspectKey(row), this.latestValues.record(row));
       }

@@ -1,5 +1,6 @@
 import { TIMESERIES_INDICES, findTimeseriesIndex } from '../model/registry.js';
 import { changeLogStatements } from './change-log.js';
+import { readJson, type StoredJson } from './stored-json.js';
 import type { AspectRecord, TableSize } from './types.js';
 
 /**
@@ -162,6 +163,23 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
       version: 11,
       statements: [`ALTER TABLE ${SEARCH_DOCS} ADD COLUMN text_digest TEXT`],
     },
+    {
+      // SQLite: the relationships table keyed by its primary key alone (WITHOUT ROWID). With a rowid, each edge was
+      // stored three times (the rows, the key's index, the incoming index); now twice, about 1.7 kB less a dataset.
+      version: 12,
+      statements: d === 'sqlite'
+        ? [
+          `CREATE TABLE ${RELATIONSHIP_TABLE}_keyed (source TEXT NOT NULL, type TEXT NOT NULL, destination TEXT NOT NULL,
+             created_on INTEGER, created_actor TEXT, updated_on INTEGER, updated_actor TEXT, manual INTEGER NOT NULL DEFAULT 0,
+             PRIMARY KEY (source, type, destination)) WITHOUT ROWID`,
+          `INSERT INTO ${RELATIONSHIP_TABLE}_keyed SELECT source, type, destination, created_on, created_actor, updated_on,
+             updated_actor, manual FROM ${RELATIONSHIP_TABLE}`,
+          `DROP TABLE ${RELATIONSHIP_TABLE}`,
+          `ALTER TABLE ${RELATIONSHIP_TABLE}_keyed RENAME TO ${RELATIONSHIP_TABLE}`,
+          `CREATE INDEX ${RELATIONSHIP_TABLE}_incoming ON ${RELATIONSHIP_TABLE} (destination, type, source)`,
+        ]
+        : [],
+    },
   ];
 }
 
@@ -231,19 +249,20 @@ export function sizesFor(bytes: Map<string, number>): TableSize[] {
   }));
 }
 
-/** A row of the aspect table as both drivers return it. */
-export interface AspectRow {
+/** A row of the aspect table as both drivers return it (PostgreSQL's values are always text: `AspectRow<string>`). */
+export interface AspectRow<Value extends StoredJson = StoredJson> {
   urn: string;
   aspect: string;
   version: number;
-  metadata: string;
+  /** Text on PostgreSQL; on SQLite large values come compressed (src/storage/stored-json.ts). */
+  metadata: Value;
   systemmetadata: string | null;
   createdon: number;
   createdby: string;
   revision: number;
 }
 
-export const toRecord = (r: AspectRow): AspectRecord => recordOf(r, JSON.parse(r.metadata));
+export const toRecord = (r: AspectRow): AspectRecord => recordOf(r, JSON.parse(readJson(r.metadata)));
 
 /** A row's record with its metadata already parsed (by the caller, who may share it). */
 export const recordOf = (r: AspectRow, value: unknown): AspectRecord => ({

@@ -4,10 +4,11 @@ import Database from 'better-sqlite3';
 import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
 import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
-import { addLatest, checkUpdate, planVersion } from './aspect-updates.js';
+import { addLatest, aspectKey, checkUpdate, planVersion } from './aspect-updates.js';
 import { edgeChanges } from './edges.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { ParsedValues } from './parsed-values.js';
+import { readJson, readJsonOrNull, sameStored, storeJson, storeJsonAsync, type StoredJson } from './stored-json.js';
 import {
   CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange, truncateChange, upsertChange,
   type ChangeLogRow, type ChangeRow, type StoredLatest,
@@ -74,7 +75,9 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   /** Latest aspect values parsed once and shared while their text is unchanged. */
-  private readonly latestValues = new ParsedValues();
+  private readonly latestValues = new ParsedValues(undefined, (urn, aspect, stored) => this.justWritten.text(urn, aspect, stored));
+  /** The texts of compressed values this process wrote last, which the index step reads right after the write. */
+  private readonly justWritten = new RecentTexts();
 
   /** Prepared statements are cached by their SQL text; each text is always used in the same mode. */
   private stmt(sql: string): Database.Statement {
@@ -130,13 +133,17 @@ export class SqliteStore implements Store {
   private docsSinceOptimize = 0;
 
   async close(): Promise<void> {
-    this.commitGroup();
+    this.takeGroup();
+    await this.committing;
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 
   async writeAspects(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[] = []): Promise<AspectWriteResult[]> {
-    return this.grouped(() => this.writeLocked({ writes, timeseries }, historyCap));
+    // The write takes its place in the commit order now; its values are encoded meanwhile, before its group commits.
+    let encoded: Map<AspectWrite, EncodedValue> | undefined;
+    const prepared = encodeAhead(writes).then((e) => { encoded = e; });
+    return this.grouped(() => this.writeLocked({ writes, timeseries }, historyCap, encoded), prepared);
   }
 
   /** Under the database's write lock from the read on, so no other writer (or process) comes between. */
@@ -153,7 +160,10 @@ export class SqliteStore implements Store {
   }
 
   /** Aspect writes waiting for the group commit scheduled on the event loop's next turn. */
-  private groupWaiting: { write: () => AspectWriteResult[]; resolve: (r: AspectWriteResult[]) => void; reject: (e: unknown) => void }[] = [];
+  private groupWaiting: GroupedWrite[] = [];
+  /** The groups taken and not committed yet, in order (a group waits for its writes' values to be encoded). */
+  private committing: Promise<void> = Promise.resolve();
+  private groupsPending = 0;
 
   /**
    * Group commit: the aspect writes requested during one turn of the event loop (concurrent requests) are made on the
@@ -164,16 +174,41 @@ export class SqliteStore implements Store {
    * that could still be lost; reads made meanwhile see the state before the group, as they would have before the
    * writes started.
    */
-  private grouped(write: () => AspectWriteResult[]): Promise<AspectWriteResult[]> {
+  private grouped(write: () => AspectWriteResult[], prepared?: Promise<void>): Promise<AspectWriteResult[]> {
     return new Promise((resolve, reject) => {
-      this.groupWaiting.push({ write, resolve, reject });
-      if (this.groupWaiting.length === 1) setImmediate(() => this.commitGroup());
+      // Settled into an outcome at once, so that a failed encoding is never an unhandled rejection while it waits.
+      this.groupWaiting.push({ write, resolve, reject, prepared: prepared?.then(() => null, (error: unknown) => ({ error })) });
+      if (this.groupWaiting.length === 1) setImmediate(() => this.takeGroup());
     });
   }
 
-  private commitGroup(): void {
+  /**
+   * Commits the waiting group: at once when nothing is left to wait for, otherwise once its writes' values are encoded
+   * and the groups before it have committed (groups commit in the order they were taken, writes in the order made).
+   */
+  private takeGroup(): void {
     const group = this.groupWaiting;
     this.groupWaiting = [];
+    if (group.length === 0) return;
+    if (this.groupsPending === 0 && group.every((w) => w.prepared === undefined)) {
+      this.commitGroup(group);
+      return;
+    }
+    this.groupsPending++;
+    this.committing = this.committing
+      .then(() => Promise.all(group.map((w) => w.prepared)))
+      .then((failures) => {
+        const ready = group.filter((w, i) => {
+          const failed = failures[i];
+          if (failed) w.reject(failed.error);
+          return !failed;
+        });
+        this.commitGroup(ready);
+      })
+      .finally(() => { this.groupsPending--; });
+  }
+
+  private commitGroup(group: readonly GroupedWrite[]): void {
     if (group.length === 0) return;
     const outcomes: ({ ok: true; value: AspectWriteResult[] } | { ok: false; error: unknown })[] = [];
     try {
@@ -200,7 +235,7 @@ export class SqliteStore implements Store {
   }
 
   /** Writes new versions of aspects, time-series rows and deletions, and logs each change; runs inside a write transaction. */
-  private writeLocked(update: AspectUpdate, historyCap: number): AspectWriteResult[] {
+  private writeLocked(update: AspectUpdate, historyCap: number, encoded?: ReadonlyMap<AspectWrite, EncodedValue>): AspectWriteResult[] {
     const getLatest = this.stmt(`SELECT metadata, systemmetadata, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
     const copyLatest = this.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
       SELECT urn, aspect, ?, metadata, systemmetadata, createdon, createdby, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
@@ -212,17 +247,23 @@ export class SqliteStore implements Store {
     const addEntity = this.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
 
     const log: ChangeRow[] = [];
+    // The stored form of each value text this call wrote or read, so that the log stores it without compressing again.
+    const known = new Map<string, StoredJson>();
     // Entities whose row this call has made sure of (an ingest batch writes a dozen aspects of each entity).
     const entities = new Set<string>();
     const results = update.writes.map((w): AspectWriteResult => {
       const now = w.time ?? Date.now();
-      const json = JSON.stringify(w.value);
+      const ahead = encoded?.get(w);
+      const json = ahead?.json ?? JSON.stringify(w.value);
       const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
       if (!entities.has(w.urn)) {
         addEntity.run(w.urn, w.entityType, now);
         entities.add(w.urn);
       }
-      const cur = getLatest.get(w.urn, w.aspect) as StoredLatest | undefined;
+      const raw = getLatest.get(w.urn, w.aspect) as RawLatest | undefined;
+      // The same stored bytes are the same text: a value sent again unchanged is not decompressed to be compared.
+      const cur: StoredLatest | undefined = raw && { ...raw, metadata: ahead && sameStored(ahead.stored, raw.metadata) ? json : readJson(raw.metadata) };
+      if (raw) known.set(cur!.metadata, raw.metadata);
       const plan = planVersion(cur, w.value, json, sys, historyCap);
       if (plan.unchanged) {
         if (plan.touch !== null) touch.run(plan.touch, w.urn, w.aspect);
@@ -232,22 +273,32 @@ export class SqliteStore implements Store {
         copyLatest.run(plan.moveToHistory, w.urn, w.aspect);
         trim.run(w.urn, w.aspect, plan.trimThrough);
       }
-      upsertLatest.run(w.urn, w.aspect, json, sys, now, w.actor, plan.revision);
+      const stored = ahead?.stored ?? storeJson(json);
+      known.set(json, stored);
+      this.justWritten.add(w.urn, w.aspect, stored, json);
+      upsertLatest.run(w.urn, w.aspect, stored, sys, now, w.actor, plan.revision);
       log.push(upsertChange(w, json, sys, cur, plan.revision, now));
       return { urn: w.urn, aspect: w.aspect, changed: true };
     });
-    this.upsertTimeseriesRows(update.timeseries ?? [], log);
+    this.upsertTimeseriesRows(update.timeseries ?? [], log, known);
     for (const d of update.deletes ?? []) this.deleteAspectRows(d.urn, [d.aspect], d.actor, log);
     for (const d of update.timeseriesDeletes ?? []) this.deleteTimeseriesRows(d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
-    this.appendChanges(log);
+    this.appendChanges(log, known);
     return results;
   }
 
-  /** Inserts log entries; inside the write's transaction, so the offsets follow the order of commits. */
-  private appendChanges(rows: readonly ChangeRow[]): void {
+  /**
+   * Inserts log entries; inside the write's transaction, so the offsets follow the order of commits. Values are stored
+   * as the aspect table stores them (`known`: the stored form of texts this write already encoded).
+   */
+  private appendChanges(rows: readonly ChangeRow[], known?: ReadonlyMap<string, StoredJson>): void {
     if (rows.length === 0) return;
     const insert = this.stmt(`INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}) VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')})`);
-    for (const r of rows) insert.run(...r);
+    const encode = (text: string | null) => (text === null ? null : known?.get(text) ?? storeJson(text));
+    for (const r of rows) {
+      const [at, urn, entityType, aspect, changeType, value, previous, ...rest] = r;
+      insert.run(at, urn, entityType, aspect, changeType, encode(value), encode(previous), ...rest);
+    }
   }
 
   /** Deletes every version of some aspects of an entity, logging the latest value of each; inside a write transaction. */
@@ -258,9 +309,9 @@ export class SqliteStore implements Store {
     let rows = 0;
     const now = Date.now();
     for (const aspect of aspects) {
-      const cur = latest.get(urn, aspect) as StoredLatest | undefined;
+      const raw = latest.get(urn, aspect) as RawLatest | undefined;
       rows += del.run(urn, aspect).changes;
-      if (cur && entityType) log.push(deleteChange(urn, entityType, aspect, cur, actor, now));
+      if (raw && entityType) log.push(deleteChange(urn, entityType, aspect, { ...raw, metadata: readJson(raw.metadata) }, actor, now));
     }
     return rows;
   }
@@ -361,19 +412,21 @@ export class SqliteStore implements Store {
     }).immediate();
   }
 
-  private upsertTimeseriesRows(rows: TimeseriesWrite[], log: ChangeRow[]): void {
+  private upsertTimeseriesRows(rows: TimeseriesWrite[], log: ChangeRow[], known?: Map<string, StoredJson>): void {
     const db = this.db;
     const addEntity = this.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
     for (const r of rows) {
       const t = tableFor(r.entityType, r.aspect);
       const json = JSON.stringify(r.value);
+      const stored = storeJson(json);
+      known?.set(json, stored);
       const sys = r.systemMetadata ? JSON.stringify(r.systemMetadata) : null;
       this.changedTable(t);
       addEntity.run(r.urn, r.entityType, Date.now());
       this.stmt(`INSERT INTO ${t} (urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata, run_id)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (urn, timestamp_millis, partition_key, granularity, message_id)
         DO UPDATE SET event = excluded.event, system_metadata = excluded.system_metadata, run_id = excluded.run_id`)
-        .run(r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId, json, sys, r.systemMetadata?.runId ?? null);
+        .run(r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId, stored, sys, r.systemMetadata?.runId ?? null);
       log.push(timeseriesChange(r, json, sys, Date.now()));
     }
   }
@@ -388,9 +441,9 @@ export class SqliteStore implements Store {
     const sql = `SELECT urn, timestamp_millis, event, system_metadata FROM ${t}${where.length ? ' WHERE ' + where.join(' AND ') : ''}
       ORDER BY timestamp_millis ${q.order === 'asc' ? 'ASC' : 'DESC'} LIMIT ?`;
     const rows = this.stmt(sql).all(...params, q.limit ?? -1) as
-      { urn: string; timestamp_millis: number; event: string; system_metadata: string | null }[];
+      { urn: string; timestamp_millis: number; event: StoredJson; system_metadata: string | null }[];
     return rows.map((r) => ({
-      urn: r.urn, timestampMillis: r.timestamp_millis, value: JSON.parse(r.event),
+      urn: r.urn, timestampMillis: r.timestamp_millis, value: JSON.parse(readJson(r.event)),
       systemMetadata: r.system_metadata ? JSON.parse(r.system_metadata) : null,
     }));
   }
@@ -608,8 +661,9 @@ export class SqliteStore implements Store {
   }
 
   async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
-    return (this.stmt(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > ? ORDER BY seq LIMIT ?`)
-      .all(after, limit) as ChangeLogRow[]).map(toChange);
+    const rows = this.stmt(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > ? ORDER BY seq LIMIT ?`)
+      .all(after, limit) as StoredChangeLogRow[];
+    return rows.map((r) => toChange({ ...r, value: readJsonOrNull(r.value), previous_value: readJsonOrNull(r.previous_value) }));
   }
 
   async lastChangeSeq(): Promise<number> {
@@ -812,7 +866,7 @@ export class SqliteStore implements Store {
   private static readonly RUN_ROWS = `SELECT a.urn AS urn, a.aspect AS aspect, json_extract(a.systemmetadata, '$.runId') AS run_id,
       CASE WHEN json_type(a.systemmetadata, '$.lastObserved') IN ('integer', 'real') THEN json_extract(a.systemmetadata, '$.lastObserved')
         ELSE a.createdon END AS ts,
-      CASE WHEN json_type(s.metadata, '$.removed') = 'true' THEN 1 ELSE 0 END AS removed
+      CASE WHEN typeof(s.metadata) = 'text' AND json_type(s.metadata, '$.removed') = 'true' THEN 1 ELSE 0 END AS removed
     FROM ${ASPECT_TABLE} a LEFT JOIN ${ASPECT_TABLE} s ON s.urn = a.urn AND s.aspect = 'status' AND s.version = 0
     WHERE a.version = 0 AND a.systemmetadata IS NOT NULL AND json_type(a.systemmetadata, '$.runId') = 'text'`;
 
@@ -902,6 +956,75 @@ export class SqliteStore implements Store {
     return (this.stmt(`SELECT * FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = ? AND id > ? ORDER BY id LIMIT ?`)
       .all(webhookId, after, limit) as Record<string, any>[]).map(deadLetterOf);
   }
+}
+
+/**
+ * The text of the compressed values written last, by urn and aspect, up to a budget: the search and relationship
+ * indexes read every aspect a write changed right after it commits, and would otherwise decompress each again.
+ * A stored value is answered from here only when its bytes are the ones written (so never stale).
+ */
+class RecentTexts {
+  private readonly texts = new Map<string, { stored: Buffer; text: string }>();
+  private chars = 0;
+
+  constructor(private readonly budgetChars = 8_000_000) {}
+
+  add(urn: string, aspect: string, stored: StoredJson, text: string): void {
+    if (typeof stored === 'string') return;
+    const key = aspectKey({ urn, aspect });
+    const old = this.texts.get(key);
+    if (old) {
+      this.texts.delete(key);
+      this.chars -= old.text.length;
+    }
+    this.texts.set(key, { stored, text });
+    this.chars += text.length;
+    for (const [k, e] of this.texts) {
+      if (this.chars <= this.budgetChars) break;
+      this.texts.delete(k);
+      this.chars -= e.text.length;
+    }
+  }
+
+  text(urn: string, aspect: string, stored: StoredJson): string {
+    if (typeof stored === 'string') return stored;
+    const hit = this.texts.get(aspectKey({ urn, aspect }));
+    return hit && hit.stored.equals(stored) ? hit.text : readJson(stored);
+  }
+}
+
+/** The latest row of an aspect as SQLite stores it (its value possibly compressed). */
+type RawLatest = Omit<StoredLatest, 'metadata'> & { metadata: StoredJson };
+
+/** A log row as SQLite stores it (values possibly compressed). */
+type StoredChangeLogRow = Omit<ChangeLogRow, 'value' | 'previous_value'> & { value?: StoredJson | null; previous_value?: StoredJson | null };
+
+/** A write waiting for its group's commit; `prepared` settles when its values are encoded. */
+interface GroupedWrite {
+  write: () => AspectWriteResult[];
+  resolve: (r: AspectWriteResult[]) => void;
+  reject: (e: unknown) => void;
+  /** Settles when its values are encoded: null, or why they could not be. */
+  prepared?: Promise<{ error: unknown } | null>;
+}
+
+/** A value's JSON text and its stored form, made before the write transaction. */
+interface EncodedValue {
+  json: string;
+  stored: StoredJson;
+}
+
+/**
+ * Serialises and, where large, compresses the values of a write on libuv's thread pool before the write takes the
+ * database lock: the compression of a large batch runs beside the event loop rather than inside the transaction.
+ */
+async function encodeAhead(writes: readonly AspectWrite[]): Promise<Map<AspectWrite, EncodedValue>> {
+  const out = new Map<AspectWrite, EncodedValue>();
+  await Promise.all(writes.map(async (w) => {
+    const json = JSON.stringify(w.value);
+    out.set(w, { json, stored: await storeJsonAsync(json) });
+  }));
+  return out;
 }
 
 const EDGE_COLUMNS = 'source, type, destination, created_on, created_actor, updated_on, updated_actor, manual';
