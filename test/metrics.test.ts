@@ -211,6 +211,26 @@ forEachEngine('metrics', (ctx) => {
     assert.equal(ops.has(`op${MAX_OPERATION_NAMES - 1}`), false);
     assert.equal(ops.get('other'), 4 + 1);
   });
+
+  test('a webhook is a consumer too: its lag grows while nothing delivers, and its series goes with it', async () => {
+    let res = await post('/api/webhooks', { url: 'http://127.0.0.1:9/unused', entityTypes: ['tag'] });
+    const created = await res.json() as { id: string };
+    assert.equal(res.status, 201, JSON.stringify(created));
+    const consumer = `webhook:${created.id}`;
+    const lag = (m: Map<string, Family>, c: string) => sampleValue(m, 'almanac_changelog_consumer_lag', 'almanac_changelog_consumer_lag', { consumer: c });
+    assert.equal(lag(await scrape(), consumer), 0, 'registered at the head');
+    const head0 = await t.catalog.store.lastChangeSeq();
+    // This server runs no dispatcher (`serve` starts it): the entry stays undelivered.
+    await t.put('urn:li:tag:hooked', 'tagProperties', { name: 'hooked' });
+    const head1 = await t.catalog.store.lastChangeSeq();
+    const m = await scrape();
+    assert.deepEqual([lag(m, consumer), lag(m, 'search'), lag(m, 'relationships')], [head1 - head0, 0, 0]);
+    assert.ok(head1 > head0, 'the write was logged');
+    res = await fetch(`${base}/api/webhooks/${created.id}`, { method: 'DELETE', headers: t.auth });
+    assert.equal(res.status, 204);
+    assert.deepEqual(lines((await scrape()).get('almanac_changelog_consumer_lag')), [
+      'almanac_changelog_consumer_lag{"consumer":"relationships"} 0', 'almanac_changelog_consumer_lag{"consumer":"search"} 0']);
+  });
 });
 
 forEachEngine('metrics turned off', (ctx) => {
