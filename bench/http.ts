@@ -29,8 +29,9 @@ async function measure(t: Target) {
   return { rps: r.requests.average, p99: r.latency.p99, p50: r.latency.p50 };
 }
 
-async function startAlmanac(databaseUrl: string) {
-  const catalog = await openCatalog({ ...loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }) });
+/** `metrics: false`: ALMANAC_METRICS=false, no /metrics and no per-request observation (the overhead's baseline). */
+async function startAlmanac(databaseUrl: string, metrics = true) {
+  const catalog = await openCatalog({ ...loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ALMANAC_METRICS: String(metrics) }) });
   const files = ['bootstrap_mce.json', 'data_platforms.json'].map((f) => path.join(SAMPLES, f));
   await ingestFiles(catalog.entities, files, systemActor());
   const { accessToken } = await catalog.tokens.create({ actorUrn: 'urn:li:corpuser:datahub', ownerUrn: 'urn:li:corpuser:datahub',
@@ -57,15 +58,20 @@ export async function run() {
   else console.log('PostgreSQL unreachable: benchmarking SQLite only');
 
   console.log(`autocannon, ${CONNECTIONS} connections, ${SECONDS} s per measurement, ${ROUNDS} alternating rounds; medians shown`);
-  console.log('target                                   req/s    p50 ms  p99 ms  ratio to bare Fastify');
+  console.log('target                                        req/s    p50 ms  p99 ms  ratio to bare Fastify');
   try {
     for (const engine of engines) {
       const almanac = await startAlmanac(engine.url);
+      // A second server on the same database without metrics: what the metrics hook costs a point read.
+      const plain = await startAlmanac(engine.url, false);
+      const plainAuth = { authorization: `Bearer ${plain.token}` };
       const auth = { authorization: `Bearer ${almanac.token}`, 'content-type': 'application/json' };
       const query = `{ dataset(urn: "${HDFS}") { urn properties { description } schemaMetadata { fields { fieldPath description } } ownership { owners { owner { ... on CorpUser { urn } } } } } }`;
       const targets: Target[] = [
         { name: `GraphQL dataset [${engine.name}]`, url: `${almanac.base}/api/graphql`, method: 'POST', headers: auth, body: JSON.stringify({ query }) },
         { name: `REST GET aspect [${engine.name}]`, url: `${almanac.base}/aspects/${encodeURIComponent(HDFS)}?aspect=schemaMetadata`, method: 'GET', headers: auth },
+        { name: `REST GET aspect, metrics off [${engine.name}]`, url: `${plain.base}/aspects/${encodeURIComponent(HDFS)}?aspect=schemaMetadata`, method: 'GET',
+          headers: plainAuth },
       ];
       // Warm up: JIT-compile the query, fill caches.
       for (const t of targets) await autocannon({ url: t.url, method: t.method, body: t.body, headers: t.headers, connections: 2, amount: 200 });
@@ -80,9 +86,10 @@ export async function run() {
       }
       const base = median(results.get('bare Fastify (fixed JSON)')!.rps);
       for (const [name, r] of results) {
-        console.log(`${name.padEnd(40)} ${median(r.rps).toFixed(0).padStart(6)}  ${median(r.p50).toFixed(1).padStart(7)} ${median(r.p99).toFixed(1).padStart(7)}  ${(median(r.rps) / base).toFixed(2)}`);
+        console.log(`${name.padEnd(45)} ${median(r.rps).toFixed(0).padStart(6)}  ${median(r.p50).toFixed(1).padStart(7)} ${median(r.p99).toFixed(1).padStart(7)}  ${(median(r.rps) / base).toFixed(2)}`);
       }
       await almanac.close();
+      await plain.close();
       await engine.cleanup();
     }
   } finally {

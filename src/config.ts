@@ -39,6 +39,10 @@ export interface Config {
   databaseConnectTimeoutMs: number;
   /** PostgreSQL: how long a statement may go unanswered before it fails (503) and its connection is dropped; 0: no limit. */
   databaseQueryTimeoutMs: number;
+  /** GET /metrics and the request observations behind it (ALMANAC_METRICS, on unless `false`). */
+  metrics: boolean;
+  /** A token a scraper sends as `Bearer <token>` to read /metrics without a user (ALMANAC_METRICS_TOKEN). */
+  metricsToken?: string;
 }
 
 import { readFileSync } from 'node:fs';
@@ -95,6 +99,14 @@ function tokenSecret(env: NodeJS.ProcessEnv): string | undefined {
   return secret;
 }
 
+/** The scrape token: long enough not to be guessed (it is compared in constant time). */
+function metricsToken(env: NodeJS.ProcessEnv): string | undefined {
+  const token = env.ALMANAC_METRICS_TOKEN?.trim() || undefined;
+  if (token !== undefined && token.length < 32) throw new ConfigError('ALMANAC_METRICS_TOKEN must be at least 32 characters long');
+  if (token !== undefined && /\s/.test(token)) throw new ConfigError('ALMANAC_METRICS_TOKEN must not contain spaces');
+  return token;
+}
+
 function retention(spec: string | undefined): Retention {
   try {
     return parseRetention(spec);
@@ -134,5 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     changeLogRetentionDays: int(env, 'ALMANAC_CHANGE_LOG_RETENTION_DAYS', 7, 1, 3_650),
     databaseConnectTimeoutMs: int(env, 'ALMANAC_DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
     databaseQueryTimeoutMs: int(env, 'ALMANAC_DB_QUERY_TIMEOUT_MS', 60_000, 0, 86_400_000),
+    metrics: bool(env, 'ALMANAC_METRICS', true),
+    metricsToken: metricsToken(env),
   };
 }

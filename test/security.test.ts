@@ -330,6 +330,7 @@ const OPERATIONS: Record<keyof typeof REQUIRES, Call> = {
   'changes.subscribe': { method: 'GET', url: '/api/changes?format=json' },
   'webhooks.manage': { method: 'GET', url: '/api/webhooks' },
   'webhooks.register': { method: 'POST', url: '/api/webhooks', payload: { url: 'http://127.0.0.1:9/unused' } },
+  'metrics.read': { method: 'GET', url: '/metrics' },
   'rest.evaluateTests': { method: 'POST', url: '/gms/test?action=evaluate', payload: { urn: HIVE } },
   'rest.pushTestResults': { method: 'POST', url: '/gms/test?action=evaluate', payload: { urn: HIVE, push: true } },
   'graphql.read': { graphql: `{ dataset(urn: "${HIVE}") { urn } }` },

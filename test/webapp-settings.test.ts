@@ -117,7 +117,7 @@ forEachEngine('the web app shell and settings', (ctx) => {
         platformPrivileges: ['MANAGE_POLICIES', 'MANAGE_USERS_AND_GROUPS', 'VIEW_ANALYTICS', 'GET_ANALYTICS_PRIVILEGE', 'MANAGE_DOMAINS',
           'MANAGE_GLOBAL_ANNOUNCEMENTS', 'MANAGE_INGESTION', 'MANAGE_SECRETS', 'GENERATE_PERSONAL_ACCESS_TOKENS', 'MANAGE_ACCESS_TOKENS',
           'MANAGE_TESTS', 'MANAGE_GLOSSARIES', 'MANAGE_USER_CREDENTIALS', 'MANAGE_TAGS', 'CREATE_TAGS', 'CREATE_DOMAINS',
-          'CREATE_GLOBAL_ANNOUNCEMENTS', 'MANAGE_GLOBAL_VIEWS', 'MANAGE_GLOBAL_OWNERSHIP_TYPES', 'VIEW_CHANGE_LOG', 'MANAGE_WEBHOOKS'].map(privilege),
+          'CREATE_GLOBAL_ANNOUNCEMENTS', 'MANAGE_GLOBAL_VIEWS', 'MANAGE_GLOBAL_OWNERSHIP_TYPES', 'VIEW_CHANGE_LOG', 'MANAGE_WEBHOOKS', 'VIEW_METRICS'].map(privilege),
         resourcePrivileges: [...resources, ['all', 'All Types', null, allTypes] as const].map(([resourceType, resourceTypeDisplayName, entityType, types]) =>
           ({ resourceType, resourceTypeDisplayName, entityType, privileges: types.map(privilege) })),
       },

@@ -47,6 +47,15 @@ export class ChangeLogService {
     this.fault = fault;
   }
 
+  /**
+   * The log's head and every durable consumer's stored offset (indexes, webhooks `webhook:<id>`): what the metrics
+   * read at scrape time to show each consumer's lag.
+   */
+  async positions(): Promise<{ head: number; consumers: Map<string, number> }> {
+    const [head, consumers] = await Promise.all([this.store.lastChangeSeq(), this.store.consumerOffsets()]);
+    return { head, consumers };
+  }
+
   /** Registers a derived index kept from the log. */
   addIndex(name: IndexName, compute: IndexComputer, affects?: (entry: ChangeRecord) => boolean): IndexConsumer {
     return this.indexes.add(name, compute, affects);

@@ -30,7 +30,7 @@ export const requestLogPlugin = fp(async (app: FastifyInstance, opts: { mode: Re
 const NAMED_OPERATION = /^\s*(?:#[^\n]*\n\s*)*(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/;
 
 /** The operation name a GraphQL request gives, else the name of its document's first operation (no parsing). */
-function operationName(request: FastifyRequest): string | undefined {
+export function operationName(request: FastifyRequest): string | undefined {
   const params = (request.method === 'GET' ? request.query : request.body) as Record<string, unknown> | undefined;
   if (!params || typeof params !== 'object' || Array.isArray(params)) return undefined;
   if (typeof params.operationName === 'string' && params.operationName) return params.operationName;

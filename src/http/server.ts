@@ -4,6 +4,7 @@ import { parseJsonSafely } from '../model/safe-keys.js';
 import type { Catalog } from '../services/catalog.js';
 import { authPlugin } from './auth.js';
 import { sendError } from './errors.js';
+import { metricsPlugin } from './metrics.js';
 import { requestLogPlugin } from './request-log.js';
 import { entityRoutes } from './rest/entities.js';
 import { metaRoutes } from './rest/meta.js';
@@ -56,6 +57,8 @@ export async function buildServer(catalog: Catalog, opts: ServerOptions = {}): P
 
   await app.register(requestLogPlugin, { mode: catalog.config.requestLog });
   await app.register(authPlugin, { catalog });
+  // GET /metrics, and every request observed (src/http/metrics.ts).
+  await app.register(metricsPlugin, { catalog });
   for (const prefix of REST_PREFIXES) {
     await app.register(async (scope) => {
       await metaRoutes(scope, { catalog });

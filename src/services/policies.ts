@@ -21,8 +21,8 @@ export const PLATFORM_PRIVILEGES = [
   'CREATE_DOMAINS', 'MANAGE_GLOBAL_VIEWS', 'MANAGE_GLOBAL_OWNERSHIP_TYPES', 'RESTORE_INDICES_PRIVILEGE',
   'GET_TIMESERIES_INDEX_SIZES_PRIVILEGE', 'TRUNCATE_TIMESERIES_INDEX_PRIVILEGE', 'GET_ES_TASK_STATUS_PRIVILEGE',
   'SET_WRITEABLE_PRIVILEGE', 'APPLY_RETENTION_PRIVILEGE', 'GET_ANALYTICS_PRIVILEGE', 'CREATE_GLOBAL_ANNOUNCEMENTS',
-  // Almanac's own (the change log's subscribers)
-  'VIEW_CHANGE_LOG', 'MANAGE_WEBHOOKS',
+  // Almanac's own (the change log's subscribers, the operators' metrics)
+  'VIEW_CHANGE_LOG', 'MANAGE_WEBHOOKS', 'VIEW_METRICS',
 ] as const;
 
 export const METADATA_PRIVILEGES = [
@@ -65,7 +65,7 @@ const ADMIN_PLATFORM = ['MANAGE_POLICIES', 'MANAGE_INGESTION', 'MANAGE_SECRETS',
   'MANAGE_GLOSSARIES', 'MANAGE_USER_CREDENTIALS', 'MANAGE_TAGS', 'MANAGE_GLOBAL_VIEWS', 'RESTORE_INDICES_PRIVILEGE',
   'GET_TIMESERIES_INDEX_SIZES_PRIVILEGE', 'TRUNCATE_TIMESERIES_INDEX_PRIVILEGE', 'GET_ES_TASK_STATUS_PRIVILEGE',
   'SET_WRITEABLE_PRIVILEGE', 'APPLY_RETENTION_PRIVILEGE', 'MANAGE_GLOBAL_OWNERSHIP_TYPES', 'GET_ANALYTICS_PRIVILEGE',
-  'VIEW_CHANGE_LOG', 'MANAGE_WEBHOOKS'];
+  'VIEW_CHANGE_LOG', 'MANAGE_WEBHOOKS', 'VIEW_METRICS'];
 const EDITOR_METADATA = ['VIEW_ENTITY_PAGE', 'EDIT_ENTITY_TAGS', 'EDIT_ENTITY_GLOSSARY_TERMS', 'EDIT_ENTITY_DOCS',
   'EDIT_ENTITY_DOC_LINKS', 'EDIT_ENTITY_STATUS', 'EDIT_DOMAINS_PRIVILEGE', 'EDIT_ENTITY_DATA_PRODUCTS',
   'EDIT_DEPRECATION_PRIVILEGE', 'EDIT_ENTITY_ASSERTIONS', 'EDIT_DATASET_COL_TAGS', 'EDIT_DATASET_COL_GLOSSARY_TERMS',
@@ -224,6 +224,8 @@ interface Principal {
 export class PolicyService implements Authorizer {
   private snapshot?: Promise<Snapshot>;
   private readonly principals = new Map<string, Promise<Principal>>();
+  /** Checks answered from the policies' snapshot and those that reloaded it (read by the metrics at scrape time). */
+  readonly stats = { hits: 0, misses: 0 };
 
   constructor(private readonly entities: EntityService, private readonly store: Store, private readonly refreshMs: number) {
     entities.onWrite((entityTypes) => {
@@ -251,7 +253,7 @@ export class PolicyService implements Authorizer {
 
   /**
    * Built-in policies (not editable) stored by an earlier Almanac gain the privileges added to their defaults since
-   * (VIEW_CHANGE_LOG, MANAGE_WEBHOOKS for the root user and admins); nothing else of theirs changes.
+   * (VIEW_CHANGE_LOG, MANAGE_WEBHOOKS, VIEW_METRICS for the root user and admins); nothing else of theirs changes.
    */
   private async addNewBuiltInPrivileges(actor: Actor): Promise<void> {
     const builtIn = Object.entries(DEFAULT_POLICIES).filter(([, p]) => !p.editable);
@@ -287,11 +289,12 @@ export class PolicyService implements Authorizer {
 
   private load(): Promise<Snapshot> {
     const cur = this.snapshot;
-    if (cur) return cur.then((s) => (Date.now() - s.at < this.refreshMs ? s : this.reload()));
+    if (cur) return cur.then((s) => (Date.now() - s.at < this.refreshMs ? (this.stats.hits++, s) : this.reload()));
     return this.reload();
   }
 
   private reload(): Promise<Snapshot> {
+    this.stats.misses++;
     const p = (async (): Promise<Snapshot> => {
       const at = Date.now();
       const policyRows = await this.store.listEntities({ entityType: 'dataHubPolicy' });

@@ -33,13 +33,15 @@ const MANAGE_GLOBAL_VIEWS = p('MANAGE_GLOBAL_VIEWS', 'Manage Public Views', 'Cre
 const MANAGE_GLOBAL_OWNERSHIP_TYPES = p('MANAGE_GLOBAL_OWNERSHIP_TYPES', 'Manage Ownership Types', 'Create, edit and remove ownership types.');
 // Almanac's own: subscribers to the change log (GET /api/changes, webhooks).
 const VIEW_CHANGE_LOG = p('VIEW_CHANGE_LOG', 'View the Change Log', 'Follow the catalog\'s changes as they happen (/api/changes), for the assets one may read.');
+// Almanac's own: operators' metrics (GET /metrics).
+const VIEW_METRICS = p('VIEW_METRICS', 'View Metrics', 'Read the server\'s operational metrics (GET /metrics, Prometheus format).');
 const MANAGE_WEBHOOKS = p('MANAGE_WEBHOOKS', 'Manage Webhooks', 'Register, list and remove the webhooks that receive the catalog\'s changes, and see what they failed to deliver.');
 
 export const PLATFORM_PRIVILEGE_LIST: readonly PrivilegeInfo[] = [
   MANAGE_POLICIES, MANAGE_USERS_AND_GROUPS, VIEW_ANALYTICS, GET_ANALYTICS, MANAGE_DOMAINS, MANAGE_GLOBAL_ANNOUNCEMENTS,
   MANAGE_INGESTION, MANAGE_SECRETS, GENERATE_PATS, MANAGE_ACCESS_TOKENS, MANAGE_TESTS, MANAGE_GLOSSARIES,
   MANAGE_USER_CREDENTIALS, MANAGE_TAGS, CREATE_TAGS, CREATE_DOMAINS, CREATE_GLOBAL_ANNOUNCEMENTS, MANAGE_GLOBAL_VIEWS,
-  MANAGE_GLOBAL_OWNERSHIP_TYPES, VIEW_CHANGE_LOG, MANAGE_WEBHOOKS,
+  MANAGE_GLOBAL_OWNERSHIP_TYPES, VIEW_CHANGE_LOG, MANAGE_WEBHOOKS, VIEW_METRICS,
 ];
 
 // Metadata (resource) privileges

@@ -32,6 +32,8 @@ export const REQUIRES = {
   'webhooks.manage': [['MANAGE_WEBHOOKS']],
   // registering one also subscribes (its creator's reads decide what it receives)
   'webhooks.register': [['MANAGE_WEBHOOKS', 'VIEW_CHANGE_LOG']],
+  // GET /metrics without the scrape token (src/http/metrics.ts)
+  'metrics.read': [['VIEW_METRICS']],
   // REST: metadata tests
   'rest.evaluateTests': [['VIEW_ENTITY_PAGE']],
   'rest.pushTestResults': [['MANAGE_TESTS']],

@@ -42,6 +42,8 @@ export class ResponseCache {
   private bytes = 0;
   /** Counts invalidations: an answer computed across one is not kept (it may have read the old value). */
   private generation = 0;
+  /** Lookups answered from the cache and not (read by the metrics at scrape time). */
+  readonly stats = { hits: 0, misses: 0 };
 
   constructor(private readonly maxBytes: number) {}
 
@@ -56,12 +58,17 @@ export class ResponseCache {
   /** The kept answer, if any (marked used: a hit costs one lookup). */
   get(key: string): { body: Buffer; views: readonly string[] } | undefined {
     const e = this.entries.get(key);
-    if (!e) return undefined;
+    if (!e) {
+      this.stats.misses++;
+      return undefined;
+    }
     if (e.expires !== Infinity && Date.now() >= e.expires) {
       this.remove(key);
+      this.stats.misses++;
       return undefined;
     }
     e.used = true;
+    this.stats.hits++;
     return e;
   }
 

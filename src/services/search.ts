@@ -278,6 +278,8 @@ export class SearchService {
   warn: (message: string, fields: Record<string, unknown>) => void = (m) => process.stderr.write(`almanac: warning: ${m}\n`);
   /** Stored urns already warned about, each once per process. */
   private readonly warned = new Set<string>();
+  /** Hear how long each search took, in seconds (the metrics' latency histogram). */
+  private readonly timed: ((seconds: number) => void)[] = [];
 
   constructor(private readonly store: Store) {}
 
@@ -371,7 +373,27 @@ export class SearchService {
     return parts.length > 1 && (parts.includes(clauseField) || clauseField === parts.join(FACET_SEPARATOR));
   }
 
+  /** Calls `listener` with each search's duration in seconds, until the returned function is called. */
+  onSearched(listener: (seconds: number) => void): () => void {
+    this.timed.push(listener);
+    return () => {
+      const i = this.timed.indexOf(listener);
+      if (i >= 0) this.timed.splice(i, 1);
+    };
+  }
+
   async search(req: SearchRequest): Promise<SearchResponse> {
+    if (this.timed.length === 0) return this.searchPage(req);
+    const t0 = performance.now();
+    try {
+      return await this.searchPage(req);
+    } finally {
+      const seconds = (performance.now() - t0) / 1000;
+      for (const l of this.timed) l(seconds);
+    }
+  }
+
+  private async searchPage(req: SearchRequest): Promise<SearchResponse> {
     const start = req.start ?? 0;
     const count = req.count ?? 10;
     if (!Number.isSafeInteger(start) || start < 0) throw badRequest(`start must be a whole number ≥ 0, got ${start}`);

@@ -180,11 +180,17 @@ export class TokenService {
   }
 
   private readonly verified = new Map<string, Record<string | symbol, unknown>>();
+  /** Token lookups answered from the cache and not (read by the metrics at scrape time). */
+  readonly stats = { hits: 0, misses: 0 };
 
   /** The stored token and whether its user may still use it (cached for `cacheMs`, dropped on local user writes). */
   private async lookup(id: string): Promise<Lookup> {
     const hit = this.cache.get(id);
-    if (hit && Date.now() - hit.at < this.cacheMs) return hit.found;
+    if (hit && Date.now() - hit.at < this.cacheMs) {
+      this.stats.hits++;
+      return hit.found;
+    }
+    this.stats.misses++;
     const found = await this.check(id);
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(id, { at: Date.now(), found });

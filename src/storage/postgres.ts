@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
 import { deadLetterOf, webhookOf } from './webhook-rows.js';
-import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
+import { USAGE_COLUMNS, type ActivityEvent, type PoolUse, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
 import { addLatest, aspectKey, checkUpdate, lockNames, planVersion } from './aspect-updates.js';
 import { edgeChanges } from './edges.js';
 import { ParsedValues } from './parsed-values.js';
@@ -102,6 +102,10 @@ export class PostgresStore implements Store {
     // fails its user's next statement, and runExclusive hears of it — the event itself must never crash the process.
     this.pool.on('error', () => {});
     this.pool.on('connect', (c) => c.on('error', () => {}));
+  }
+
+  connections(): PoolUse {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.pool.options.max };
   }
 
   /** A statement on a connection of the pool; the database out of reach is a typed 503. */

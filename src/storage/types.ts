@@ -256,11 +256,21 @@ export interface EntityRow {
   entityType: string;
 }
 
+/** A connection pool's state: connections open, of which idle; callers waiting for one; the pool's limit. */
+export interface PoolUse {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
+}
+
 export interface Store {
   readonly engine: 'sqlite' | 'postgres';
   /** Applies pending schema migrations; safe to call on every start. */
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /** The connection pool's use now, where the engine has one (PostgreSQL; SQLite has none): read by the metrics. */
+  connections?(): PoolUse;
 
   // Versioned aspects
   /** Writes all aspects (and time-series rows, when given) in one transaction: every one or none. */

@@ -1,6 +1,13 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../../errors.js';
 import { splitTopLevel } from '../../model/urn.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A Rest.li action route's resource and action names (the metrics label such a request by its action). */
+    restliActions?: { resource: string; names: ReadonlySet<string> };
+  }
+}
 
 export type ActionHandler = (body: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
@@ -9,6 +16,7 @@ export type ActionHandler = (body: Record<string, unknown>, request: FastifyRequ
  * wrapped as `{"value": result}`; `undefined` means a void action (200, empty body), as Rest.li does.
  */
 export function registerActions(app: FastifyInstance, resource: string, handlers: Record<string, ActionHandler>) {
+  const restliActions = { resource, names: new Set(Object.keys(handlers)) };
   collectionRoute(app, 'POST', resource, async (request, reply) => {
     const action = (request.query as Record<string, string | undefined>).action;
     // Own handlers only: `?action=constructor` or `?action=toString` must not reach Object.prototype's functions.
@@ -23,7 +31,7 @@ export function registerActions(app: FastifyInstance, resource: string, handlers
     const value = await handler(body as Record<string, unknown>, request, reply);
     if (value === undefined) return reply.code(200).send();
     return { value };
-  });
+  }, { restliActions });
 }
 
 /**
@@ -32,8 +40,8 @@ export function registerActions(app: FastifyInstance, resource: string, handlers
  * router keeps its strict matching for everything else (the UI's pages, a key that ends in a slash).
  */
 export function collectionRoute(app: FastifyInstance, method: 'GET' | 'POST', resource: string,
-  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) {
-  for (const url of [`/${resource}`, `/${resource}/`]) app.route({ method, url, handler });
+  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>, config?: FastifyContextConfig) {
+  for (const url of [`/${resource}`, `/${resource}/`]) app.route({ method, url, handler, ...(config ? { config } : {}) });
 }
 
 /** Reads an urn from a Rest.li path key (`/aspects/<urn>`), percent-decoded; slashes may be left raw. */

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest, notFound } from '../../errors.js';
 import { aspectSpec, entitySpec } from '../../model/registry.js';
 import { parseUrn } from '../../model/urn.js';
@@ -7,6 +7,7 @@ import type { Actor } from '../../services/actor.js';
 import type { Catalog } from '../../services/catalog.js';
 import { changeFromProposal, changesFromSnapshot, IF_VERSION_MATCH, parseExpectedVersion, type ChangeItem } from '../../services/ingest-format.js';
 import { REQUIRES } from '../../services/privileges.js';
+import { noteIngested } from '../metrics.js';
 import type { AspectRecord } from '../../storage/types.js';
 import {
   MAX_BATCH_ITEMS, MAX_LIST_ITEMS, boundedList, collectionRoute, optionalBoolean, optionalInteger, parseInteger, registerActions, requiredString, restliListParam, urnFromPath,
@@ -16,9 +17,11 @@ import {
 export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
   const { entities, authz } = catalog;
 
-  async function ingest(items: ChangeItem[], actor: Parameters<typeof entities.ingest>[1]) {
-    for (const urn of new Set(items.map((i) => i.urn))) await requirePrivilege(authz, actor, REQUIRES['rest.ingestProposal'], urn);
-    return entities.ingest(items, actor);
+  async function ingest(items: ChangeItem[], request: FastifyRequest) {
+    for (const urn of new Set(items.map((i) => i.urn))) await requirePrivilege(authz, request.actor, REQUIRES['rest.ingestProposal'], urn);
+    const result = await entities.ingest(items, request.actor);
+    noteIngested(request, items.length);
+    return result;
   }
 
   registerActions(app, 'aspects', {
@@ -30,7 +33,7 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
         const expected = parseExpectedVersion(Array.isArray(header) ? header[0] : header, IF_VERSION_MATCH);
         if (expected !== undefined) item.expectedVersion = expected;
       }
-      await ingest([item], request.actor);
+      await ingest([item], request);
       return item.urn;
     },
     async getTimeseriesAspectValues(body, request) {
@@ -52,7 +55,7 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
     async ingestProposalBatch(body, request) {
       if (!Array.isArray(body.proposals)) throw badRequest('proposals must be a list', { field: 'proposals' });
       const items = boundedList(body.proposals, 'proposals', MAX_BATCH_ITEMS).map(changeFromProposal);
-      await ingest(items, request.actor);
+      await ingest(items, request);
       return items.map((i) => i.urn);
     },
   });
@@ -61,14 +64,14 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
     async ingest(body, request) {
       const entity = body.entity as { value?: unknown } | undefined;
       if (!entity || typeof entity !== 'object') throw badRequest('entity must be {"value": {<snapshot class>: {...}}}', { field: 'entity' });
-      await ingest(changesFromSnapshot(entity.value, body.systemMetadata), request.actor);
+      await ingest(changesFromSnapshot(entity.value, body.systemMetadata), request);
       return undefined;
     },
     async batchIngest(body, request) {
       if (!Array.isArray(body.entities)) throw badRequest('entities must be a list', { field: 'entities' });
       const sys = Array.isArray(body.systemMetadata) ? body.systemMetadata : [];
       const items = boundedList(body.entities, 'entities', MAX_BATCH_ITEMS).flatMap((e, i) => changesFromSnapshot((e as { value?: unknown })?.value, sys[i]));
-      await ingest(items, request.actor);
+      await ingest(items, request);
       return undefined;
     },
     async search(body, request) {

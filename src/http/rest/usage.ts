@@ -5,6 +5,7 @@ import { requirePrivilege } from '../../services/authz.js';
 import type { Catalog } from '../../services/catalog.js';
 import { REQUIRES } from '../../services/privileges.js';
 import { USAGE_RANGES } from '../../services/timeseries.js';
+import { noteIngested } from '../metrics.js';
 import { MAX_BATCH_ITEMS, boundedList, optionalInteger, registerActions, requiredString } from './actions.js';
 
 /**
@@ -42,6 +43,7 @@ export async function usageRoutes(app: FastifyInstance, { catalog }: { catalog: 
       });
       for (const urn of new Set(items.map((i) => i.urn))) await requirePrivilege(authz, request.actor, REQUIRES['rest.ingestProposal'], urn);
       await entities.ingest(items, request.actor);
+      noteIngested(request, items.length);
       return undefined;
     },
     async query(body, request) {
