@@ -175,8 +175,9 @@ function UserMenu({ me, name, onSignOut }: { me: Me; name: string; onSignOut: ()
   return (
     <div className="user-menu" ref={box}>
       <button type="button" ref={button} className="avatar-button" aria-expanded={open} aria-controls="user-menu"
-        aria-label={`Account: ${name}`} title={`Signed in as ${name}`} onClick={() => setOpen((v) => !v)}>
+        title={`Signed in as ${name}`} onClick={() => setOpen((v) => !v)}>
         <span className="avatar" aria-hidden="true">{initial}</span>
+        <span className="visually-hidden">Account: {name}</span>
         <span className="caret" aria-hidden="true">▾</span>
       </button>
       {open && (

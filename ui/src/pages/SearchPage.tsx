@@ -3,7 +3,7 @@ import { useRef, useState, type KeyboardEvent } from 'react';
 import { gql } from '../gql';
 import { SEARCH, SEARCH_FACETS } from '../graphql/search';
 import { entityPath, typeInfo } from '../entityTypes';
-import { summarize, type RawEntity } from '../entitySummary';
+import { platformName, summarize, type RawEntity } from '../entitySummary';
 import { Highlight, PlatformBadge } from '../components/EntityBits';
 import { Link, navigate, useLocation, useTitle } from '../router';
 import { markdownToText } from '../plainText';
@@ -209,7 +209,7 @@ function facetLabel(field: string, value: string, entity: RawEntity | null): str
   if (field === '_entityType') return typeInfo(value.toUpperCase()).plural;
   if (entity) return summarize(entity).name;
   // A platform the catalog holds nothing about: its name, as a result's platform reads without properties.
-  if (field === 'platform') return value.replace(/^urn:li:dataPlatform:/, '');
+  if (field === 'platform') return platformName({ urn: value, name: value.replace(/^urn:li:dataPlatform:/, '') });
   return value;
 }
 

@@ -21,10 +21,10 @@ export default function AdminHomePage() {
           const id = `admin-card-${p.path.slice('/admin/'.length)}`;
           return (
           <li key={p.path}>
-            <Link to={p.path} className="card admin-card" aria-labelledby={`${id}-title`} aria-describedby={`${id}-manages ${id}-what`} data-testid={id}>
-              <strong className="admin-card-title" id={`${id}-title`}>{p.label}</strong>
-              <span className="badge" id={`${id}-manages`}>Manages: {WHAT[p.path]?.manages}</span>
-              <span className="muted small" id={`${id}-what`}>{WHAT[p.path]?.what}</span>
+            <Link to={p.path} className="card admin-card" data-testid={id}>
+              <strong className="admin-card-title">{p.label}</strong>
+              <span className="badge">Manages: {WHAT[p.path]?.manages}</span>
+              <span className="muted small">{WHAT[p.path]?.what}</span>
               <span className="admin-card-open" aria-hidden="true">Open →</span>
             </Link>
           </li>
