@@ -91,9 +91,11 @@ describe('web UI: a new user\'s walk (issue 35), in Chromium', { timeout: 300_00
     // What the user did first: opened a dataset's page and searched.
     await page.goto(`${origin}/dataset/${enc(HIVE)}`);
     await page.locator('#entity-name').waitFor();
-    await page.goto(`${origin}/search?q=users`);
-    await page.locator('[data-result-index="0"]').waitFor();
-    await page.goto(`${origin}/`);
+    // Typed in the header's box: searched as typed ("u", "us", …), remembered once.
+    await page.keyboard.press('/');
+    await page.keyboard.type('users', { delay: 120 });
+    await page.getByTestId('result-count').filter({ hasText: 'for “users”' }).waitFor();
+    await page.getByRole('link', { name: 'Almanac home' }).click();
     await page.getByRole('heading', { name: 'Your catalog' }).waitFor();
     await page.getByTestId('home-platforms').locator('li').first().waitFor();
     await page.getByTestId('home-totals').locator('li').first().waitFor();

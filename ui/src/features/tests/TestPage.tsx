@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { gql } from '../../gql';
 import { EXPLAIN_TESTS, TEST_PAGE } from '../../graphql/tests';
-import { summarize, type RawEntity } from '../../entitySummary';
+import { platformName, summarize, type RawEntity } from '../../entitySummary';
 import { entityPath } from '../../entityTypes';
 import { Link, useTitle } from '../../router';
 import { TESTS_PATH } from './paths';
@@ -105,7 +105,7 @@ function EntityRow({ entity, testUrn, explain }: { entity: RawEntity; testUrn: s
   const stillFails = why.data?.explainTests?.failing.some((f) => f.test?.urn === testUrn);
   return (
     <li>
-      <div className="entity-type">{s.typeLabel}{s.platform ? ` · ${s.platform.properties?.displayName || s.platform.name}` : ''}</div>
+      <div className="entity-type">{s.typeLabel}{s.platform ? ` · ${platformName(s.platform)}` : ''}</div>
       <Link to={entityPath(entity.urn)}>{s.name}</Link>
       {explain && (
         <>
