@@ -24,7 +24,6 @@ interface HomeData {
 }
 
 /** Where a recommended platform, tag or term leads: the search filtered by it (a domain opens its own page). */
-const FILTER_FIELD: Record<string, string> = { PLATFORM_SEARCH_LIST: 'platform', TAG_SEARCH_LIST: 'tags', GLOSSARY_TERM_SEARCH_LIST: 'glossaryTerms' };
 const filtered = (field: string, urn: string) => `/search?q=*&f=${encodeURIComponent(`${field}:${urn}`)}`;
 
 /**
@@ -119,10 +118,10 @@ export default function HomePage() {
           {counted(modules.get('Domains'), (c) => <Link to={entityPath(c.value)}>{nameOf(c)}</Link>)}
         </HomeModule>
         <HomeModule id="tags" title="Top tags" loaded={loaded} empty="No tag in use yet.">
-          {counted(modules.get('TopTags'), (c) => <Link to={filtered(FILTER_FIELD.TAG_SEARCH_LIST!, c.value)}>{nameOf(c)}</Link>)}
+          {counted(modules.get('TopTags'), (c) => <Link to={filtered('tags', c.value)}>{nameOf(c)}</Link>)}
         </HomeModule>
         <HomeModule id="terms" title="Top glossary terms" loaded={loaded} empty="No glossary term in use yet.">
-          {counted(modules.get('TopTerms'), (c) => <Link to={filtered(FILTER_FIELD.GLOSSARY_TERM_SEARCH_LIST!, c.value)}>{nameOf(c)}</Link>)}
+          {counted(modules.get('TopTerms'), (c) => <Link to={filtered('glossaryTerms', c.value)}>{nameOf(c)}</Link>)}
         </HomeModule>
       </div>
     </div>
