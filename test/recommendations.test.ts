@@ -260,6 +260,16 @@ forEachEngine('recommendations', (ctx) => {
     assert.deepEqual(modules[0]!.content.map((c) => c.value), expected.slice(0, 5));
   });
 
+  test('recent searches leave out the queries typed on the way to a later one (search as you type)', async () => {
+    const dan: Actor = { urn: 'urn:li:corpuser:dan', kind: 'user' };
+    for (const q of ['orders', 'r', 're', 'rev', 'Revenue', 'clicks', 'c']) await t.catalog.recommendations.searched(dan, q, { total: 1 });
+    const modules = await t.catalog.recommendations.list(dan, { scenario: 'SEARCH_BAR' }, 10);
+    // "c" came after "clicks" (typed anew): kept; "r", "re" and "rev" led to "Revenue": left out.
+    assert.deepEqual(modules[0]!.content.map((c) => c.value), ['c', 'clicks', 'Revenue', 'orders']);
+    // What is stored is untouched: every search, newest first.
+    assert.deepEqual((await t.catalog.store.recentActivity(dan.urn, 'search', 10)).map((e) => e.value), ['c', 'clicks', 'Revenue', 'rev', 're', 'r', 'orders']);
+  });
+
   test('the web app\'s listRecommendations document, verbatim, for the home and search pages', async () => {
     // Alice's own activity: a page opened, a dataset edited.
     await ok(`{ dataset(urn: "${ORDERS}") { urn } }`, undefined, alice);

@@ -7,7 +7,7 @@ import { ingestSamples, type TestApp } from './support/app.js';
 
 /**
  * What Almanac's own web UI reads beyond DataHub's API: `explainTests` (why each test passed or failed, for any reader,
- * nothing stored) and `timeseriesIndexSizes` (getIndexSizes over GraphQL); and the test page's reading of a test's
+ * nothing stored), `runAllTests` (every test over the catalog, results stored: the tests page's button) and `timeseriesIndexSizes` (getIndexSizes over GraphQL); and the test page's reading of a test's
  * passing and failing entities through its IsPassing / IsFailing relationships.
  */
 const HDFS = 'urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)';
@@ -70,6 +70,28 @@ forEachEngine('the web UI\'s additions to the GraphQL API', (ctx) => {
     assert.deepEqual(res.body.data.test, { name: 'Owner and description',
       isfailing: { total: 1, relationships: [{ type: 'IsFailing', entity: { urn: HDFS, type: 'DATASET' } }] },
       ispassing: { total: 1, relationships: [{ type: 'IsPassing', entity: { urn: CREATED, type: 'DATASET' } }] } });
+  });
+
+  test('runAllTests evaluates every test over the catalog, stores the results and counts what `almanac tests run` counts; a reader is refused', async () => {
+    const readerAuth = { authorization: `Bearer ${await t.tokenFor('reader')}` };
+    const expected = await t.catalog.metadataTests.runAll({ push: false }, rootActor());
+    const mine = expected.tests.find((x) => x.urn === TEST)!;
+    assert.ok(mine.failing > 0 && mine.passing > 0, JSON.stringify(mine));
+    const reader = await t.graphql('mutation { runAllTests { entities } }', undefined, readerAuth);
+    assert.equal(reader.body.errors[0].extensions.code, 403);
+    assert.equal((await t.catalog.store.getLatest([HDFS], ['testResults'])).get(HDFS)?.get('testResults'), undefined, 'the refused run stored nothing');
+    const res = await t.graphql('mutation { runAllTests { entities unstoredTypes tests { urn test { name } passing failing } } }');
+    assert.deepEqual(res.body.errors, undefined, JSON.stringify(res.body));
+    const run = res.body.data.runAllTests;
+    assert.equal(run.entities, expected.entities);
+    assert.deepEqual(run.unstoredTypes, []);
+    assert.deepEqual(run.tests.find((x: { urn: string }) => x.urn === TEST), { urn: TEST, test: { name: 'Owner and description' }, passing: mine.passing, failing: mine.failing });
+    // Stored: the test's relationships (what the tests pages read) now count the same.
+    const rel = (type: string) => `${type.toLowerCase()}: relationships(input: { types: ["${type}"], direction: INCOMING, start: 0, count: 0 }) { total }`;
+    const stored = await t.graphql(`{ test(urn: "${TEST}") { ${rel('IsFailing')} ${rel('IsPassing')} } }`);
+    assert.deepEqual(stored.body.data.test, { isfailing: { total: mine.failing }, ispassing: { total: mine.passing } });
+    assert.deepEqual((await t.catalog.store.getLatest([HDFS], ['testResults'])).get(HDFS)?.get('testResults')?.value,
+      { passing: [], failing: [{ test: TEST, type: 'FAILURE' }] });
   });
 
   test('timeseriesIndexSizes lists every time-series table, as getIndexSizes does; a plain user is refused', async () => {

@@ -8,7 +8,7 @@ import { ingestFiles } from '../src/services/ingest-files.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 import { IN_CI, REPO } from './support/run-env.js';
 import { ensureUiBuilt } from './support/ui-build.js';
-import { CHROMIUM, audit as auditPage, launchChromium, watchPage } from './support/browser.js';
+import { CHROMIUM, audit as auditPage, launchChromium, switchTheme, watchPage } from './support/browser.js';
 
 /**
  * Almanac's web UI in a real Chromium, beyond search and entity pages: the lineage graph (expanding one hop, column
@@ -167,10 +167,9 @@ describe('web UI extras in Chromium: lineage, tests, plots, admin', { timeout: 3
     assert.deepEqual((await page.locator('.lin-col-traced').allInnerTexts()).sort(), ['amount', 'amount_usd', 'revenue']);
     assert.equal(await page.locator('.react-flow__edge.lin-col-edge-faint').count(), 5);
     await audit(page, 'lineage-columns');
-    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
-    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    await switchTheme(page, 'dark');
     await audit(page, 'lineage-columns-dark');
-    await page.getByRole('button', { name: 'Switch to light theme' }).click();
+    await switchTheme(page, 'light');
     await page.close();
   });
 
@@ -251,11 +250,10 @@ describe('web UI extras in Chromium: lineage, tests, plots, admin', { timeout: 3
     await page.getByText('Null fraction of amount_usd').waitFor();
     await audit(page, 'stats');
     // The dark theme: the plots are drawn again in its colours, and still pass axe.
-    await page.getByRole('button', { name: 'Switch to dark theme' }).click();
-    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    await switchTheme(page, 'dark');
     await page.locator('[data-testid="plot-row-count"] canvas').waitFor();
     await audit(page, 'stats-dark');
-    await page.getByRole('button', { name: 'Switch to light theme' }).click();
+    await switchTheme(page, 'light');
     await page.close();
   });
 

@@ -17,7 +17,7 @@ import { forEachEngine } from './support/engines.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 import { IN_CI, REPO, artifactPath } from './support/run-env.js';
 import { ensureUiBuilt } from './support/ui-build.js';
-import { CHROMIUM, audit, launchChromium, watchPage } from './support/browser.js';
+import { CHROMIUM, audit, launchChromium, switchTheme, watchPage } from './support/browser.js';
 
 /**
  * Almanac's own web UI (issue 18).
@@ -319,6 +319,8 @@ describe('web UI in Chromium (SQLite: the UI reaches storage only through the AP
     await page.locator('#token-hint').filter({ hasText: 'Signed in as urn:li:corpuser:datahub: queries use your session.' }).waitFor();
     await page.goBack();
     await page.getByRole('heading', { name: 'Your catalog' }).waitFor();
+    // Signing out is in the account menu (the avatar in the header).
+    await page.getByRole('banner').getByRole('button', { name: 'Account: Data Hub' }).click();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${origin}/login`);
     await page.getByRole('heading', { name: 'Sign in to Almanac' }).waitFor();
@@ -647,7 +649,7 @@ describe('web UI in Chromium (SQLite: the UI reaches storage only through the AP
     assert.equal(await page.locator('.schema-table tbody tr').count(), 50);
     await audit(page, 'dataset-50-columns-dark');
     // The toggle switches to light and is remembered.
-    await page.getByRole('button', { name: 'Switch to light theme' }).click();
+    await switchTheme(page, 'light');
     await page.reload();
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light');
     await page.context().close();

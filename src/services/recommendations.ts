@@ -65,6 +65,19 @@ interface Source {
   content(actor: Actor): Promise<RecommendationContent[]>;
 }
 
+/**
+ * Recent queries, newest first, without those typed on the way to a later one: a search-as-you-type box (Almanac's
+ * UI) searches "rev", then "revenue"; only "revenue" was the user's search.
+ */
+function withoutTyping(queries: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (const q of queries) {
+    const key = q.trim().toLowerCase();
+    if (!kept.some((k) => k.trim().toLowerCase().startsWith(key))) kept.push(q);
+  }
+  return kept;
+}
+
 const entityTypeOf = (urn: string): string | undefined => {
   const u = tryParseUrn(urn);
   return typeof u === 'string' ? undefined : u.entityType;
@@ -90,7 +103,7 @@ export class RecommendationService {
       this.facetSource('Top Tags', 'TopTags', 'TAG_SEARCH_LIST', ['HOME', 'SEARCH_RESULTS'], 'tags', 10),
       this.facetSource('Top Glossary Terms', 'TopTerms', 'GLOSSARY_TERM_SEARCH_LIST', ['HOME', 'SEARCH_RESULTS'], 'glossaryTerms', 10),
       { title: 'Recent searches', moduleId: 'RecentSearches', renderType: 'SEARCH_QUERY_LIST', scenarios: ['SEARCH_BAR'],
-        content: async (actor) => (await this.recentValues(actor, 'search')).slice(0, 5)
+        content: async (actor) => withoutTyping(await this.recentValues(actor, 'search')).slice(0, 5)
           .map((query) => ({ value: query, params: { searchParams: { query } } })) },
     ];
   }

@@ -54,3 +54,13 @@ export async function audit(page: Page, name: string) {
   const bad = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(bad, [], `axe-core on ${name}: ${JSON.stringify(bad, null, 2)}`);
 }
+
+/** Switches the UI's theme from the account menu in the header, then closes the menu (Escape). */
+export async function switchTheme(page: Page, to: 'light' | 'dark') {
+  const account = page.getByRole('banner').getByRole('button', { name: /^Account: / });
+  if ((await account.getAttribute('aria-expanded')) !== 'true') await account.click();
+  await page.locator('#user-menu').getByRole('button', { name: `Switch to ${to} theme` }).click();
+  await page.waitForFunction((t) => document.documentElement.dataset.theme === t, to);
+  await page.keyboard.press('Escape');
+  await page.locator('#user-menu').waitFor({ state: 'detached' });
+}

@@ -6,6 +6,7 @@ import { setStoredToken } from './gql';
 import { currentTheme, setTheme } from './theme';
 import { ErrorBoundary } from './components/ErrorBoundary';
 import { serverPath } from './base';
+import { entityPath } from './entityTypes';
 
 export function App() {
   const { me, loading, unauthenticated, error, refresh } = useMe();
@@ -42,9 +43,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
           <Link to="/admin" className="btn subtle">Admin</Link>
           {/* The GraphQL explorer, a page of the server's own: it uses this session. */}
           <a href={serverPath('/api/graphiql')} className="btn subtle" title="GraphQL explorer (GraphiQL), signed in as you">GraphiQL</a>
-          <ThemeToggle />
-          <span className="who" title={me.corpUser.urn}>{name}</span>
-          <button type="button" className="btn subtle" onClick={onSignOut}>Sign out</button>
+          <UserMenu me={me} name={name} onSignOut={onSignOut} />
         </nav>
       </header>
       <main id="main" ref={mainRef} tabIndex={-1}>
@@ -136,10 +135,67 @@ function ThemeToggle() {
   const [theme, set] = useState(currentTheme());
   const next = theme === 'dark' ? 'light' : 'dark';
   return (
-    <button type="button" className="btn subtle" aria-label={`Switch to ${next} theme`} title={`Switch to ${next} theme`}
+    <button type="button" className="menu-item" aria-label={`Switch to ${next} theme`}
       onClick={() => { setTheme(next); set(next); }}>
-      {theme === 'dark' ? '☀' : '☾'}
+      <span aria-hidden="true">{theme === 'dark' ? '☀' : '☾'}</span> {next === 'dark' ? 'Dark' : 'Light'} theme
     </button>
+  );
+}
+
+/**
+ * The signed-in user: an avatar with their initial, opening a small menu (a disclosure, not an ARIA menu: plain links
+ * and buttons in tab order) with who they are, their profile, their tokens, the theme and signing out. Escape or a
+ * click elsewhere closes it; so does following one of its links.
+ */
+function UserMenu({ me, name, onSignOut }: { me: Me; name: string; onSignOut: () => void }) {
+  const [open, setOpen] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const loc = useLocation();
+  useEffect(() => setOpen(false), [loc.full]);
+  useEffect(() => {
+    if (!open) return undefined;
+    const onDown = (e: MouseEvent) => {
+      if (box.current && !box.current.contains(e.target as Node)) setOpen(false);
+    };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') {
+        setOpen(false);
+        button.current?.focus();
+      }
+    };
+    document.addEventListener('mousedown', onDown);
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('mousedown', onDown);
+      document.removeEventListener('keydown', onKey);
+    };
+  }, [open]);
+  const initial = (name.trim()[0] ?? '?').toUpperCase();
+  return (
+    <div className="user-menu" ref={box}>
+      <button type="button" ref={button} className="avatar-button" aria-expanded={open} aria-controls="user-menu"
+        title={`Signed in as ${name}`} onClick={() => setOpen((v) => !v)}>
+        <span className="avatar" aria-hidden="true">{initial}</span>
+        <span className="visually-hidden">Account: {name}</span>
+        <span className="caret" aria-hidden="true">▾</span>
+      </button>
+      {open && (
+        <div id="user-menu" className="menu-popup card">
+          <div className="menu-who">
+            <span className="avatar large" aria-hidden="true">{initial}</span>
+            <div>
+              <strong>{name}</strong>
+              <div className="muted small">Signed in as {me.corpUser.username}</div>
+            </div>
+          </div>
+          <Link to={entityPath(me.corpUser.urn)} className="menu-item">Your profile</Link>
+          <Link to="/admin/tokens" className="menu-item">Access tokens</Link>
+          <ThemeToggle />
+          <button type="button" className="menu-item" onClick={onSignOut}>Sign out</button>
+        </div>
+      )}
+    </div>
   );
 }
 

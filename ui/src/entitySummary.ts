@@ -49,8 +49,8 @@ export function summarize(e: RawEntity): EntitySummary {
   const group = obj(e.groupProps);
   const platformProps = obj(e.platformProps);
   const platform = (obj(e.platform).urn ? e.platform : obj(e.dataFlow).platform) as Platform | undefined;
-  const name = str(editable.displayName, user.displayName, user.fullName, group.displayName, platformProps.displayName, props.name, info.title,
-    e.name, e.username) ?? urnName(e.urn);
+  const name = e.type === 'DATA_PLATFORM' ? platformName({ urn: e.urn, name: String(e.name ?? urnName(e.urn)), properties: platformProps })
+    : str(editable.displayName, user.displayName, user.fullName, group.displayName, props.name, info.title, e.name, e.username) ?? urnName(e.urn);
   return {
     urn: e.urn,
     type: e.type,
@@ -62,7 +62,12 @@ export function summarize(e: RawEntity): EntitySummary {
   };
 }
 
-export const platformName = (p: Platform | null | undefined) => (p ? p.properties?.displayName || p.name : '');
+/**
+ * A platform's name as people write it: its display name, else its name with a capital (as DataHub's web app shows a
+ * platform it knows nothing about), so that "Science" sits beside "Hive", not "science".
+ */
+export const platformName = (p: Platform | null | undefined) => (p ? p.properties?.displayName || capitalized(p.name) : '');
+const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /**
  * A logo the page may load: same-origin or data: only (the page's CSP blocks other origins; no CDN). DataHub's own

@@ -55,6 +55,12 @@ export const metadataTestResolvers = {
     },
   },
   Mutation: {
+    runAllTests: async (_: unknown, _a: unknown, ctx: Ctx) => {
+      await authorize(ctx, 'graphql.manageTests');
+      const r = await ctx.catalog.metadataTests.runAll({ push: true }, ctx.actor);
+      ctx.loader.clear();
+      return { entities: r.entities, unstoredTypes: r.unstoredTypes, tests: r.tests.map((t) => ({ urn: t.urn, test: ref(t.urn), passing: t.passing, failing: t.failing })) };
+    },
     createTest: async (_: unknown, { input }: { input: TestInput }, ctx: Ctx) => {
       await authorize(ctx, 'graphql.manageTests');
       return ctx.catalog.metadataTests.create(input, ctx.actor);

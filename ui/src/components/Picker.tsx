@@ -8,10 +8,14 @@ import { summarize, type RawEntity } from '../entitySummary';
  * "Add a tag / term / owner / domain": a labelled text box suggesting matching entities of the given types (search
  * as you type); a click, or Enter on the first suggestion, picks one. Arrow keys move through the suggestions.
  */
-export function Picker({ types, label, onPick, placeholder }: {
+export function Picker({ types, label, onPick, placeholder, autoFocus = false, onCancel }: {
   types: string[];
   label: string;
   placeholder?: string;
+  /** Focus the box when it appears (it opened on the user's click: typing goes there at once). */
+  autoFocus?: boolean;
+  /** Escape on an empty box: the caller closes it. */
+  onCancel?: () => void;
   onPick: (entity: RawEntity) => Promise<unknown>;
 }) {
   const [text, setText] = useState('');
@@ -49,7 +53,7 @@ export function Picker({ types, label, onPick, placeholder }: {
     <div className="picker">
       <div className="add-form">
         <label htmlFor={id} className="visually-hidden">{label}</label>
-        <input id={id} value={text} placeholder={placeholder ?? label} disabled={busy} autoComplete="off"
+        <input id={id} value={text} placeholder={placeholder ?? label} disabled={busy} autoComplete="off" autoFocus={autoFocus}
           aria-controls={options.length ? `${id}-options` : undefined}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={(e) => {
@@ -59,7 +63,10 @@ export function Picker({ types, label, onPick, placeholder }: {
             } else if (e.key === 'ArrowDown') {
               e.preventDefault();
               (document.getElementById(`${id}-options`)?.querySelector('button') as HTMLElement | null)?.focus();
-            } else if (e.key === 'Escape') setText('');
+            } else if (e.key === 'Escape') {
+              if (text === '' && onCancel) onCancel();
+              else setText('');
+            }
           }} />
       </div>
       {options.length > 0 && (

@@ -54,3 +54,10 @@ export const TEST_PAGE = /* GraphQL */ `
   }
   ${ENTITY_SUMMARY}
 `;
+
+/** Every test over the whole catalog, results stored (as `almanac tests run --push`): the tests page's "Run all tests". */
+export const RUN_ALL_TESTS = /* GraphQL */ `
+  mutation uiRunAllTests {
+    runAllTests { entities unstoredTypes tests { urn passing failing } }
+  }
+`;

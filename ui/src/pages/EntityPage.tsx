@@ -66,7 +66,11 @@ function EntityHeader({ entity }: { entity: Entity }) {
   const s = summarize(entity);
   const crumbs: { name: string; urn?: string }[] = [];
   for (const c of [...(entity.parentContainers?.containers ?? [])].reverse()) crumbs.push({ name: c.properties?.name ?? urnName(c.urn), urn: c.urn });
-  if (!crumbs.length) for (const p of entity.browsePathV2?.path ?? []) crumbs.push({ name: p.name, urn: p.entity?.urn });
+  // The browse path, when it says something: DataHub gives every entity without one the path "Default", which is
+  // left out (a folder named so that leads to an entity, a container, stays).
+  if (!crumbs.length) {
+    for (const p of entity.browsePathV2?.path ?? []) if (p.entity?.urn || p.name !== 'Default') crumbs.push({ name: p.name, urn: p.entity?.urn });
+  }
   for (const n of [...(entity.parentNodes?.nodes ?? [])].reverse()) crumbs.push({ name: n.properties?.name ?? urnName(n.urn), urn: n.urn });
   for (const d of [...(entity.parentDomains?.domains ?? [])].reverse()) crumbs.push({ name: d.properties?.name ?? urnName(d.urn), urn: d.urn });
   if (entity.dataFlow?.urn) crumbs.push({ name: urnName(entity.dataFlow.urn), urn: entity.dataFlow.urn });

@@ -3,9 +3,10 @@ import { useRef, useState, type KeyboardEvent } from 'react';
 import { gql } from '../gql';
 import { SEARCH, SEARCH_FACETS } from '../graphql/search';
 import { entityPath, typeInfo } from '../entityTypes';
-import { summarize, type RawEntity } from '../entitySummary';
+import { platformName, summarize, type RawEntity } from '../entitySummary';
 import { Highlight, PlatformBadge } from '../components/EntityBits';
 import { Link, navigate, useLocation, useTitle } from '../router';
+import { markdownToText } from '../plainText';
 
 const PAGE_SIZE = 20;
 /** Values shown per facet before "Show more". */
@@ -161,6 +162,8 @@ export default function SearchPage() {
         <ol className="results" ref={listRef} onKeyDown={onListKey}>
           {result?.searchResults.map((r, i) => {
             const s = summarize(r.entity);
+            // Descriptions are Markdown: a snippet shows the text a reader sees, without its marks.
+            const description = s.description ? markdownToText(s.description) : '';
             const matched = r.matchedFields.filter((m) => m.value && m.value !== s.name && m.value !== s.description);
             return (
               <li key={r.entity.urn}>
@@ -170,11 +173,11 @@ export default function SearchPage() {
                     <PlatformBadge platform={s.platform} />
                   </span>
                   <span className="title"><Highlight text={s.name} query={q} /></span>
-                  {s.description && <span className="desc"><Highlight text={s.description} query={q} /></span>}
+                  {description && <span className="desc"><Highlight text={description} query={q} /></span>}
                   {matched.length > 0 && (
                     <span className="matched">
                       Matched {matched.slice(0, 3).map((m, j) => (
-                        <span key={j}>{j > 0 && ', '}{fieldLabel(m.name)}: <Highlight text={short(m.value)} query={q} /></span>
+                        <span key={j}>{j > 0 && ', '}{fieldLabel(m.name)}: <Highlight text={short(markdownToText(m.value))} query={q} /></span>
                       ))}
                     </span>
                   )}
@@ -205,6 +208,8 @@ const rank = (field: string) => {
 function facetLabel(field: string, value: string, entity: RawEntity | null): string {
   if (field === '_entityType') return typeInfo(value.toUpperCase()).plural;
   if (entity) return summarize(entity).name;
+  // A platform the catalog holds nothing about: its name, as a result's platform reads without properties.
+  if (field === 'platform') return platformName({ urn: value, name: value.replace(/^urn:li:dataPlatform:/, '') });
   return value;
 }
 

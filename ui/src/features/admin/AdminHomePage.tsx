@@ -2,12 +2,12 @@ import { Link, useTitle } from '../../router';
 import { ADMIN_PAGES, AdminNav } from './AdminNav';
 
 /** /admin: the admin pages. */
-const WHAT: Record<string, string> = {
-  '/admin/tokens': 'Create, list and revoke personal access tokens.',
-  '/admin/users': 'Users with their roles, groups and status.',
-  '/admin/groups': 'Groups with their members and roles.',
-  '/admin/policies': 'Who may do what: read the policies, switch the editable ones on and off.',
-  '/admin/timeseries': 'How much room profiles, usage and operations take.',
+const WHAT: Record<string, { manages: string; what: string }> = {
+  '/admin/tokens': { manages: 'Personal access tokens', what: 'Create tokens for scripts and the CLI, see who holds which, revoke them.' },
+  '/admin/users': { manages: 'Users', what: 'Every user with their roles, groups and status.' },
+  '/admin/groups': { manages: 'Groups', what: 'Groups with their members and the roles they give.' },
+  '/admin/policies': { manages: 'Access policies', what: 'Who may do what: read the policies, switch the editable ones on and off.' },
+  '/admin/timeseries': { manages: 'Time-series storage', what: 'How much room profiles, usage statistics and operations take.' },
 };
 
 export default function AdminHomePage() {
@@ -16,10 +16,20 @@ export default function AdminHomePage() {
     <div className="admin-page">
       <h1>Administration</h1>
       <AdminNav />
-      <ul className="home-types">
-        {ADMIN_PAGES.map((p) => (
-          <li key={p.path}><Link to={p.path} className="card"><strong>{p.label}</strong><span className="muted small">{WHAT[p.path]}</span></Link></li>
-        ))}
+      <ul className="admin-cards">
+        {ADMIN_PAGES.map((p) => {
+          const id = `admin-card-${p.path.slice('/admin/'.length)}`;
+          return (
+          <li key={p.path}>
+            <Link to={p.path} className="card admin-card" data-testid={id}>
+              <strong className="admin-card-title">{p.label}</strong>
+              <span className="badge">Manages: {WHAT[p.path]?.manages}</span>
+              <span className="muted small">{WHAT[p.path]?.what}</span>
+              <span className="admin-card-open" aria-hidden="true">Open →</span>
+            </Link>
+          </li>
+          );
+        })}
       </ul>
     </div>
   );

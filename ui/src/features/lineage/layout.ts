@@ -27,7 +27,8 @@ export async function layoutGraph(nodes: LayoutNode[], edges: LayoutEdge[]): Pro
     layoutOptions: {
       'elk.algorithm': 'layered',
       'elk.direction': 'RIGHT',
-      'elk.layered.spacing.nodeNodeBetweenLayers': '90',
+      // Room for a node's "+n" badge on each side (up to about 40 px each, lineage.css) and the edges between them.
+      'elk.layered.spacing.nodeNodeBetweenLayers': '120',
       'elk.spacing.nodeNode': '24',
       'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
       'elk.layered.considerModelOrder.strategy': 'NODES_AND_EDGES',

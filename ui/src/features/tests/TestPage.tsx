@@ -2,12 +2,13 @@ import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { gql } from '../../gql';
 import { EXPLAIN_TESTS, TEST_PAGE } from '../../graphql/tests';
-import { summarize, type RawEntity } from '../../entitySummary';
+import { platformName, summarize, type RawEntity } from '../../entitySummary';
 import { entityPath } from '../../entityTypes';
 import { Link, useTitle } from '../../router';
 import { TESTS_PATH } from './paths';
 import './tests.css';
 import { Pager } from '../../components/Pager';
+import { RunAllPanel, useRunAll } from './RunAll';
 
 /**
  * /test/<urn>: one metadata test — its definition, and the entities whose stored results fail and pass it (as
@@ -32,6 +33,7 @@ export default function TestPage({ params }: { params: string[] }) {
     placeholderData: keepPreviousData,
   });
   const t = q.data?.test;
+  const runAll = useRunAll();
   useTitle(t ? `Test: ${t.name}` : 'Test');
   if (q.isPending) return <p className="muted" role="status">Loading…</p>;
   if (q.error) return <div><h1>Test</h1><p className="error" role="alert">{(q.error as Error).message}</p></div>;
@@ -47,8 +49,8 @@ export default function TestPage({ params }: { params: string[] }) {
       <div className="test-counts card">
         <div><div className="test-count fail" data-testid="test-failing-count">{t.failing?.total ?? 0}</div>failing</div>
         <div><div className="test-count pass" data-testid="test-passing-count">{t.passing?.total ?? 0}</div>passing</div>
-        <p className="muted small">As last stored on each entity; an entity's Tests tab evaluates it now.</p>
       </div>
+      <RunAllPanel stored={(t.failing?.total ?? 0) + (t.passing?.total ?? 0) > 0} {...runAll} />
       <div className="test-columns">
         <EntityList title="Failing" id="failing" rel={t.failing} testUrn={t.urn} start={failingStart} onPage={setFailingStart} explain />
         <EntityList title="Passing" id="passing" rel={t.passing} testUrn={t.urn} start={passingStart} onPage={setPassingStart} />
@@ -103,7 +105,7 @@ function EntityRow({ entity, testUrn, explain }: { entity: RawEntity; testUrn: s
   const stillFails = why.data?.explainTests?.failing.some((f) => f.test?.urn === testUrn);
   return (
     <li>
-      <div className="entity-type">{s.typeLabel}{s.platform ? ` · ${s.platform.properties?.displayName || s.platform.name}` : ''}</div>
+      <div className="entity-type">{s.typeLabel}{s.platform ? ` · ${platformName(s.platform)}` : ''}</div>
       <Link to={entityPath(entity.urn)}>{s.name}</Link>
       {explain && (
         <>

@@ -64,7 +64,7 @@ export default function HistoryTab({ urn }: EntityTabProps) {
                     <td>
                       <details>
                         <summary>{prev ? (keys.length ? `Changed ${keys.join(', ')}` : 'Rewritten, same value') : 'Created'}</summary>
-                        <pre>{JSON.stringify(parse(v.payload), null, 2)}</pre>
+                        <pre className="history-json" tabIndex={0} role="region" aria-label={`${v.aspectName}, version ${v.version}`}>{JSON.stringify(parse(v.payload), null, 2)}</pre>
                       </details>
                     </td>
                   </tr>

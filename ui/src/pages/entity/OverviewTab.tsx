@@ -172,7 +172,8 @@ function ColumnTags({ column, canTag, canTerm, onAddTag, onRemoveTag, onAddTerm,
       )}
       {adding && (
         <div>
-          <Picker types={[adding === 'tag' ? 'TAG' : 'GLOSSARY_TERM']} label={`Add a ${adding} to ${column.label}`}
+          <Picker types={[adding === 'tag' ? 'TAG' : 'GLOSSARY_TERM']} label={`Add a ${adding} to ${column.label}`} autoFocus
+            onCancel={() => setAdding(null)}
             onPick={async (e) => { await (adding === 'tag' ? onAddTag(e.urn) : onAddTerm(e.urn)); setAdding(null); }} />
           <button type="button" className="linklike small" onClick={() => setAdding(null)}>Cancel</button>
         </div>
