@@ -1,6 +1,6 @@
 import { badRequest, conflict, notFound, unprocessable } from '../errors.js';
 import type { AnyAspect, AspectValue } from '../entities/descriptor.js';
-import { aspectDef, entityDescriptor, entityHasAspect, keyDisagreement, keyValuesOf, NEWER_ASPECTS, urnKeyProblem } from '../entities/index.js';
+import { aspectDef, entityDescriptor, entityHasAspect, keyDisagreement, keyValuesOf, urnKeyProblem } from '../entities/index.js';
 import { validateOrThrow } from '../model/aspect-schemas.js';
 import { aspectSpec, entitySpec } from '../model/registry.js';
 import { parseUrn, tryParseUrn, type Urn } from '../model/urn.js';
@@ -103,10 +103,6 @@ export class EntityService {
     }
     const details = { urn: item.urn, aspect: item.aspect };
     if (!entityHasAspect(d, item.aspect)) {
-      if (NEWER_ASPECTS.has(item.aspect)) {
-        throw unprocessable(`Aspect '${item.aspect}' of entity type '${d.name}' is not supported: it comes from a DataHub version `
-          + 'later than 0.12.1, the version Almanac implements', details);
-      }
       if (!aspectDef(item.aspect)) throw unprocessable(`Unknown aspect '${item.aspect}' for entity type '${d.name}'`, details);
       throw unprocessable(`Aspect '${item.aspect}' is not an aspect of entity type '${d.name}'`, details);
     }
