@@ -39,9 +39,13 @@ export interface Config {
   databaseConnectTimeoutMs: number;
   /** PostgreSQL: how long a statement may go unanswered before it fails (503) and its connection is dropped; 0: no limit. */
   databaseQueryTimeoutMs: number;
+  /** The deployment's own aspects and entity types (ALMANAC_REGISTRY, src/model/registry-extension.ts), checked here. */
+  registry?: RegistryExtension;
 }
 
 import { readFileSync } from 'node:fs';
+import type { RegistryExtension } from './entities/index.js';
+import { loadRegistryExtension, RegistryFileError } from './model/registry-extension.js';
 import { parseRetention, type Retention } from './services/timeseries.js';
 
 /** `errors`: 4xx/5xx answers at info, the rest at debug; `all`: every request at info; `off`: no request lines. */
@@ -134,5 +138,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     changeLogRetentionDays: int(env, 'ALMANAC_CHANGE_LOG_RETENTION_DAYS', 7, 1, 3_650),
     databaseConnectTimeoutMs: int(env, 'ALMANAC_DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
     databaseQueryTimeoutMs: int(env, 'ALMANAC_DB_QUERY_TIMEOUT_MS', 60_000, 0, 86_400_000),
+    registry: registry(env.ALMANAC_REGISTRY?.trim()),
   };
+}
+
+function registry(file: string | undefined): RegistryExtension | undefined {
+  if (!file) return undefined;
+  try {
+    return loadRegistryExtension(file);
+  } catch (e) {
+    if (e instanceof RegistryFileError) throw new ConfigError(`ALMANAC_REGISTRY: ${e.message}`);
+    throw e;
+  }
 }

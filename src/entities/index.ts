@@ -85,6 +85,21 @@ for (const d of BASE_DESCRIPTORS) for (const a of baseAspects(d)) BASE_ASPECTS.s
 const LATER = laterModel(BASE_DESCRIPTORS, (n) => BASE_ASPECTS.get(n),
   (d, a) => baseAspects(d).some((x) => x.name === a));
 
+const BUILTIN = new Map<string, EntityDescriptor>([...BASE_DESCRIPTORS, ...LATER.entities].map((d) => [d.name.toLowerCase(), d]));
+const BUILTIN_ASPECTS = new Map<string, AnyAspect>(BASE_ASPECTS);
+for (const d of LATER.entities) for (const a of [d.key, ...d.aspects]) BUILTIN_ASPECTS.set(a.name, a);
+for (const list of LATER.added.values()) for (const a of list) BUILTIN_ASPECTS.set(a.name, a);
+
+/** An entity type of DataHub's registries (0.12.1's and the later release's), whatever a deployment declares. */
+export function builtinEntityDescriptor(name: string): EntityDescriptor | undefined {
+  return BUILTIN.get(name.toLowerCase());
+}
+
+/** An aspect of DataHub's registries (0.12.1's and the later release's), whatever a deployment declares. */
+export function builtinAspect(name: string): AnyAspect | undefined {
+  return BUILTIN_ASPECTS.get(name);
+}
+
 /** Aspects and entity types a deployment declares itself (ALMANAC_REGISTRY, src/model/extension.ts). */
 export interface RegistryExtension {
   /** Aspects added to existing entity types, by entity type name. */

@@ -326,7 +326,13 @@ export class EntityService {
         { urn: u.raw });
     }
     const spec = aspectSpec(aspect);
-    if (!spec) throw unprocessable(`Unknown aspect '${aspect}'`, { aspect });
+    if (!spec) {
+      // An aspect no longer declared (taken out of the deployment's ALMANAC_REGISTRY file) stays readable as stored.
+      if (!Number.isInteger(version) || version < 0) throw badRequest(`version must be a whole number ≥ 0, got '${version}'`);
+      const stored = await this.store.getVersion(u.raw, aspect, version);
+      if (stored) return stored;
+      throw unprocessable(`Unknown aspect '${aspect}'`, { aspect });
+    }
     if (spec.timeseries) throw badRequest(`Aspect '${aspect}' is a time-series aspect; read it with getTimeseriesAspectValues`);
     if (!Number.isInteger(version) || version < 0) throw badRequest(`version must be a whole number ≥ 0, got '${version}'`);
     const rec = await this.store.getVersion(u.raw, aspect, version);

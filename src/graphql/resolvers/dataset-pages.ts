@@ -579,8 +579,7 @@ async function updateName(_: unknown, { input }: { input: { urn: string; name: s
 const rawAspectFields = Object.fromEntries([...new Set(ENTITY_DESCRIPTORS.flatMap((d) => (d.graphql.objectType ? [d.graphql.objectType] : []))), 'GenericEntity']
   .map((t) => [t, { aspects: rawAspects }]));
 
-export const datasetPageResolvers = {
-  ...rawAspectFields,
+const pageResolvers: Record<string, Record<string, unknown>> = {
   Dataset: { health, assertions, runs, aspects: rawAspects, access },
   GlossaryTerm: {
     schemaMetadata: async (r: EntityRef, args: { version?: number | null }, ctx: Ctx) => {
@@ -595,3 +594,6 @@ export const datasetPageResolvers = {
   Query: { versionedDataset, getSchemaBlame, getSchemaVersionList, listQueries },
   Mutation: { deleteAssertion, updateName, updateEmbed, batchUpdateSoftDeleted, createQuery, updateQuery, deleteQuery },
 };
+
+export const datasetPageResolvers: Record<string, Record<string, unknown>> = { ...rawAspectFields };
+for (const [type, fields] of Object.entries(pageResolvers)) datasetPageResolvers[type] = { ...datasetPageResolvers[type], ...fields };
