@@ -239,7 +239,7 @@ export function parseRegistryExtension(text: string, file = 'registry.yml'): Reg
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
   if (doc.errors.length) {
     const e = doc.errors[0]!;
-    throw new RegistryFileError(`${file} line ${e.linePos?.[0].line ?? '?'}: not valid YAML: ${e.message.split('\n')[0]}`);
+    throw new RegistryFileError(`${file} line ${e.linePos?.[0].line ?? '?'}: not valid YAML: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
   }
   const r: Reader = new Reader(file, doc, lines);
   const root = doc.toJS() as unknown;
