@@ -166,6 +166,9 @@ forEachEngine('aspects and entity types a deployment declares (ALMANAC_REGISTRY)
     assert.deepEqual(risky.urns, [DATASET]);
     const rest = await post('/entities?action=search', { entity: 'service', input: 'checkout', start: 0, count: 10 });
     assert.deepEqual(rest.json().value.entities.map((e: any) => e.entity), [SERVICE]);
+    const gql = await t.graphql(`{ searchAcrossEntities(input: { query: "*", orFilters: [{ and: [{ field: "tier", values: ["gold"] }] }] }) {
+      total searchResults { entity { urn type } } } }`);
+    assert.deepEqual(gql.body, { data: { searchAcrossEntities: { total: 1, searchResults: [{ entity: { urn: PAYMENTS, type: 'OTHER' } }] } }, extensions: {} });
   });
 
   test('their relationships are followed both ways', async () => {
