@@ -123,6 +123,9 @@ forEachEngine('DataHub 1.5 connector golden files', (ctx) => {
       versionSet: 'urn:li:versionSet:(658730e7177b283e4f94410fe4b41519,mlModel)',
       version: { versionTag: '1', metadataAttribution: { time: 1615443388097, actor: 'urn:li:corpuser:datahub', sourceDetail: {} } },
       aliases: [], sortId: '0000000001', versioningScheme: 'LEXICOGRAPHIC_STRING' } });
+    // Unity Catalog patches ownership in 1.x's {patch, arrayPrimaryKeys} form.
+    const unity = await get(`/aspects/${enc('urn:li:dataset:(urn:li:dataPlatform:databricks,quickstart_catalog.quickstart_schema.quickstart_table,PROD)')}?aspect=ownership`);
+    assert.deepEqual(unity.aspect['com.linkedin.common.Ownership'].owners, [{ owner: 'urn:li:corpuser:account users', type: 'DATAOWNER' }]);
     const q = await get(`/aspects/${enc(QUERY)}?aspect=dataPlatformInstance`);
     assert.deepEqual(q.aspect, { 'com.linkedin.common.DataPlatformInstance': { platform: 'urn:li:dataPlatform:snowflake' } });
   });
