@@ -43,9 +43,13 @@ export interface Config {
   metrics: boolean;
   /** A token a scraper sends as `Bearer <token>` to read /metrics without a user (ALMANAC_METRICS_TOKEN). */
   metricsToken?: string;
+  /** The deployment's own aspects and entity types (ALMANAC_REGISTRY, src/model/registry-extension.ts), checked here. */
+  registry?: RegistryExtension;
 }
 
 import { readFileSync } from 'node:fs';
+import type { RegistryExtension } from './entities/index.js';
+import { loadRegistryExtension, RegistryFileError } from './model/registry-extension.js';
 import { parseRetention, type Retention } from './services/timeseries.js';
 
 /** `errors`: 4xx/5xx answers at info, the rest at debug; `all`: every request at info; `off`: no request lines. */
@@ -148,5 +152,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseQueryTimeoutMs: int(env, 'ALMANAC_DB_QUERY_TIMEOUT_MS', 60_000, 0, 86_400_000),
     metrics: bool(env, 'ALMANAC_METRICS', true),
     metricsToken: metricsToken(env),
+    registry: registry(env.ALMANAC_REGISTRY?.trim()),
   };
+}
+
+function registry(file: string | undefined): RegistryExtension | undefined {
+  if (!file) return undefined;
+  try {
+    return loadRegistryExtension(file);
+  } catch (e) {
+    if (e instanceof RegistryFileError) throw new ConfigError(`ALMANAC_REGISTRY: ${e.message}`);
+    throw e;
+  }
 }

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
 import { hasSchema, validateAspect } from '../src/model/aspect-schemas.js';
-import { ASPECTS, ENTITY_TYPES, aspectNameOfClass } from '../src/model/registry.js';
+import { ALL_ASPECTS, ENTITY_DESCRIPTORS } from '../src/entities/index.js';
+import { aspectNameOfClass } from '../src/model/registry.js';
 import { normaliseAspectValue } from '../src/model/wire-format.js';
 import { SAMPLES, readSample, startApp } from './support/app.js';
 
@@ -27,8 +28,8 @@ test('every aspect of every sample file validates', () => {
 });
 
 test('every registered aspect, key aspects included, has a schema', () => {
-  for (const a of ASPECTS.keys()) assert.ok(hasSchema(a), a);
-  for (const e of ENTITY_TYPES.values()) assert.ok(hasSchema(e.keyAspect), e.keyAspect);
+  for (const a of ALL_ASPECTS.keys()) assert.ok(hasSchema(a), a);
+  for (const d of ENTITY_DESCRIPTORS) assert.ok(hasSchema(d.key.name), d.key.name);
   assert.equal(hasSchema('noSuchAspect'), false);
 });
 

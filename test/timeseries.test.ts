@@ -125,6 +125,7 @@ forEachEngine('time series', (ctx) => {
       ['dataset_datasetprofileaspect_v1', 'dataset', 'datasetprofile'],
       ['dataset_datasetusagestatisticsaspect_v1', 'dataset', 'datasetusagestatistics'],
       ['dataset_operationaspect_v1', 'dataset', 'operation'],
+      ['query_queryusagestatisticsaspect_v1', 'query', 'queryusagestatistics'], // DataHub 1.5's
     ]);
     for (const s of list) {
       assert.deepEqual(Object.keys(s).sort(), ['aspectName', 'entityName', 'indexName', 'sizeMb']);

@@ -51,5 +51,5 @@ test('the registry maps wire class names, key aspects and time-series indices', 
     'assertion_assertionruneventaspect_v1', 'chart_chartusagestatisticsaspect_v1', 'dashboard_dashboardusagestatisticsaspect_v1',
     'datajob_datahubingestioncheckpointaspect_v1', 'datajob_datahubingestionrunsummaryaspect_v1',
     'dataprocessinstance_dataprocessinstanceruneventaspect_v1', 'dataset_datasetprofileaspect_v1', 'dataset_datasetusagestatisticsaspect_v1',
-    'dataset_operationaspect_v1']);
+    'dataset_operationaspect_v1', 'query_queryusagestatisticsaspect_v1']);
 });

@@ -241,7 +241,7 @@ export interface EntityDescriptor {
   /** core: catalog entities; internal: platform records (tokens, secrets, settings). */
   readonly category: 'core' | 'internal';
   readonly key: KeyAspectDef;
-  /** The entity type's aspects in DataHub 0.12.1's registry, key aspect excluded. */
+  /** The entity type's aspects in DataHub 0.12.1's registry (a later release's type: that release's), key aspect excluded. */
   readonly aspects: readonly AnyAspect[];
   /** Aspects Almanac accepts beyond DataHub 0.12.1's registry for this type; the descriptor says why. */
   readonly almanacAspects?: readonly AnyAspect[];

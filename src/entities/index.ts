@@ -26,6 +26,7 @@ import { dataProcess } from './data-process.js';
 import { dataProduct } from './data-product.js';
 import { dataset } from './dataset.js';
 import { FABRIC_TYPES, type AnyAspect, type EntityDescriptor, type KeyValues } from './descriptor.js';
+import { laterModel } from './later/model.js';
 import { domain } from './domain.js';
 import { globalSettings } from './global-settings.js';
 import { glossaryNode } from './glossary-node.js';
@@ -48,8 +49,8 @@ import { telemetry } from './telemetry.js';
 import { test } from './test.js';
 
 /**
- * Every entity type Almanac knows: those of DataHub 0.12.1's entity registry, one descriptor each (see
- * descriptor.ts for what a descriptor holds). Everything that depends on an entity type reads it from here.
+ * The entity types of DataHub 0.12.1's entity registry, one descriptor each (see descriptor.ts for what a descriptor
+ * holds); ENTITY_DESCRIPTORS adds the later release's (later/model.ts) and the deployment's own. Everything that depends on an entity type reads it from here.
  *
  * Adding an entity type: write `src/entities/<type>.ts` with its key aspect (`keyAspect`: name, Pegasus class, key
  * fields in urn order), its own aspects (`aspect` with a schema from schema.ts, the relationships they declare and
@@ -63,7 +64,7 @@ import { test } from './test.js';
  * registry, validation, ingestion, search, relationships and GraphQL pick it up, and test/entities.test.ts checks it
  * against the registry.
  */
-export const ENTITY_DESCRIPTORS: readonly EntityDescriptor[] = [
+const BASE_DESCRIPTORS: readonly EntityDescriptor[] = [
   // In the order earlier Almanac versions listed them (listings such as getIndexSizes keep their order), then the rest.
   dataset, schemaField, corpuser, corpGroup, dataJob, dataFlow, chart, dashboard, mlModel, mlModelGroup, mlPrimaryKey, mlFeature,
   mlFeatureTable, tag, dataPlatform, glossaryTerm, glossaryNode, container, domain, test, dataHubAccessToken, dataHubPolicy, dataHubRole,
@@ -73,63 +74,125 @@ export const ENTITY_DESCRIPTORS: readonly EntityDescriptor[] = [
   dataContract,
 ];
 
-/**
- * Aspects that later DataHub versions added: refused (422) with a message saying so, rather than as unknown. Any
- * other name an entity type does not have is refused too.
- */
-export const NEWER_ASPECTS: ReadonlySet<string> = new Set([
-  'incidentsSummary', 'structuredProperties', 'forms', 'partitionsSummary', 'schemafieldInfo', 'businessAttributes',
-  'schemaFieldAliases', 'documentation', 'queryUsageStatistics', 'incidentInfo', 'erModelRelationshipProperties',
-  'editableERModelRelationshipProperties', 'businessAttributeInfo', 'dataHubPersonaInfo', 'entityTypeInfo', 'dataTypeInfo',
-  'propertyDefinition', 'formInfo', 'dynamicFormAssignment', 'dataHubConnectionDetails', 'platformResourceInfo', 'assertionsSummary',
-  'displayProperties', 'versionProperties', 'dataTransformLogic',
-]);
+const baseAspects = (d: EntityDescriptor): AnyAspect[] => [d.key, ...d.aspects, ...(d.almanacAspects ?? [])];
+const BASE_ASPECTS = new Map<string, AnyAspect>();
+for (const d of BASE_DESCRIPTORS) for (const a of baseAspects(d)) BASE_ASPECTS.set(a.name, a);
 
-const BY_NAME = new Map(ENTITY_DESCRIPTORS.map((d) => [d.name, d]));
+/**
+ * DataHub's later model (later/model.ts, the release DATAHUB_RELEASE names): its entity types after 0.12.1's, and
+ * the aspects it added to 0.12.1's types after theirs. An aspect name 0.12.1 already had keeps its 0.12.1 definition.
+ */
+const LATER = laterModel(BASE_DESCRIPTORS, (n) => BASE_ASPECTS.get(n),
+  (d, a) => baseAspects(d).some((x) => x.name === a));
+
+const BUILTIN = new Map<string, EntityDescriptor>([...BASE_DESCRIPTORS, ...LATER.entities].map((d) => [d.name.toLowerCase(), d]));
+const BUILTIN_ASPECTS = new Map<string, AnyAspect>(BASE_ASPECTS);
+for (const d of LATER.entities) for (const a of [d.key, ...d.aspects]) BUILTIN_ASPECTS.set(a.name, a);
+for (const list of LATER.added.values()) for (const a of list) BUILTIN_ASPECTS.set(a.name, a);
+
+/** An entity type of DataHub's registries (0.12.1's and the later release's), whatever a deployment declares. */
+export function builtinEntityDescriptor(name: string): EntityDescriptor | undefined {
+  return BUILTIN.get(name.toLowerCase());
+}
+
+/** An aspect of DataHub's registries (0.12.1's and the later release's), whatever a deployment declares. */
+export function builtinAspect(name: string): AnyAspect | undefined {
+  return BUILTIN_ASPECTS.get(name);
+}
+
+/** Aspects and entity types a deployment declares itself (ALMANAC_REGISTRY, src/model/extension.ts). */
+export interface RegistryExtension {
+  /** Aspects added to existing entity types, by entity type name. */
+  readonly aspects: ReadonlyMap<string, readonly AnyAspect[]>;
+  readonly entities: readonly EntityDescriptor[];
+}
+let extension: RegistryExtension = { aspects: new Map(), entities: [] };
+
+/**
+ * Every entity type: DataHub 0.12.1's, the later release's, then those the deployment declares. Live: the registry
+ * extension is applied at start, after modules have loaded, so readers look it up when they run.
+ */
+export const ENTITY_DESCRIPTORS: readonly EntityDescriptor[] = [];
+
+const BY_NAME = new Map<string, EntityDescriptor>();
 // Entity type names are case-sensitive in urns, but the REST surface sees lower-case forms too.
-const BY_LOWER = new Map(ENTITY_DESCRIPTORS.map((d) => [d.name.toLowerCase(), d]));
+const BY_LOWER = new Map<string, EntityDescriptor>();
+const ASPECTS_OF = new Map<EntityDescriptor, readonly AnyAspect[]>();
+const ALL = new Map<string, AnyAspect>();
+const ASPECT_NAMES_OF = new Map<EntityDescriptor, ReadonlySet<string>>();
+// Wire class name (short or qualified, without pegasus2avro) → aspect name.
+const ASPECT_BY_CLASS = new Map<string, string>();
+const BY_SNAPSHOT = new Map<string, EntityDescriptor>();
+const BY_GRAPHQL_TYPE = new Map<string, EntityDescriptor>();
+
+/** Every aspect, by name. A name means one definition: two different definitions under one name are a mistake. */
+export const ALL_ASPECTS: ReadonlyMap<string, AnyAspect> = ALL;
+
+function rebuild(): void {
+  const list = ENTITY_DESCRIPTORS as EntityDescriptor[];
+  list.length = 0;
+  list.push(...BASE_DESCRIPTORS, ...LATER.entities, ...extension.entities);
+  for (const m of [BY_NAME, BY_LOWER, ASPECTS_OF, ALL, ASPECT_NAMES_OF, ASPECT_BY_CLASS, BY_SNAPSHOT, BY_GRAPHQL_TYPE]) m.clear();
+  for (const d of list) {
+    if (BY_NAME.has(d.name)) throw new Error(`entity type ${d.name} is defined twice`);
+    BY_NAME.set(d.name, d);
+    if (!BY_LOWER.has(d.name.toLowerCase())) BY_LOWER.set(d.name.toLowerCase(), d);
+    const aspects = [...baseAspects(d), ...(LATER.added.get(d.name) ?? []), ...(extension.aspects.get(d.name) ?? [])];
+    ASPECTS_OF.set(d, aspects);
+    ASPECT_NAMES_OF.set(d, new Set(aspects.map((a) => a.name)));
+    for (const a of aspects) {
+      const seen = ALL.get(a.name);
+      if (seen && seen !== a) throw new Error(`aspect ${a.name} is defined twice (${d.name})`);
+      ALL.set(a.name, a);
+    }
+    if (d.snapshotClass) {
+      BY_SNAPSHOT.set(d.snapshotClass, d);
+      BY_SNAPSHOT.set(d.snapshotClass.split('.').pop()!, d);
+    }
+    if (d.graphql.entityType !== 'OTHER') BY_GRAPHQL_TYPE.set(d.graphql.entityType, d);
+  }
+  // 0.12.1's classes first: a later class with the same short name does not take over the short form.
+  for (const a of ALL.values()) {
+    if (!ASPECT_BY_CLASS.has(a.className)) ASPECT_BY_CLASS.set(a.className, a.name);
+    const short = a.className.split('.').pop()!;
+    if (!ASPECT_BY_CLASS.has(short)) ASPECT_BY_CLASS.set(short, a.name);
+  }
+}
+rebuild();
+
+/**
+ * Applies a deployment's registry extension (replacing any applied before). Throws, leaving the registry as it was,
+ * when it names an entity type or aspect twice.
+ */
+export function applyRegistryExtension(ext: RegistryExtension): void {
+  const before = extension;
+  extension = ext;
+  try {
+    rebuild();
+  } catch (e) {
+    extension = before;
+    rebuild();
+    throw e;
+  }
+}
 
 export function entityDescriptor(entityType: string): EntityDescriptor | undefined {
   return BY_NAME.get(entityType) ?? BY_LOWER.get(entityType.toLowerCase());
 }
 
-/** All aspects of an entity type: key aspect first, then DataHub's, then Almanac's additions. */
+/** All aspects of an entity type: key aspect first, then DataHub 0.12.1's, Almanac's additions, the later release's, the deployment's. */
 export function aspectsOf(d: EntityDescriptor): readonly AnyAspect[] {
-  return ASPECTS_OF.get(d)!;
+  return ASPECTS_OF.get(d) ?? baseAspects(d);
 }
-
-const ASPECTS_OF = new Map<EntityDescriptor, readonly AnyAspect[]>(ENTITY_DESCRIPTORS.map((d) =>
-  [d, [d.key, ...d.aspects, ...(d.almanacAspects ?? [])]]));
-
-/** Every aspect, by name. A name means one definition: two different definitions under one name are a mistake. */
-export const ALL_ASPECTS: ReadonlyMap<string, AnyAspect> = (() => {
-  const all = new Map<string, AnyAspect>();
-  for (const d of ENTITY_DESCRIPTORS) {
-    for (const a of aspectsOf(d)) {
-      const seen = all.get(a.name);
-      if (seen && seen !== a) throw new Error(`aspect ${a.name} is defined twice (${d.name})`);
-      all.set(a.name, a);
-    }
-  }
-  return all;
-})();
 
 export function aspectDef(name: string): AnyAspect | undefined {
-  return ALL_ASPECTS.get(name);
+  return ALL.get(name);
 }
-
-const ASPECT_NAMES_OF = new Map(ENTITY_DESCRIPTORS.map((d) => [d, new Set(aspectsOf(d).map((a) => a.name))]));
 
 export function entityHasAspect(d: EntityDescriptor, aspect: string): boolean {
-  return ASPECT_NAMES_OF.get(d)!.has(aspect);
+  return ASPECT_NAMES_OF.get(d)?.has(aspect) ?? false;
 }
 
-// Wire class name (short or qualified, without pegasus2avro) → aspect name.
-const ASPECT_BY_CLASS = new Map<string, string>();
-for (const a of ALL_ASPECTS.values()) {
-  ASPECT_BY_CLASS.set(a.className, a.name);
-  ASPECT_BY_CLASS.set(a.className.split('.').pop()!, a.name);
-}
 
 export function stripPegasus2Avro(className: string): string {
   return className.replace('.pegasus2avro.', '.');
@@ -141,12 +204,6 @@ export function aspectNameOfClass(cls: string): string | undefined {
   return ASPECT_BY_CLASS.get(c) ?? ASPECT_BY_CLASS.get(c.split('.').pop()!);
 }
 
-const BY_SNAPSHOT = new Map<string, EntityDescriptor>();
-for (const d of ENTITY_DESCRIPTORS) {
-  if (!d.snapshotClass) continue;
-  BY_SNAPSHOT.set(d.snapshotClass, d);
-  BY_SNAPSHOT.set(d.snapshotClass.split('.').pop()!, d);
-}
 
 /** `com.linkedin.pegasus2avro.metadata.snapshot.DatasetSnapshot` → the dataset descriptor. */
 export function descriptorOfSnapshot(cls: string): EntityDescriptor | undefined {
@@ -154,8 +211,6 @@ export function descriptorOfSnapshot(cls: string): EntityDescriptor | undefined 
   return BY_SNAPSHOT.get(c) ?? BY_SNAPSHOT.get(c.split('.').pop()!);
 }
 
-const BY_GRAPHQL_TYPE = new Map<string, EntityDescriptor>();
-for (const d of ENTITY_DESCRIPTORS) if (d.graphql.entityType !== 'OTHER') BY_GRAPHQL_TYPE.set(d.graphql.entityType, d);
 
 /** GraphQL EntityType enum value → descriptor (`DATASET` → dataset). */
 export function descriptorOfGraphQLType(entityType: string): EntityDescriptor | undefined {

@@ -39,7 +39,7 @@ function pathText(path: Path): string {
   return out;
 }
 
-function issue(path: Path, message: string): AspectIssue {
+export function issue(path: Path, message: string): AspectIssue {
   const p = pathText(path);
   return { path: p, message: p ? `${p}: ${message}` : message };
 }

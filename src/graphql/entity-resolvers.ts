@@ -104,6 +104,11 @@ export function descriptorSdl(): string {
   const roots = ENTITY_DESCRIPTORS.filter((d) => d.graphql.rootField && d.graphql.objectType)
     .map((d) => `  ${d.graphql.rootField}(urn: String!): ${d.graphql.objectType}`);
   if (roots.length) parts.push(`extend type Query {\n${roots.join('\n')}\n}`);
+  // Almanac's addition: the generic `aspects` field DataHub 0.12.1 gives Dataset alone (dataset-pages.graphql), on every
+  // entity object type (resolvers/dataset-pages.ts).
+  for (const t of new Set(ENTITY_DESCRIPTORS.flatMap((d) => (d.graphql.objectType && d.graphql.objectType !== 'Dataset' ? [d.graphql.objectType] : [])))) {
+    parts.push(`extend type ${t} {\n  "Almanac: the entity's stored aspects as JSON (as Dataset.aspects)."\n  aspects(input: AspectParams): [RawAspect!]\n}`);
+  }
   return parts.join('\n');
 }
 

@@ -28,22 +28,29 @@ export interface EntitySpec {
   readonly snapshotClass?: string;
 }
 
-/** Every aspect, key aspects included, by name. */
-export const ASPECTS: ReadonlyMap<string, AspectSpec> = new Map([...ALL_ASPECTS].map(([name, a]) =>
-  [name, { name, className: a.className, timeseries: a.timeseries }]));
-
-export const ENTITY_TYPES: ReadonlyMap<string, EntitySpec> = new Map(ENTITY_DESCRIPTORS.map((d) => [d.name, {
-  name: d.name, keyAspect: d.key.name, keyFields: d.key.fields.map((f) => f.name), aspects: aspectsOf(d).map((a) => a.name),
-  snapshotClass: d.snapshotClass,
-}]));
+// Specs are made on first use and kept per definition: the registry extension (ALMANAC_REGISTRY) is applied at start,
+// after this module loads, and a definition it replaces is simply not looked up again.
+const ASPECT_SPECS = new WeakMap<object, AspectSpec>();
+const ENTITY_SPECS = new WeakMap<object, { aspects: readonly unknown[]; spec: EntitySpec }>();
 
 export function entitySpec(entityType: string): EntitySpec | undefined {
   const d = entityDescriptor(entityType);
-  return d ? ENTITY_TYPES.get(d.name) : undefined;
+  if (!d) return undefined;
+  const aspects = aspectsOf(d);
+  const kept = ENTITY_SPECS.get(d);
+  if (kept && kept.aspects === aspects) return kept.spec;
+  const spec: EntitySpec = { name: d.name, keyAspect: d.key.name, keyFields: d.key.fields.map((f) => f.name), aspects: aspects.map((a) => a.name),
+    snapshotClass: d.snapshotClass };
+  ENTITY_SPECS.set(d, { aspects, spec });
+  return spec;
 }
 
 export function aspectSpec(aspect: string): AspectSpec | undefined {
-  return ASPECTS.get(aspect);
+  const a = ALL_ASPECTS.get(aspect);
+  if (!a) return undefined;
+  let spec = ASPECT_SPECS.get(a);
+  if (!spec) ASPECT_SPECS.set(a, spec = { name: a.name, className: a.className, timeseries: a.timeseries });
+  return spec;
 }
 
 export function entityHasAspect(entityType: string, aspect: string): boolean {

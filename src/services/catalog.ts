@@ -3,7 +3,7 @@ import { ChangeFollower, type FollowerOptions } from '../changelog/follower.js';
 import { ChangeLogService } from '../changelog/service.js';
 import { WebhookService } from '../changelog/webhooks.js';
 import type { Config } from '../config.js';
-import { aspectDef } from '../entities/index.js';
+import { applyRegistryExtension, aspectDef } from '../entities/index.js';
 import { aspectSpec } from '../model/registry.js';
 import { ResponseCache } from './response-cache.js';
 import { trackingReads } from './read-tracking.js';
@@ -79,6 +79,8 @@ export interface Catalog {
 }
 
 export async function openCatalog(config: Config, store?: Store): Promise<Catalog> {
+  // The deployment's own aspects and entity types (none unless ALMANAC_REGISTRY names a file): one registry per process.
+  applyRegistryExtension(config.registry ?? { aspects: new Map(), entities: [] });
   // Every store call of a GraphQL request is noted, so that its answer can be reused while what it read is unchanged.
   const s = trackingReads(store ?? (await openStore(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs })));
   const entities = new EntityService(s, config.historyCap);

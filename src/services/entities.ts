@@ -1,6 +1,6 @@
 import { badRequest, conflict, notFound, unprocessable } from '../errors.js';
 import type { AnyAspect, AspectValue } from '../entities/descriptor.js';
-import { aspectDef, entityDescriptor, entityHasAspect, keyDisagreement, keyValuesOf, NEWER_ASPECTS, urnKeyProblem } from '../entities/index.js';
+import { aspectDef, entityDescriptor, entityHasAspect, keyDisagreement, keyValuesOf, urnKeyProblem } from '../entities/index.js';
 import { validateOrThrow } from '../model/aspect-schemas.js';
 import { aspectSpec, entitySpec } from '../model/registry.js';
 import { parseUrn, tryParseUrn, type Urn } from '../model/urn.js';
@@ -103,10 +103,6 @@ export class EntityService {
     }
     const details = { urn: item.urn, aspect: item.aspect };
     if (!entityHasAspect(d, item.aspect)) {
-      if (NEWER_ASPECTS.has(item.aspect)) {
-        throw unprocessable(`Aspect '${item.aspect}' of entity type '${d.name}' is not supported: it comes from a DataHub version `
-          + 'later than 0.12.1, the version Almanac implements', details);
-      }
       if (!aspectDef(item.aspect)) throw unprocessable(`Unknown aspect '${item.aspect}' for entity type '${d.name}'`, details);
       throw unprocessable(`Aspect '${item.aspect}' is not an aspect of entity type '${d.name}'`, details);
     }
@@ -330,7 +326,13 @@ export class EntityService {
         { urn: u.raw });
     }
     const spec = aspectSpec(aspect);
-    if (!spec) throw unprocessable(`Unknown aspect '${aspect}'`, { aspect });
+    if (!spec) {
+      // An aspect no longer declared (taken out of the deployment's ALMANAC_REGISTRY file) stays readable as stored.
+      if (!Number.isInteger(version) || version < 0) throw badRequest(`version must be a whole number ≥ 0, got '${version}'`);
+      const stored = await this.store.getVersion(u.raw, aspect, version);
+      if (stored) return stored;
+      throw unprocessable(`Unknown aspect '${aspect}'`, { aspect });
+    }
     if (spec.timeseries) throw badRequest(`Aspect '${aspect}' is a time-series aspect; read it with getTimeseriesAspectValues`);
     if (!Number.isInteger(version) || version < 0) throw badRequest(`version must be a whole number ≥ 0, got '${version}'`);
     const rec = await this.store.getVersion(u.raw, aspect, version);

@@ -1,5 +1,4 @@
 import { unprocessable, badRequest, AlmanacError } from '../errors.js';
-import { NEWER_ASPECTS } from '../entities/index.js';
 import { aspectNameOfClass, aspectSpec, entitySpec, entityTypeOfSnapshot } from '../model/registry.js';
 import { tryParseUrn } from '../model/urn.js';
 import { assertNoPrototypeKeys, ownValue, parseJsonSafely } from '../model/safe-keys.js';
@@ -155,13 +154,6 @@ export function changesFromSnapshot(snapshot: unknown, systemMetadata: unknown):
     const [aCls, value] = Object.entries(a)[0]!;
     const aspect = aspectNameOfClass(aCls);
     if (!aspect) {
-      // A class of a later DataHub version is named by its aspect, as an MCP naming that aspect would be.
-      const short = aCls.split('.').pop() ?? '';
-      const guess = short.charAt(0).toLowerCase() + short.slice(1);
-      if (NEWER_ASPECTS.has(guess)) {
-        throw unprocessable(`Aspect '${guess}' of entity type '${entityType}' is not supported: it comes from a DataHub version later `
-          + 'than 0.12.1, the version Almanac implements', { field: `aspects[${i}]`, aspect: guess, entityType });
-      }
       throw unprocessable(`Unknown aspect class '${aCls}' for entity type '${entityType}'`, { field: `aspects[${i}]`, entityType });
     }
     return { urn, entityType, aspect, changeType: 'UPSERT' as const, value: normaliseAspectValue(value), systemMetadata: sys };

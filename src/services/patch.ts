@@ -85,8 +85,34 @@ export interface PatchOp {
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A node of the working tree: no prototype, so `node['__proto__']` is just a key like any other. */
 const node = (): Obj => Object.create(null) as Obj;
-const keyOf = (item: unknown, field: string) =>
-  (field === '.' ? String(item) : String(isObj(item) && Object.hasOwn(item, field) ? item[field] : undefined));
+/**
+ * An item's key in a keyed list. A field given by a patch's own arrayPrimaryKeys (marked `?`) may be nested
+ * (`attribution␟source`) and keys an item without it as '' (DataHub 1.x's generic patch).
+ */
+const keyOf = (item: unknown, field: string) => {
+  if (field === '.') return String(item);
+  if (field.startsWith('?')) {
+    let at: unknown = item;
+    for (const f of field.slice(1).split('\u241f')) at = isObj(at) && Object.hasOwn(at, f) ? at[f] : undefined;
+    return at === undefined || at === null ? '' : String(at);
+  }
+  return String(isObj(item) && Object.hasOwn(item, field) ? item[field] : undefined);
+};
+
+/**
+ * DataHub 1.x connectors may send a patch as `{patch: [...operations], arrayPrimaryKeys: {<list path>: [key fields]}}`:
+ * the operations, and how the lists they address are keyed (instead of the server's per-aspect table).
+ */
+function genericPatch(ops: unknown): { ops: unknown; lists?: Readonly<Record<string, string[]>> } {
+  if (!isObj(ops) || !Object.hasOwn(ops, 'patch')) return { ops };
+  const keys = ops.arrayPrimaryKeys;
+  if (keys === undefined) return { ops: ops.patch };
+  if (!isObj(keys) || !Object.values(keys).every((k) => Array.isArray(k) && k.length > 0 && k.every((f) => typeof f === 'string'))) {
+    throw unprocessable('A PATCH aspect\'s arrayPrimaryKeys must map list paths to lists of key fields');
+  }
+  return { ops: ops.patch, lists: lookupTable(Object.fromEntries(Object.entries(keys as Record<string, string[]>)
+    .map(([path, fields]) => [path.replace(/^\//, ''), fields.map((f) => `?${f}`)]))) };
+}
 const listKeysAt = (lists: Readonly<Record<string, string[]>>, path: string) => (Object.hasOwn(lists, path) ? lists[path] : undefined);
 
 function toTree(value: unknown, path: string, lists: Readonly<Record<string, string[]>>): unknown {
@@ -167,8 +193,9 @@ function readOps(ops: unknown): { op: PatchOp; segs: string[] }[] {
  */
 export function applyPatch(aspect: string, current: unknown, ops: unknown,
   stamp: Stamp = { time: Date.now(), actor: SYSTEM_ACTOR_URN }): Obj {
-  const checked = readOps(ops);
-  const lists = (Object.hasOwn(KEYED_LISTS, aspect) ? KEYED_LISTS[aspect] : undefined) ?? NO_KEYED_LISTS;
+  const generic = genericPatch(ops);
+  const checked = readOps(generic.ops);
+  const lists = generic.lists ?? (Object.hasOwn(KEYED_LISTS, aspect) ? KEYED_LISTS[aspect] : undefined) ?? NO_KEYED_LISTS;
   const tree = toTree(current ?? emptyAspect(aspect, stamp), '', lists) as Obj;
   checked.forEach(({ op, segs }, i) => {
     if (segs.length === 0) {

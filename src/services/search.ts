@@ -17,7 +17,8 @@ import type { FacetCount, FacetSpec, IndexUpdate, LatestAspects, SearchCondition
 type Aspects = ReadonlyMap<string, unknown>;
 
 /** Entity types worth finding (those whose descriptor has a search part). Access tokens, policies and the like are not. */
-export const SEARCHABLE: ReadonlySet<string> = new Set(ENTITY_DESCRIPTORS.filter((d) => d.search).map((d) => d.name));
+// Looked up when asked: the registry extension (ALMANAC_REGISTRY) adds searchable types at start.
+export const SEARCHABLE: { has(entityType: string): boolean } = { has: (t) => entityDescriptor(t)?.name === t && entityDescriptor(t)?.search !== undefined };
 
 /**
  * What a search that names no types leaves out: the searchable types DataHub's SEARCHABLE_ENTITY_TYPES does not list

@@ -9,7 +9,7 @@ import { domainProperties } from '../../entities/domain.js';
 import { globalTags as globalTagsOut, glossaryTerms as glossaryTermsOut, status as statusOut, descriptionFor, customProperties } from '../../entities/graphql-fields.js';
 import { glossaryNodeInfo } from '../../entities/glossary-node.js';
 import { glossaryTermInfo } from '../../entities/glossary-term.js';
-import { descriptorOfUrn } from '../../entities/index.js';
+import { aspectsOf, descriptorOfUrn, ENTITY_DESCRIPTORS } from '../../entities/index.js';
 import { queryProperties, querySubjects } from '../../entities/query.js';
 import * as shared from '../../entities/shared-aspects.js';
 import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
@@ -101,7 +101,7 @@ async function rawAspects(r: EntityRef, args: { input?: { autoRenderOnly?: boole
   if (args.input?.autoRenderOnly) return [];
   const loaded = await ctx.loader.load(r.urn);
   const d = descriptorOfUrn(r.urn);
-  const order = new Map([d?.key, ...(d?.aspects ?? [])].filter((a) => a).map((a, i) => [a!.name, i]));
+  const order = new Map((d ? aspectsOf(d) : []).map((a, i) => [a.name, i]));
   const names = [...loaded.aspects.keys()].sort((a, b) => (order.get(a) ?? 1e9) - (order.get(b) ?? 1e9) || (a < b ? -1 : 1));
   const visible = await visibleAspects(ctx.catalog.authz, ctx.actor, names);
   return names.filter((n) => visible.has(n))
@@ -571,7 +571,15 @@ async function updateName(_: unknown, { input }: { input: { urn: string; name: s
   return true;
 }
 
-export const datasetPageResolvers = {
+/**
+ * Every entity's stored aspects as JSON: DataHub 0.12.1 has `aspects` on Dataset only; Almanac adds the same field to
+ * every entity object type and to GenericEntity (additive: no 0.12.1 operation changes), so that aspects without a
+ * GraphQL field of their own (a later DataHub release's, a deployment's own) read back.
+ */
+const rawAspectFields = Object.fromEntries([...new Set(ENTITY_DESCRIPTORS.flatMap((d) => (d.graphql.objectType ? [d.graphql.objectType] : []))), 'GenericEntity']
+  .map((t) => [t, { aspects: rawAspects }]));
+
+const pageResolvers: Record<string, Record<string, unknown>> = {
   Dataset: { health, assertions, runs, aspects: rawAspects, access },
   GlossaryTerm: {
     schemaMetadata: async (r: EntityRef, args: { version?: number | null }, ctx: Ctx) => {
@@ -586,3 +594,6 @@ export const datasetPageResolvers = {
   Query: { versionedDataset, getSchemaBlame, getSchemaVersionList, listQueries },
   Mutation: { deleteAssertion, updateName, updateEmbed, batchUpdateSoftDeleted, createQuery, updateQuery, deleteQuery },
 };
+
+export const datasetPageResolvers: Record<string, Record<string, unknown>> = { ...rawAspectFields };
+for (const [type, fields] of Object.entries(pageResolvers)) datasetPageResolvers[type] = { ...datasetPageResolvers[type], ...fields };

@@ -128,7 +128,7 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
     const version = parseInteger(q.version, 'version', 0) ?? 0;
     const rec = await entities.getAspect(urn, q.aspect, version);
     // DataHub 0.12.1's VersionedAspect: the aspect as a member of the Aspect union (keyed by its class) and the version.
-    return { aspect: { [aspectSpec(rec.aspect)!.className]: rec.value }, version: rec.version };
+    return { aspect: { [aspectSpec(rec.aspect)?.className ?? rec.aspect]: rec.value }, version: rec.version };
   });
 
   app.get('/entitiesV2/*', async (request) => {

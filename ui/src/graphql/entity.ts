@@ -23,6 +23,7 @@ const FIELD_TAGS = `globalTags { tags { tag { urn name properties { name } } } }
 export const ENTITY_PAGE = /* GraphQL */ `
   query uiEntity($urn: String!) {
     entity(urn: $urn) {
+      __typename
       ...uiEntitySummary
       ... on Dataset {
         exists ${OWNERS} ${GLOBAL_TAGS} ${TERMS} ${DOMAIN} ${LINKS} ${DEPRECATION} ${BROWSE} ${CONTAINERS} ${PRIVILEGES} ${CUSTOM()}

@@ -8,6 +8,7 @@ import { Highlight } from '../../components/EntityBits';
 import { documentationOf, useEntityMutation } from './mutate';
 import { TagList, TermList } from '../EntityPage';
 import { Related } from './Related';
+import { OtherAspects } from './OtherAspects';
 
 const OWN_DOC_MUTATION: Record<string, string> = {
   CHART: UPDATE_CHART_DOC, DASHBOARD: UPDATE_DASHBOARD_DOC, DATA_FLOW: UPDATE_DATA_FLOW_DOC, DATA_JOB: UPDATE_DATA_JOB_DOC, NOTEBOOK: UPDATE_NOTEBOOK_DOC,
@@ -34,6 +35,7 @@ export default function OverviewTab({ urn, type, entity }: EntityTabProps) {
       {type === 'CORP_USER' && <Profile entity={entity} />}
       {type === 'DATASET' && <SchemaTable entity={entity} />}
       <Related urn={urn} type={type} />
+      <OtherAspects urn={urn} typename={String(entity.__typename ?? '')} />
       {properties.length > 0 && (
         <section className="card" aria-labelledby="props-h">
           <h2 id="props-h">Properties</h2>
