@@ -24,6 +24,7 @@ import type {
   IndexUpdate, LatestAspects, Relationship, RunAspectRow, RunSummary,
   SearchDoc, SearchDocQuery, SearchSort, Store, SystemMetadata, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite, WebhookDeadLetter, WebhookRow,
 } from './types.js';
+import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 
 // BIGINT comes back as a string by default; our values (ms timestamps, versions, counts) fit in a double.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -1185,6 +1186,46 @@ export class PostgresStore implements Store {
     const { rows } = await this.query(`SELECT * FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
       [webhookId, after, limit]);
     return rows.map(deadLetterOf);
+  }
+
+  // Export and backup (src/services/export.ts, backup.ts)
+
+  async entitiesAfter(q: { after?: string; entityTypes?: readonly string[]; limit: number }): Promise<EntityRow[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    // COLLATE "C": byte order, as SQLite compares, whatever the database's collation.
+    if (q.after !== undefined) { params.push(q.after); where.push(`urn COLLATE "C" > $${params.length}`); }
+    if (q.entityTypes) { params.push(q.entityTypes); where.push(`entity_type = ANY($${params.length}::text[])`); }
+    params.push(q.limit);
+    const { rows } = await this.query(`SELECT urn, entity_type AS "entityType" FROM ${ENTITY_TABLE}
+      ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY urn COLLATE "C" LIMIT $${params.length}`, params);
+    return rows as EntityRow[];
+  }
+
+  async timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number;
+    limit: number }): Promise<TimeseriesRow[]> {
+    if (q.urns.length === 0) return [];
+    const t = tableFor(q.entityType, q.aspect);
+    const params: unknown[] = [q.urns];
+    const where = ['urn = ANY($1::text[])'];
+    if (q.after) {
+      params.push(q.after.urn, q.after.timestampMillis, q.after.partition, q.after.granularity, q.after.messageId);
+      where.push('(urn COLLATE "C", timestamp_millis, partition_key COLLATE "C", granularity COLLATE "C", message_id COLLATE "C") > ($2, $3, $4, $5, $6)');
+    }
+    if (q.sinceMillis !== undefined) { params.push(q.sinceMillis); where.push(`timestamp_millis >= $${params.length}`); }
+    params.push(q.limit);
+    const { rows } = await this.query(`SELECT urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata FROM ${t}
+      WHERE ${where.join(' AND ')}
+      ORDER BY urn COLLATE "C", timestamp_millis, partition_key COLLATE "C", granularity COLLATE "C", message_id COLLATE "C"
+      LIMIT $${params.length}`, params);
+    return rows.map((r) => ({
+      urn: r.urn, timestampMillis: Number(r.timestamp_millis), partition: r.partition_key, granularity: r.granularity, messageId: r.message_id,
+      value: JSON.parse(r.event), systemMetadata: r.system_metadata ? JSON.parse(r.system_metadata) : null,
+    }));
+  }
+
+  async backupTo(): Promise<{ pages: number }> {
+    throw new Error('a PostgreSQL database is backed up with pg_dump (and restored with pg_restore), not by Almanac');
   }
 }
 
