@@ -5,10 +5,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { catalogProposals, writeProposalFile } from '../bench/generate.js';
 import { TIMESERIES_INDICES } from '../src/model/registry.js';
-import { canonicalJson } from '../src/model/wire-format.js';
-import { openStore } from '../src/storage/index.js';
-import type { Store } from '../src/storage/types.js';
-import { SAMPLES } from './support/app.js';
+import { cli, contents, SAMPLE_FILES, withStore } from './support/export.js';
 import { forEachEngine, freshSharedDatabaseUrl, type Engine } from './support/engines.js';
 import { runCli } from './support/processes.js';
 
@@ -16,44 +13,8 @@ import { runCli } from './support/processes.js';
 // restored into an empty catalog of the other, and exported again, must give the same file byte for byte, and the
 // restored catalog the same aspects, time-series rows and relationships.
 
-const SAMPLE_FILES = () => readdirSync(SAMPLES).filter((f) => f.endsWith('.json')).map((f) => path.join(SAMPLES, f));
+/** The dataset of the samples with 14 profiles (demo-profiles.json). */
 const PROFILED = 'urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)';
-
-/** Runs the CLI on one database; fails the test unless it exits 0. */
-async function cli(args: string[], url: string): Promise<string> {
-  const res = await runCli(args, { DATABASE_URL: url });
-  assert.equal(res.code, 0, `almanac ${args.join(' ')}: ${res.stderr}`);
-  return res.stdout;
-}
-
-/** What a catalog holds that an export must carry: latest aspects with system metadata, time-series rows, edges. */
-async function contents(store: Store) {
-  const urns: string[] = [];
-  for (let page = await store.entitiesAfter({ limit: 500 }); page.length; page = await store.entitiesAfter({ after: urns.at(-1), limit: 500 })) {
-    urns.push(...page.map((e) => e.urn));
-  }
-  const latest = await store.getLatest(urns);
-  const aspects = Object.fromEntries(urns.map((u) => [u, Object.fromEntries([...(latest.get(u) ?? new Map())].sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([a, r]) => [a, { value: r.value, systemMetadata: r.systemMetadata }]))]));
-  // Rows as text with sorted keys (an export writes objects' keys sorted), in one order whatever the engine's.
-  const timeseries: Record<string, string[]> = {};
-  for (const i of TIMESERIES_INDICES) {
-    const rows = await store.queryTimeseries({ entityType: i.entityType, aspect: i.aspect, order: 'asc' });
-    if (rows.length) timeseries[`${i.entityType}.${i.aspect}`] = rows.map((r) => canonicalJson(r)).sort();
-  }
-  const edges: unknown[] = [];
-  for (const urn of urns) edges.push(...(await store.relationships({ urn, direction: 'OUTGOING', start: 0, count: 100_000 })).edges);
-  return { aspects, timeseries, edges };
-}
-
-async function withStore<T>(url: string, fn: (s: Store) => Promise<T>): Promise<T> {
-  const s = await openStore(url);
-  try {
-    return await fn(s);
-  } finally {
-    await s.close();
-  }
-}
 
 forEachEngine('almanac export', (ctx) => {
   const other: Engine = ctx.engine === 'sqlite' ? 'postgres' : 'sqlite';
