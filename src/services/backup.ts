@@ -7,10 +7,10 @@ import { openStore } from '../storage/index.js';
  * `almanac backup`: a consistent copy of a SQLite catalog, made while servers go on using it (SQLite's online backup
  * API, through the store). A PostgreSQL catalog is backed up with PostgreSQL's own tools; PG_DUMP_ADVICE says how.
  */
-export const PG_DUMP_ADVICE = 'almanac backup copies SQLite databases; back a PostgreSQL catalog up with pg_dump and restore it with '
-  + 'pg_restore (see the README, "Export, restore and backup"):\n'
+export const PG_DUMP_ADVICE = 'almanac backup copies SQLite databases; back a PostgreSQL catalog up with pg_dump (a consistent copy '
+  + 'while servers keep writing) and restore it into an empty database with pg_restore:\n'
   + '  pg_dump --format=custom --file=almanac.dump "$DATABASE_URL"\n'
-  + '  pg_restore --clean --if-exists --no-owner --dbname="$DATABASE_URL" almanac.dump';
+  + '  pg_restore --no-owner --dbname="$EMPTY_DATABASE_URL" almanac.dump';
 
 /** Whether `almanac backup` copies this database itself (SQLite on a file), rather than leaving it to pg_dump. */
 export function backsUpItself(databaseUrl: string): boolean {
