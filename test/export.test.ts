@@ -131,6 +131,9 @@ forEachEngine('almanac export', (ctx) => {
     const badTime = await runCli(['export', '--since', 'yesterday', path.join(dir, 'never.json')], { DATABASE_URL: db });
     assert.deepEqual([badTime.code, badTime.stderr], [1,
       "almanac: --since must be a date or time (2026-11-01, 2026-11-01T12:00:00Z) or epoch milliseconds, got 'yesterday'\n"]);
+    const nowhere = path.join(dir, 'no-such-folder', 'never.json');
+    assert.deepEqual(await runCli(['export', nowhere], { DATABASE_URL: db }),
+      { code: 1, stdout: '', stderr: `almanac: ${nowhere}: cannot be written (ENOENT)\n` });
     assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('never')), []);
   });
 });

@@ -53,11 +53,21 @@ export function entityTypeNames(names: readonly string[]): string[] {
   }))];
 }
 
-/** JSON with every object's keys sorted (arrays keep their order). */
+/**
+ * JSON with every object's keys sorted (arrays keep their order), written directly: values come parsed from JSON, so
+ * they hold only plain objects, arrays, strings, finite numbers, booleans and null. (A JSON.stringify replacer that
+ * rebuilds each object sorted took a third of an export's time.)
+ */
 function sortedJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
-    ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
-    : v));
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  const o = value as Record<string, unknown>;
+  let out = '';
+  for (const k of Object.keys(o).sort()) {
+    if (o[k] === undefined) continue;
+    out += `${out ? ',' : ''}${JSON.stringify(k)}:${sortedJson(o[k])}`;
+  }
+  return `{${out}}`;
 }
 
 function record(entityType: string, urn: string, aspectName: string, value: unknown, systemMetadata: SystemMetadata | null): string {
@@ -180,6 +190,8 @@ export async function exportToFile(store: Store, file: string, opts: ExportOptio
   } catch (e) {
     out.destroy();
     await rm(partial, { force: true });
+    const fsError = e as NodeJS.ErrnoException;
+    if (typeof fsError.syscall === 'string') throw badRequest(`${file}: cannot be written (${fsError.code ?? fsError.message})`);
     throw e;
   }
 }
