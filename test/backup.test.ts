@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -66,6 +66,8 @@ forEachEngine('almanac backup', (ctx) => {
         assert.deepEqual(failures, []);
         assert.equal(during > 0, true, `the server took ${during} writes while the backup ran`);
         assert.equal(statSync(copy).mode & 0o777, 0o600);
+        // One file, nothing left in a -wal beside it: the copy can be moved alone.
+        assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('copy.db')), ['copy.db']);
 
         const db = new Database(copy, { readonly: true, fileMustExist: true });
         try {
