@@ -100,8 +100,9 @@ forEachEngine('almanac export', (ctx) => {
         aspect: { json: { description: 'changed later', customProperties: {}, tags: [] } }, systemMetadata: sys },
       { entityType: 'dataset', entityUrn: PROFILED, changeType: 'UPSERT', aspectName: 'datasetProfile',
         aspect: { json: { timestampMillis: since + 1000, rowCount: 7, columnCount: 2 } }, systemMetadata: sys },
+      // A conditional write (expects no stored value): the condition is not exported, or a restore would repeat it.
       { entityType: 'corpuser', entityUrn: 'urn:li:corpuser:later', changeType: 'UPSERT', aspectName: 'corpUserInfo',
-        aspect: { json: { active: true, displayName: 'Later' } }, systemMetadata: sys },
+        aspect: { json: { active: true, displayName: 'Later' } }, systemMetadata: { ...sys, properties: { 'If-Version-Match': '-1', team: 'data' } } },
     ];
     const file = path.join(dir, 'changes.json');
     writeFileSync(file, JSON.stringify(changes));
@@ -112,8 +113,8 @@ forEachEngine('almanac export', (ctx) => {
     const withLastRun = { ...sys, lastRunId: 'later' };
     assert.deepEqual(JSON.parse(readFileSync(sinceFile, 'utf8')), [
       // A new entity's key aspect was written now too; an old one's key is not exported.
-      { ...changes[2], aspectName: 'corpUserKey', aspect: { json: { username: 'later' } }, systemMetadata: withLastRun },
-      { ...changes[2], systemMetadata: withLastRun },
+      { ...changes[2], aspectName: 'corpUserKey', aspect: { json: { username: 'later' } }, systemMetadata: { ...withLastRun, properties: { team: 'data' } } },
+      { ...changes[2], systemMetadata: { ...withLastRun, properties: { team: 'data' } } },
       { ...changes[1] },
       { ...changes[0], systemMetadata: withLastRun },
     ]);

@@ -5,6 +5,7 @@ import { entityDescriptor, ENTITY_DESCRIPTORS } from '../entities/index.js';
 import { badRequest } from '../errors.js';
 import { TIMESERIES_INDICES, type TimeseriesIndex } from '../model/registry.js';
 import type { AspectRecord, Store, SystemMetadata, TimeseriesRow } from '../storage/types.js';
+import { IF_VERSION_MATCH } from './ingest-format.js';
 
 /**
  * The catalog as a file of DataHub MetadataChangeProposals (the JSON list DataHub's file sink writes and its file
@@ -70,7 +71,21 @@ function sortedJson(value: unknown): string {
   return `{${out}}`;
 }
 
-function record(entityType: string, urn: string, aspectName: string, value: unknown, systemMetadata: SystemMetadata | null): string {
+/**
+ * The system metadata as exported: without an If-Version-Match property (a condition on the write that stored it, not
+ * metadata), which would make the restore's write of the aspect conditional on a version the new catalog never had.
+ */
+function exportedSystemMetadata(sys: SystemMetadata | null): SystemMetadata | null {
+  const props = sys?.properties;
+  if (!props || typeof props !== 'object') return sys;
+  const kept = Object.entries(props).filter(([k]) => k.toLowerCase() !== IF_VERSION_MATCH.toLowerCase());
+  if (kept.length === Object.keys(props).length) return sys;
+  const { properties: _dropped, ...rest } = sys!;
+  return kept.length ? { ...rest, properties: Object.fromEntries(kept) } : rest;
+}
+
+function record(entityType: string, urn: string, aspectName: string, value: unknown, sys: SystemMetadata | null): string {
+  const systemMetadata = exportedSystemMetadata(sys);
   // The record's own fields in the order DataHub's file sink writes them; the aspect and system metadata sorted.
   const head = `{"entityType":${JSON.stringify(entityType)},"entityUrn":${JSON.stringify(urn)},"changeType":"UPSERT",`
     + `"aspectName":${JSON.stringify(aspectName)},"aspect":{"json":${sortedJson(value)}}`;
