@@ -3,6 +3,7 @@ import { AlmanacError } from '../errors.js';
 import { ALMANAC_VERSION, DATAHUB_VERSION } from '../version.js';
 import { fail } from './context.js';
 import { registerDoctor } from './doctor.js';
+import { registerBackup, registerExport } from './export.js';
 import { registerIngest } from './ingest.js';
 import { registerPassword } from './password.js';
 import { registerReindex } from './reindex.js';
@@ -22,6 +23,8 @@ registerReindex(program);
 registerDoctor(program);
 registerTimeseries(program);
 registerTests(program);
+registerExport(program);
+registerBackup(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -24,6 +24,7 @@ import type {
   IndexUpdate, LatestAspects, Relationship, RunAspectRow, RunSummary,
   SearchDoc, SearchDocQuery, SearchSort, Store, SystemMetadata, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite, WebhookDeadLetter, WebhookRow,
 } from './types.js';
+import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 
 // BIGINT comes back as a string by default; our values (ms timestamps, versions, counts) fit in a double.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -1189,6 +1190,60 @@ export class PostgresStore implements Store {
     const { rows } = await this.query(`SELECT * FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
       [webhookId, after, limit]);
     return rows.map(deadLetterOf);
+  }
+
+  // Export and backup (src/services/export.ts, backup.ts)
+
+  async entitiesAfter(q: { after?: string; entityTypes?: readonly string[]; limit: number }): Promise<EntityRow[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    // Byte order, as SQLite compares. Where the database's collation is byte order already, the urn index serves it
+    // page by page; otherwise COLLATE "C" does, at the price of sorting the table for each page.
+    const urn = (await this.collatesByBytes()) ? 'urn' : 'urn COLLATE "C"';
+    if (q.after !== undefined) { params.push(q.after); where.push(`${urn} > $${params.length}`); }
+    if (q.entityTypes) { params.push(q.entityTypes); where.push(`entity_type = ANY($${params.length}::text[])`); }
+    params.push(q.limit);
+    const { rows } = await this.query(`SELECT urn, entity_type AS "entityType" FROM ${ENTITY_TABLE}
+      ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY ${urn} LIMIT $${params.length}`, params);
+    return rows as EntityRow[];
+  }
+
+  private byteCollation: Promise<boolean> | undefined;
+  /**
+   * Whether the database compares text byte by byte: collation C or POSIX, or C.UTF-8 (code point order, which is
+   * UTF-8's byte order).
+   */
+  private collatesByBytes(): Promise<boolean> {
+    this.byteCollation ??= this.query('SELECT datcollate FROM pg_database WHERE datname = current_database()')
+      .then(({ rows }) => /^(C|POSIX|C\.UTF-?8)$/i.test(String(rows[0]?.datcollate ?? '')))
+      .catch((e) => { this.byteCollation = undefined; throw e; });
+    return this.byteCollation;
+  }
+
+  async timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number;
+    limit: number }): Promise<TimeseriesRow[]> {
+    if (q.urns.length === 0) return [];
+    const t = tableFor(q.entityType, q.aspect);
+    const params: unknown[] = [q.urns];
+    const where = ['urn = ANY($1::text[])'];
+    if (q.after) {
+      params.push(q.after.urn, q.after.timestampMillis, q.after.partition, q.after.granularity, q.after.messageId);
+      where.push('(urn COLLATE "C", timestamp_millis, partition_key COLLATE "C", granularity COLLATE "C", message_id COLLATE "C") > ($2, $3, $4, $5, $6)');
+    }
+    if (q.sinceMillis !== undefined) { params.push(q.sinceMillis); where.push(`timestamp_millis >= $${params.length}`); }
+    params.push(q.limit);
+    const { rows } = await this.query(`SELECT urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata FROM ${t}
+      WHERE ${where.join(' AND ')}
+      ORDER BY urn COLLATE "C", timestamp_millis, partition_key COLLATE "C", granularity COLLATE "C", message_id COLLATE "C"
+      LIMIT $${params.length}`, params);
+    return rows.map((r) => ({
+      urn: r.urn, timestampMillis: Number(r.timestamp_millis), partition: r.partition_key, granularity: r.granularity, messageId: r.message_id,
+      value: JSON.parse(r.event), systemMetadata: r.system_metadata ? JSON.parse(r.system_metadata) : null,
+    }));
+  }
+
+  async backupTo(): Promise<{ pages: number }> {
+    throw new Error('a PostgreSQL database is backed up with pg_dump (and restored with pg_restore), not by Almanac');
   }
 }
 

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
 import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
+import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 import { addLatest, aspectKey, checkUpdate, planVersion } from './aspect-updates.js';
 import { edgeChanges } from './edges.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
@@ -956,6 +957,66 @@ export class SqliteStore implements Store {
     return (this.stmt(`SELECT * FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = ? AND id > ? ORDER BY id LIMIT ?`)
       .all(webhookId, after, limit) as Record<string, any>[]).map(deadLetterOf);
   }
+
+  // Export and backup (src/services/export.ts, backup.ts)
+
+  async entitiesAfter(q: { after?: string; entityTypes?: readonly string[]; limit: number }): Promise<EntityRow[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.after !== undefined) { where.push('urn > ?'); params.push(q.after); }
+    if (q.entityTypes) { where.push(`entity_type IN (${q.entityTypes.map(() => '?').join(',')})`); params.push(...q.entityTypes); }
+    return this.stmt(`SELECT urn, entity_type AS entityType FROM ${ENTITY_TABLE}${where.length ? ' WHERE ' + where.join(' AND ') : ''}
+      ORDER BY urn LIMIT ?`).all(...params, q.limit) as EntityRow[];
+  }
+
+  async timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number;
+    limit: number }): Promise<TimeseriesRow[]> {
+    if (q.urns.length === 0) return [];
+    const t = tableFor(q.entityType, q.aspect);
+    const out: TimeseriesRow[] = [];
+    // SQLite compares text byte by byte (BINARY), the order the export needs; the table's unique index serves it.
+    for (let i = 0; i < q.urns.length && out.length < q.limit; i += CHUNK) {
+      const chunk = q.urns.slice(i, i + CHUNK);
+      const where = [`urn IN (${chunk.map(() => '?').join(',')})`];
+      const params: unknown[] = [...chunk];
+      if (q.after) {
+        where.push('(urn, timestamp_millis, partition_key, granularity, message_id) > (?, ?, ?, ?, ?)');
+        params.push(q.after.urn, q.after.timestampMillis, q.after.partition, q.after.granularity, q.after.messageId);
+      }
+      if (q.sinceMillis !== undefined) { where.push('timestamp_millis >= ?'); params.push(q.sinceMillis); }
+      const rows = this.stmt(`SELECT urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata FROM ${t}
+        WHERE ${where.join(' AND ')} ORDER BY urn, timestamp_millis, partition_key, granularity, message_id LIMIT ?`)
+        .all(...params, q.limit - out.length) as TimeseriesTableRow[];
+      out.push(...rows.map(timeseriesRowOf));
+    }
+    return out;
+  }
+
+  async backupTo(file: string): Promise<{ pages: number }> {
+    // Made here, owner-only (it holds what the database holds) and never over an existing file ('wx').
+    fs.closeSync(fs.openSync(file, 'wx', 0o600));
+    try {
+      // The first step only opens the backup (and learns the size); the second copies every page under one read
+      // transaction, so the copy is the database as of that moment. WAL mode lets the server go on writing meanwhile;
+      // in smaller steps, each write by another connection would restart the copy.
+      const { totalPages } = await this.db.backup(file, { progress: () => 0x7fffffff });
+      return { pages: totalPages };
+    } catch (e) {
+      fs.rmSync(file, { force: true });
+      throw e;
+    }
+  }
+}
+
+interface TimeseriesTableRow {
+  urn: string; timestamp_millis: number; partition_key: string; granularity: string; message_id: string; event: StoredJson; system_metadata: string | null;
+}
+
+function timeseriesRowOf(r: TimeseriesTableRow): TimeseriesRow {
+  return {
+    urn: r.urn, timestampMillis: Number(r.timestamp_millis), partition: r.partition_key, granularity: r.granularity, messageId: r.message_id,
+    value: JSON.parse(readJson(r.event)), systemMetadata: r.system_metadata ? JSON.parse(r.system_metadata) : null,
+  };
 }
 
 /**

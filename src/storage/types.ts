@@ -475,3 +475,42 @@ export interface ActivityEvent {
   value: string;
   time: number;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Export and backup (src/services/export.ts, src/services/backup.ts). Declared apart, merged into Store above by
+// TypeScript's interface merging, so that these reads stay out of the way of changes to the write path.
+
+/** A time-series row with its whole upsert key (timestamp, partition, granularity, message id). */
+export interface TimeseriesRow {
+  urn: string;
+  timestampMillis: number;
+  partition: string;
+  granularity: string;
+  messageId: string;
+  value: unknown;
+  systemMetadata: SystemMetadata | null;
+}
+
+/** Where a page of time-series rows starts: after the row with this key. */
+export type TimeseriesRowKey = Pick<TimeseriesRow, 'urn' | 'timestampMillis' | 'partition' | 'granularity' | 'messageId'>;
+
+export interface Store {
+  /**
+   * Entities after a urn (from the first when absent), of the given types (all when absent), at most `limit`, ordered
+   * by urn compared byte by byte — the same order on both engines, so that an export is the same file from either.
+   */
+  entitiesAfter(q: { after?: string; entityTypes?: readonly string[]; limit: number }): Promise<EntityRow[]>;
+  /**
+   * Rows of one time-series aspect of these entities (`urns` in the order entitiesAfter gives), ordered by urn then key (timestamp, then partition, granularity
+   * and message id compared byte by byte), after `after`, at most `limit`; only those at or after `sinceMillis`
+   * (their timestampMillis) when given.
+   */
+  timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number;
+    limit: number }): Promise<TimeseriesRow[]>;
+  /**
+   * Copies the whole database into a new file while it keeps serving (SQLite's online backup API, in one step: the copy
+   * is the database as of one moment). `file` must not exist. PostgreSQL has no such copy here (pg_dump does it):
+   * throws.
+   */
+  backupTo(file: string): Promise<{ pages: number }>;
+}
