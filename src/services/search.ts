@@ -44,6 +44,14 @@ export function queryTerms(query: string): string[] {
   return [...new Set(q.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w.toLowerCase()))];
 }
 
+/**
+ * A name as searches compare it whole: its words (split as queries are), lower case, one space apart. A document whose
+ * name key equals the query's comes first, then those whose key starts with it (src/storage/search-sql.ts).
+ */
+export function nameKey(text: string): string {
+  return text.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w.toLowerCase()).join(' ');
+}
+
 /** An aspect's value when it still fits its schema (stored values passed it when written). */
 function fitting(name: string, value: unknown): AnyAspect | undefined {
   const def = aspectDef(name);
@@ -340,6 +348,8 @@ export class SearchService {
         name: words(display === name ? name : `${name} ${display}`).join(' '),
         text: bodyText(urn, aspects),
         sortName: display.toLowerCase(),
+        nameKey: nameKey(display),
+        ...(nameKey(name) !== nameKey(display) ? { qualifiedKey: nameKey(name) } : {}),
         removed: (aspects.get('status') as { removed?: unknown } | undefined)?.removed === true,
         values: fieldValues(d, key, aspects, defaultPathV2, defaultPath),
       });
@@ -381,7 +391,8 @@ export class SearchService {
     const terms = queryTerms(req.query);
     const sort = sortOf(req.sort);
     const where = this.condition(req);
-    const found = await this.store.searchDocs({ terms, where, sort, start, count });
+    const key = nameKey(req.query);
+    const found = await this.store.searchDocs({ terms, ...(key !== terms.join(' ') ? { nameKey: key } : {}), where, sort, start, count });
     // An index built before writes checked urns may still hold an entity no answer can map: left out.
     const kept = found.urns.filter((u) => !this.unmappable(u));
     const page = { urns: kept, total: found.total - (found.urns.length - kept.length) };

@@ -162,6 +162,13 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
       version: 11,
       statements: [`ALTER TABLE ${SEARCH_DOCS} ADD COLUMN text_digest TEXT`],
     },
+    {
+      // Each document's name as a key (its words, lower case, one space apart; nameKey in src/services/search.ts) and,
+      // where it differs, its urn's name as one: exact and prefix name matches come first in a search whatever the
+      // number of matches. The index is emptied so that the next start rebuilds it with the keys.
+      version: 12,
+      statements: nameKeyStatements(d),
+    },
   ];
 }
 
@@ -202,6 +209,21 @@ function searchIndexStatements(d: Dialect): string[] {
     `CREATE INDEX ${SEARCH_DOCS}_sort ON ${SEARCH_DOCS} (removed, sort_name, urn)`,
     `CREATE INDEX ${SEARCH_DOCS}_type ON ${SEARCH_DOCS} (entity_type, removed, sort_name)`,
     ...common,
+  ];
+}
+
+function nameKeyStatements(d: Dialect): string[] {
+  const text = d === 'sqlite' ? 'TEXT' : 'TEXT COLLATE "C"';
+  return [
+    `ALTER TABLE ${SEARCH_DOCS} ADD COLUMN name_key ${text}`,
+    `ALTER TABLE ${SEARCH_DOCS} ADD COLUMN qualified_key ${text}`,
+    // Removal and type beside the key: the usual conditions of a search are answered from the index alone.
+    `CREATE INDEX ${SEARCH_DOCS}_name_key ON ${SEARCH_DOCS} (name_key, removed, entity_type)`,
+    `CREATE INDEX ${SEARCH_DOCS}_qualified_key ON ${SEARCH_DOCS} (qualified_key) WHERE qualified_key IS NOT NULL`,
+    ...(d === 'sqlite'
+      ? [`INSERT INTO ${SEARCH_FTS} (${SEARCH_FTS}) VALUES ('delete-all')`, `DELETE FROM ${SEARCH_VALUES}`, `DELETE FROM ${SEARCH_COUNTS}`,
+        `DELETE FROM ${SEARCH_DOCS}`]
+      : [`TRUNCATE ${SEARCH_TEXT}, ${SEARCH_VALUES}, ${SEARCH_COUNTS}, ${SEARCH_DOCS}`]),
   ];
 }
 

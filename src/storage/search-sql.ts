@@ -201,30 +201,19 @@ export function countStatement(dialect: Dialect, q: SearchDocQuery): Statement {
 
 /**
  * Relevance ranks every match (bm25 in SQLite, ts_rank in PostgreSQL), which costs in proportion to the matches:
- * above this many, the matches of a query are ordered by name instead — found by walking the name index until a
- * page is full — so that a word found in every document still answers within the latency target.
+ * above this many, the matches outside the name tiers are ordered by where they match (name, then text) and by name
+ * within each (pageSteps).
  */
 export const RANK_LIMIT = 5_000;
 
 /**
- * One page of the matching documents' urns. `total` is how many match and `all` how many documents there are: when
- * matches are dense (DENSE_SHARE of all or more), walking the name index until the page is full beats sorting them.
+ * One page of the matching documents' urns in an order of names or of a field (pageSteps pages by relevance). `total`
+ * is how many match and `all` how many documents there are: when matches are dense (DENSE_SHARE of all or more),
+ * walking the name index until the page is full beats sorting them.
  */
-export function pageStatement(dialect: Dialect, q: SearchDocQuery & { sort: SearchSort; start: number; count: number }, total: number, all: number): Statement {
+function pageStatement(dialect: Dialect, q: SearchDocQuery & { sort: SearchSort; start: number; count: number }, total: number, all: number): Statement {
   const p = new SqlParams(dialect);
   const dir = (desc: boolean) => (desc ? 'DESC' : 'ASC');
-  if (q.sort.by === 'relevance' && q.terms.length && total <= RANK_LIMIT) {
-    if (dialect === 'sqlite') {
-      // Joining the FTS table (rather than IN) lets bm25 see the match; the name column weighs ten times the text.
-      return stmt(p, `SELECT d.urn FROM ${SEARCH_FTS} f JOIN ${SEARCH_DOCS} d ON d.id = f.rowid
-        WHERE ${SEARCH_FTS} MATCH ${p.add(textQuery(dialect, q.terms, q.where))} AND ${conditionSql(q.where, p)}
-        ORDER BY bm25(${SEARCH_FTS}, 10.0, 1.0, 0.0), d.sort_name, d.urn LIMIT ${p.add(q.count)} OFFSET ${p.add(q.start)}`);
-    }
-    const tq = p.add(textQuery(dialect, q.terms));
-    return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d JOIN ${SEARCH_TEXT} t ON t.doc_id = d.id
-      WHERE t.tsv @@ to_tsquery('simple', ${tq}) AND ${conditionSql(q.where, p)}
-      ORDER BY ts_rank(t.tsv, to_tsquery('simple', ${tq})) DESC, d.sort_name, d.urn LIMIT ${p.add(q.count)} OFFSET ${p.add(q.start)}`);
-  }
   const walkNames = dialect === 'sqlite' && q.sort.by !== 'field' && total >= all * DENSE_SHARE;
   const where = `${matchSql(q, p, false, walkNames)} AND ${conditionSql(q.where, p)}`;
   let order: string;
@@ -235,6 +224,147 @@ export function pageStatement(dialect: Dialect, q: SearchDocQuery & { sort: Sear
     order = `d.sort_name ${dir(desc)}, d.urn ${dir(desc)}`;
   }
   return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d WHERE ${where} ORDER BY ${order} LIMIT ${p.add(q.count)} OFFSET ${p.add(q.start)}`);
+}
+
+/** A row of a paging statement: a urn of the page, or a count. */
+export type PageRow = { urn?: string; n?: number | string };
+
+/**
+ * Which words of a document a query's terms must match: anywhere (name or text), in the name, or in the text but not
+ * the name. SQLite's name column and PostgreSQL's weight-A lexemes hold the words of the entity's names.
+ */
+type Part = 'all' | 'name' | 'textOnly';
+
+function partQuery(dialect: Dialect, terms: readonly string[], part: Part, where: SearchCondition): string {
+  if (dialect === 'postgres') {
+    const anywhere = textQuery(dialect, terms);
+    const named = terms.map((t) => `${t}:*A`).join(' & ');
+    return part === 'all' ? anywhere : part === 'name' ? named : `(${anywhere}) & !(${named})`;
+  }
+  const anywhere = textQuery(dialect, terms, where);
+  const named = `{name} : (${terms.map((t) => `"${t}"*`).join(' AND ')})`;
+  if (part === 'all') return anywhere;
+  if (part === 'textOnly') return `(${anywhere}) NOT (${named})`;
+  return textQuery(dialect, terms, where).replace(`{name body} : (`, '{name} : (');
+}
+
+function partMatchSql(q: SearchDocQuery, p: SqlParams, part: Part, unindexed = false): string {
+  const t = p.add(partQuery(p.dialect, q.terms, part, q.where));
+  if (p.dialect === 'postgres') return `d.id IN (SELECT t.doc_id FROM ${SEARCH_TEXT} t WHERE t.tsv @@ to_tsquery('simple', ${t}))`;
+  return `${unindexed ? '+' : ''}d.id IN (SELECT rowid FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${t})`;
+}
+
+/**
+ * The documents whose name key equals the query's or starts with it, or whose urn's name key equals it (the name
+ * tiers). Their names hold every term, so they are among the matches: no text index is read to find them.
+ */
+function tierSql(key: string, p: SqlParams): string {
+  return `((d.name_key >= ${p.add(key)} AND d.name_key < ${p.add(key + MAX_CHAR)}) OR (d.qualified_key IS NOT NULL AND d.qualified_key = ${p.add(key)}))`;
+}
+
+function notTierSql(key: string, p: SqlParams): string {
+  return `NOT COALESCE(${tierSql(key, p)}, ${p.dialect === 'sqlite' ? '0' : 'false'})`;
+}
+
+/**
+ * The name tiers' page: exact names (tier 0) first, then names that start with the query, shortest first (tier 1),
+ * then by name and urn. Read from the name-key index alone but for the urns of the page.
+ */
+function tierPage(dialect: Dialect, q: SearchDocQuery, key: string, offset: number, limit: number): Statement {
+  const p = new SqlParams(dialect);
+  const where = `${tierSql(key, p)} AND ${conditionSql(q.where, p)}`;
+  const exact = `CASE WHEN d.name_key = ${p.add(key)} OR (d.qualified_key IS NOT NULL AND d.qualified_key = ${p.add(key)}) THEN 0 ELSE 1 END`;
+  return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d WHERE ${where}
+    ORDER BY ${exact}, length(d.name_key), d.name_key, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
+}
+
+/** The matches of one part outside the name tiers, by the engine's relevance (bm25, ts_rank) then name. */
+function rankedPage(dialect: Dialect, q: SearchDocQuery, key: string, part: Part, offset: number, limit: number): Statement {
+  const p = new SqlParams(dialect);
+  if (dialect === 'sqlite') {
+    // Joining the FTS table (rather than IN) lets bm25 see the match; the name column weighs ten times the text.
+    return stmt(p, `SELECT d.urn FROM ${SEARCH_FTS} f JOIN ${SEARCH_DOCS} d ON d.id = f.rowid
+      WHERE ${SEARCH_FTS} MATCH ${p.add(partQuery(dialect, q.terms, part, q.where))} AND ${conditionSql(q.where, p)} AND ${notTierSql(key, p)}
+      ORDER BY bm25(${SEARCH_FTS}, 10.0, 1.0, 0.0), d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
+  }
+  const tq = p.add(partQuery(dialect, q.terms, part, q.where));
+  return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d JOIN ${SEARCH_TEXT} t ON t.doc_id = d.id
+    WHERE t.tsv @@ to_tsquery('simple', ${tq}) AND ${conditionSql(q.where, p)} AND ${notTierSql(key, p)}
+    ORDER BY ts_rank(t.tsv, to_tsquery('simple', ${tq})) DESC, d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
+}
+
+/** The matches of one part outside the name tiers by name: dense ones (SQLite) found by walking the name index. */
+function namedPage(dialect: Dialect, q: SearchDocQuery, key: string, part: Part, walk: boolean, offset: number, limit: number): Statement {
+  const p = new SqlParams(dialect);
+  return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d WHERE ${partMatchSql(q, p, part, walk)} AND ${conditionSql(q.where, p)} AND ${notTierSql(key, p)}
+    ORDER BY d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
+}
+
+/** How many documents the name tiers hold. */
+function tierCount(dialect: Dialect, q: SearchDocQuery, key: string): Statement {
+  const p = new SqlParams(dialect);
+  return stmt(p, `SELECT COUNT(*) AS n FROM ${SEARCH_DOCS} d WHERE ${tierSql(key, p)} AND ${conditionSql(q.where, p)}`);
+}
+
+/** How many documents match the terms in their names. */
+function nameCount(dialect: Dialect, q: SearchDocQuery): Statement {
+  const p = new SqlParams(dialect);
+  if (dialect === 'sqlite' && flagsOnly(q.where) && countable({ terms: [], where: q.where })) {
+    return stmt(p, `SELECT COUNT(*) AS n FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${p.add(partQuery(dialect, q.terms, 'name', q.where))}`);
+  }
+  return stmt(p, `SELECT COUNT(*) AS n FROM ${SEARCH_DOCS} d WHERE ${partMatchSql(q, p, 'name')} AND ${conditionSql(q.where, p)}`);
+}
+
+/**
+ * One page of the matching documents' urns, as steps (each `yield` hands the engine statements to run, in one read
+ * transaction where the engine has one, and receives their rows). `total` is how many match and `all` how many
+ * documents there are.
+ *
+ * By relevance, a query's matches come in segments, each paged by a statement of its own: first the name tiers (the
+ * documents named exactly as the query, then those whose name starts with it), counted from the name-key index; then
+ * the other matches by relevance (bm25, ts_rank). Ranking costs in proportion to the matches, so above RANK_LIMIT
+ * the rest comes as the other documents that match in their names (ranked if they are few, else by name), then those
+ * that match in their text only, by name — walking the name index when they are dense, so that a word found in every
+ * document still answers within the latency target. The segments partition the matches: pages across them neither
+ * repeat nor skip a document, and the total is unchanged.
+ */
+export function* pageSteps(dialect: Dialect, q: SearchDocQuery & { sort: SearchSort; start: number; count: number }, total: number, all: number):
+  Generator<Statement[], string[], PageRow[][]> {
+  const urnsOf = (rows: PageRow[][]) => rows.flat().map((r) => r.urn!);
+  if (q.sort.by !== 'relevance' || q.terms.length === 0) return urnsOf(yield [pageStatement(dialect, q, total, all)]);
+  const key = q.nameKey ?? q.terms.join(' ');
+  const ranked = total <= RANK_LIMIT;
+  const counts = yield [tierCount(dialect, q, key), ...(ranked ? [] : [nameCount(dialect, q)])];
+  const tiers = Math.min(total, Number(counts[0]![0]!.n));
+  const named = ranked ? total : Math.min(total, Math.max(tiers, Number(counts[1]![0]!.n)));
+  const walk = (size: number) => dialect === 'sqlite' && size >= all * DENSE_SHARE;
+  const segments: { size: number; page: (offset: number, limit: number) => Statement }[] = [
+    { size: tiers, page: (o, l) => tierPage(dialect, q, key, o, l) },
+  ];
+  if (ranked) segments.push({ size: total - tiers, page: (o, l) => rankedPage(dialect, q, key, 'all', o, l) });
+  else {
+    const others = named - tiers;
+    segments.push({ size: others, page: others <= RANK_LIMIT
+      ? (o, l) => rankedPage(dialect, q, key, 'name', o, l)
+      : (o, l) => namedPage(dialect, q, key, 'name', walk(others), o, l) });
+    // With no name match outside the tiers, "in the text only" is "outside the tiers": no second text condition.
+    segments.push({ size: total - named, page: (o, l) => namedPage(dialect, q, key, others === 0 ? 'all' : 'textOnly', walk(total - named), o, l) });
+  }
+  const out: Statement[] = [];
+  let at = 0;
+  for (const s of segments) {
+    const from = Math.max(q.start, at);
+    const to = Math.min(q.start + q.count, at + s.size);
+    if (to > from) out.push(s.page(from - at, to - from));
+    at += s.size;
+  }
+  return out.length ? urnsOf(yield out) : [];
+}
+
+/** A document's name keys as stored: [name_key, qualified_key]. */
+export function docKeys(d: SearchDoc): [string, string | null] {
+  const name = d.nameKey ?? d.sortName.split(/[^a-z0-9]+/).filter(Boolean).join(' ');
+  return [name, d.qualifiedKey && d.qualifiedKey !== name ? d.qualifiedKey : null];
 }
 
 /**
