@@ -52,6 +52,13 @@ export function nameKey(text: string): string {
   return text.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w.toLowerCase()).join(' ');
 }
 
+/** A document's name keys: its own name's, and its urn's name's where that differs. */
+function nameKeys(urnName: string, own: string): { nameKey: string; qualifiedKey?: string } {
+  const k = nameKey(own);
+  const q = nameKey(urnName);
+  return q === k ? { nameKey: k } : { nameKey: k, qualifiedKey: q };
+}
+
 /** An aspect's value when it still fits its schema (stored values passed it when written). */
 function fitting(name: string, value: unknown): AnyAspect | undefined {
   const def = aspectDef(name);
@@ -75,9 +82,14 @@ function orderedAspects(urn: string, aspects: Aspects): [string, unknown][] {
   return names.filter((n) => aspects.has(n)).map((n) => [n, aspects.get(n)]);
 }
 
-/** The name people know the entity by: the first name or display name its aspects give, else its urn's. */
-function displayNameOf(urn: string, aspects: Aspects): string {
-  for (const [, value] of orderedAspects(urn, aspects)) {
+/**
+ * The name people know the entity by: the first name or display name its aspects give, else its urn's. `ownName`:
+ * not the key aspect's (a dataset's key names it by its urn's qualified name; its properties give the table's name).
+ */
+function displayNameOf(urn: string, aspects: Aspects, ownName = false): string {
+  const key = ownName ? descriptorOfUrn(urn)?.key.name : undefined;
+  for (const [aspect, value] of orderedAspects(urn, aspects)) {
+    if (aspect === key) continue;
     const v = value as { displayName?: unknown; name?: unknown } | null;
     if (v && typeof v === 'object') {
       if (typeof v.displayName === 'string' && v.displayName) return v.displayName;
@@ -348,8 +360,7 @@ export class SearchService {
         name: words(display === name ? name : `${name} ${display}`).join(' '),
         text: bodyText(urn, aspects),
         sortName: display.toLowerCase(),
-        nameKey: nameKey(display),
-        ...(nameKey(name) !== nameKey(display) ? { qualifiedKey: nameKey(name) } : {}),
+        ...nameKeys(name, displayNameOf(urn, aspects, true)),
         removed: (aspects.get('status') as { removed?: unknown } | undefined)?.removed === true,
         values: fieldValues(d, key, aspects, defaultPathV2, defaultPath),
       });

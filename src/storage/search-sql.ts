@@ -267,13 +267,13 @@ function notTierSql(key: string, p: SqlParams): string {
 }
 
 /**
- * The name tiers' page: exact names (tier 0) first, then names that start with the query, shortest first (tier 1),
- * then by name and urn. Read from the name-key index alone but for the urns of the page.
+ * The name tiers' page: exact names first, then exact urn names (`db.schema.payments`), then names that start with
+ * the query, shortest first; then by name and urn.
  */
 function tierPage(dialect: Dialect, q: SearchDocQuery, key: string, offset: number, limit: number): Statement {
   const p = new SqlParams(dialect);
   const where = `${tierSql(key, p)} AND ${conditionSql(q.where, p)}`;
-  const exact = `CASE WHEN d.name_key = ${p.add(key)} OR (d.qualified_key IS NOT NULL AND d.qualified_key = ${p.add(key)}) THEN 0 ELSE 1 END`;
+  const exact = `CASE WHEN d.name_key = ${p.add(key)} THEN 0 WHEN d.qualified_key IS NOT NULL AND d.qualified_key = ${p.add(key)} THEN 1 ELSE 2 END`;
   return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d WHERE ${where}
     ORDER BY ${exact}, length(d.name_key), d.name_key, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
 }
