@@ -71,7 +71,11 @@ forEachEngine('search relevance (store)', (ctx) => {
       doc(ds('gone.payments'), 'payments', 'A removed payments table.', { removed: true }),
       doc('urn:li:chart:(looker,payments)', 'payments', 'A chart of payments.', { entityType: 'chart' }),
     );
-    for (const b of batches(docs, 500)) await store.upsertSearchDocs(b);
+    // SQLite writes synchronously: yielding between batches lets the other engine's suite connect meanwhile.
+    for (const b of batches(docs, 500)) {
+      await store.upsertSearchDocs(b);
+      await new Promise(setImmediate);
+    }
   });
   after(async () => store.close());
 
