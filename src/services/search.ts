@@ -355,12 +355,14 @@ export class SearchService {
       const defaultPath = aspects.has('browsePaths') ? undefined : await defaultBrowsePath(d, reads);
       const name = nameOf(urn);
       const display = displayNameOf(urn, aspects);
+      const own = displayNameOf(urn, aspects, true);
       docs.push({
         urn, entityType: u.entityType,
-        name: words(display === name ? name : `${name} ${display}`).join(' '),
+        // The urn's name, the display name and the entity's own name (a dataset's table name): the words ranked as its name.
+        name: words([...new Set([name, display, own])].join(' ')).join(' '),
         text: bodyText(urn, aspects),
         sortName: display.toLowerCase(),
-        ...nameKeys(name, displayNameOf(urn, aspects, true)),
+        ...nameKeys(name, own),
         removed: (aspects.get('status') as { removed?: unknown } | undefined)?.removed === true,
         values: fieldValues(d, key, aspects, defaultPathV2, defaultPath),
       });

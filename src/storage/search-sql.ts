@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_TEXT, SEARCH_VALUES, type Dialect } from './schema.js';
+import { NAME_WORDS_PG, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_TEXT, SEARCH_VALUES, type Dialect } from './schema.js';
 import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchDocQuery, SearchSort } from './types.js';
 
 /**
@@ -235,12 +235,8 @@ export type PageRow = { urn?: string; n?: number | string };
  */
 type Part = 'all' | 'name' | 'textOnly';
 
+/** SQLite only (PostgreSQL matches names on their own index: partMatchSql). */
 function partQuery(dialect: Dialect, terms: readonly string[], part: Part, where: SearchCondition): string {
-  if (dialect === 'postgres') {
-    const anywhere = textQuery(dialect, terms);
-    const named = terms.map((t) => `${t}:*A`).join(' & ');
-    return part === 'all' ? anywhere : part === 'name' ? named : `(${anywhere}) & !(${named})`;
-  }
   const anywhere = textQuery(dialect, terms, where);
   const named = `{name} : (${terms.map((t) => `"${t}"*`).join(' AND ')})`;
   if (part === 'all') return anywhere;
@@ -248,9 +244,19 @@ function partQuery(dialect: Dialect, terms: readonly string[], part: Part, where
   return textQuery(dialect, terms, where).replace(`{name body} : (`, '{name} : (');
 }
 
+/**
+ * The documents whose `part` matches the query's terms. PostgreSQL tests names on the words of the name keys (an
+ * index of their own): those words are among the document's, so "in the name" implies a match.
+ */
 function partMatchSql(q: SearchDocQuery, p: SqlParams, part: Part, unindexed = false): string {
+  if (p.dialect === 'postgres') {
+    const tq = textQuery(p.dialect, q.terms);
+    const named = () => `${NAME_WORDS_PG.replaceAll('name_key', 'd.name_key').replaceAll('qualified_key', 'd.qualified_key')} @@ to_tsquery('simple', ${p.add(tq)})`;
+    if (part === 'name') return named();
+    const anywhere = `d.id IN (SELECT t.doc_id FROM ${SEARCH_TEXT} t WHERE t.tsv @@ to_tsquery('simple', ${p.add(tq)}))`;
+    return part === 'all' ? anywhere : `${anywhere} AND NOT ${named()}`;
+  }
   const t = p.add(partQuery(p.dialect, q.terms, part, q.where));
-  if (p.dialect === 'postgres') return `d.id IN (SELECT t.doc_id FROM ${SEARCH_TEXT} t WHERE t.tsv @@ to_tsquery('simple', ${t}))`;
   return `${unindexed ? '+' : ''}d.id IN (SELECT rowid FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${t})`;
 }
 
@@ -287,9 +293,9 @@ function rankedPage(dialect: Dialect, q: SearchDocQuery, key: string, part: Part
       WHERE ${SEARCH_FTS} MATCH ${p.add(partQuery(dialect, q.terms, part, q.where))} AND ${conditionSql(q.where, p)} AND ${notTierSql(key, p)}
       ORDER BY bm25(${SEARCH_FTS}, 10.0, 1.0, 0.0), d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
   }
-  const tq = p.add(partQuery(dialect, q.terms, part, q.where));
+  const tq = p.add(textQuery(dialect, q.terms));
   return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d JOIN ${SEARCH_TEXT} t ON t.doc_id = d.id
-    WHERE t.tsv @@ to_tsquery('simple', ${tq}) AND ${conditionSql(q.where, p)} AND ${notTierSql(key, p)}
+    WHERE t.tsv @@ to_tsquery('simple', ${tq})${part === 'all' ? '' : ` AND ${partMatchSql(q, p, part)}`} AND ${conditionSql(q.where, p)} AND ${notTierSql(key, p)}
     ORDER BY ts_rank(t.tsv, to_tsquery('simple', ${tq})) DESC, d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
 }
 
