@@ -33,10 +33,12 @@ function expected(docs: readonly SearchDoc[], terms: readonly string[], keep: (d
   const key = terms.join(' ');
   const hasAll = (ws: string[]) => terms.every((t) => ws.some((w) => w.startsWith(t)));
   const matches = docs.filter((d) => keep(d) && hasAll([...d.name.split(' '), ...d.text.split(' ')]));
-  const tier = (d: SearchDoc) => (d.nameKey === key ? 0 : d.qualifiedKey === key ? 1 : d.nameKey!.startsWith(key) ? 2 : 3);
+  // Exact names, then exact urn names, by urn; then names starting with the query, shortest first, then by name
+  // (the test's names of that tier are distinct: the engine's last tie-break, the order of indexing, is not needed).
+  const tier = (d: SearchDoc) => (d.nameKey === key ? 0 : d.nameKey!.startsWith(key) ? 2 : d.qualifiedKey === key ? 1 : 3);
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  const tiers = matches.filter((d) => tier(d) < 3).sort((a, b) => tier(a) - tier(b) || a.nameKey!.length - b.nameKey!.length
-    || cmp(a.nameKey!, b.nameKey!) || cmp(a.urn, b.urn)).map((d) => d.urn);
+  const tiers = matches.filter((d) => tier(d) < 3).sort((a, b) => tier(a) - tier(b)
+    || (tier(a) === 2 ? a.nameKey!.length - b.nameKey!.length || cmp(a.nameKey!, b.nameKey!) : cmp(a.urn, b.urn))).map((d) => d.urn);
   const rest = matches.filter((d) => tier(d) === 3);
   if (ranked) return { total: matches.length, tiers, named: rest.map((d) => d.urn), textOnly: [] as string[] };
   const named = rest.filter((d) => hasAll(d.name.split(' ')));

@@ -231,7 +231,7 @@ export type PageRow = { urn?: string; n?: number | string };
 
 /**
  * Which words of a document a query's terms must match: anywhere (name or text), in the name, or in the text but not
- * the name. SQLite's name column and PostgreSQL's weight-A lexemes hold the words of the entity's names.
+ * the name. Names: SQLite's FTS name column; on PostgreSQL, the words of the name keys (partMatchSql).
  */
 type Part = 'all' | 'name' | 'textOnly';
 
@@ -241,7 +241,9 @@ function partQuery(dialect: Dialect, terms: readonly string[], part: Part, where
   const named = `{name} : (${terms.map((t) => `"${t}"*`).join(' AND ')})`;
   if (part === 'all') return anywhere;
   if (part === 'textOnly') return `(${anywhere}) NOT (${named})`;
-  return textQuery(dialect, terms, where).replace(`{name body} : (`, '{name} : (');
+  // As textQuery, the words asked of the name column alone.
+  const { required, excluded } = flagClauses(where);
+  return excluded.reduce((acc, x) => `(${acc}) NOT (${x})`, [named, ...required].join(' AND '));
 }
 
 /**
@@ -261,27 +263,42 @@ function partMatchSql(q: SearchDocQuery, p: SqlParams, part: Part, unindexed = f
 }
 
 /**
- * The documents whose name key equals the query's or starts with it, or whose urn's name key equals it (the name
- * tiers). Their names hold every term, so they are among the matches: no text index is read to find them.
+ * The name tiers, each a statement's predicate on the documents' name keys (they partition the documents that a
+ * name-key index finds): the documents named exactly as the query; those whose urn's name is exactly the query
+ * (`db.schema.payments`) and whose name does not start with it; those whose name starts with the query, shortest
+ * first. Their names hold every term, so they are among the matches: no text index is read to find them.
  */
-function tierSql(key: string, p: SqlParams): string {
-  return `((d.name_key >= ${p.add(key)} AND d.name_key < ${p.add(key + MAX_CHAR)}) OR (d.qualified_key IS NOT NULL AND d.qualified_key = ${p.add(key)}))`;
+const TIERS = ['exact', 'qualified', 'prefix'] as const;
+type Tier = typeof TIERS[number];
+
+function tierTest(tier: Tier, key: string, p: SqlParams): string {
+  if (tier === 'exact') return `d.name_key = ${p.add(key)}`;
+  if (tier === 'prefix') return `d.name_key > ${p.add(key)} AND d.name_key < ${p.add(key + MAX_CHAR)}`;
+  return `d.qualified_key = ${p.add(key)} AND NOT (d.name_key >= ${p.add(key)} AND d.name_key < ${p.add(key + MAX_CHAR)})`;
 }
 
+/** Outside every tier (a document without keys is in none). */
 function notTierSql(key: string, p: SqlParams): string {
-  return `NOT COALESCE(${tierSql(key, p)}, ${p.dialect === 'sqlite' ? '0' : 'false'})`;
+  return `NOT COALESCE(d.name_key >= ${p.add(key)} AND d.name_key < ${p.add(key + MAX_CHAR)}, ${p.dialect === 'sqlite' ? '0' : 'false'})
+    AND NOT COALESCE(d.qualified_key = ${p.add(key)}, ${p.dialect === 'sqlite' ? '0' : 'false'})`;
 }
 
 /**
- * The name tiers' page: exact names first, then exact urn names (`db.schema.payments`), then names that start with
- * the query, shortest first; then by name and urn.
+ * A page of one tier. Prefixes: the shortest first, then by name and by id (the order of indexing), all read from
+ * the name-key index (with removal and type beside the key) before the page's urns are looked up.
  */
-function tierPage(dialect: Dialect, q: SearchDocQuery, key: string, offset: number, limit: number): Statement {
+function tierPage(dialect: Dialect, q: SearchDocQuery, key: string, tier: Tier, offset: number, limit: number): Statement {
   const p = new SqlParams(dialect);
-  const where = `${tierSql(key, p)} AND ${conditionSql(q.where, p)}`;
-  const exact = `CASE WHEN d.name_key = ${p.add(key)} THEN 0 WHEN d.qualified_key IS NOT NULL AND d.qualified_key = ${p.add(key)} THEN 1 ELSE 2 END`;
-  return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d WHERE ${where}
-    ORDER BY ${exact}, length(d.name_key), d.name_key, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
+  const where = `${tierTest(tier, key, p)} AND ${conditionSql(q.where, p)}`;
+  if (tier !== 'prefix') return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d WHERE ${where} ORDER BY d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
+  return stmt(p, `SELECT d.urn FROM (SELECT d.id, length(d.name_key) AS len, d.name_key AS name_key FROM ${SEARCH_DOCS} d WHERE ${where}
+      ORDER BY 2, 3, 1 LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}) t
+    JOIN ${SEARCH_DOCS} d ON d.id = t.id ORDER BY t.len, t.name_key, t.id`);
+}
+
+function tierCount(dialect: Dialect, q: SearchDocQuery, key: string, tier: Tier): Statement {
+  const p = new SqlParams(dialect);
+  return stmt(p, `SELECT COUNT(*) AS n FROM ${SEARCH_DOCS} d WHERE ${tierTest(tier, key, p)} AND ${conditionSql(q.where, p)}`);
 }
 
 /** The matches of one part outside the name tiers, by the engine's relevance (bm25, ts_rank) then name. */
@@ -306,12 +323,6 @@ function namedPage(dialect: Dialect, q: SearchDocQuery, key: string, part: Part,
     ORDER BY d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
 }
 
-/** How many documents the name tiers hold. */
-function tierCount(dialect: Dialect, q: SearchDocQuery, key: string): Statement {
-  const p = new SqlParams(dialect);
-  return stmt(p, `SELECT COUNT(*) AS n FROM ${SEARCH_DOCS} d WHERE ${tierSql(key, p)} AND ${conditionSql(q.where, p)}`);
-}
-
 /** How many documents match the terms in their names. */
 function nameCount(dialect: Dialect, q: SearchDocQuery): Statement {
   const p = new SqlParams(dialect);
@@ -327,8 +338,9 @@ function nameCount(dialect: Dialect, q: SearchDocQuery): Statement {
  * documents there are.
  *
  * By relevance, a query's matches come in segments, each paged by a statement of its own: first the name tiers (the
- * documents named exactly as the query, then those whose name starts with it), counted from the name-key index; then
- * the other matches by relevance (bm25, ts_rank). Ranking costs in proportion to the matches, so above RANK_LIMIT
+ * documents named exactly as the query, then those whose urn's name is the query, then those whose name starts with
+ * it), counted from the name-key indexes (a first page needs no count unless the tiers leave room); then the other
+ * matches by relevance (bm25, ts_rank). Ranking costs in proportion to the matches, so above RANK_LIMIT
  * the rest comes as the other documents that match in their names (ranked if they are few, else by name), then those
  * that match in their text only, by name — walking the name index when they are dense, so that a word found in every
  * document still answers within the latency target. The segments partition the matches: pages across them neither
@@ -340,13 +352,23 @@ export function* pageSteps(dialect: Dialect, q: SearchDocQuery & { sort: SearchS
   if (q.sort.by !== 'relevance' || q.terms.length === 0) return urnsOf(yield [pageStatement(dialect, q, total, all)]);
   const key = q.nameKey ?? q.terms.join(' ');
   const ranked = total <= RANK_LIMIT;
-  const counts = yield [tierCount(dialect, q, key), ...(ranked ? [] : [nameCount(dialect, q)])];
-  const tiers = Math.min(total, Number(counts[0]![0]!.n));
-  const named = ranked ? total : Math.min(total, Math.max(tiers, Number(counts[1]![0]!.n)));
+  const end = Math.min(q.start + q.count, total);
+  const urns: string[] = [];
+  let sizes: number[];
+  if (q.start === 0) {
+    // A first page needs no counts when the tiers fill it; otherwise each tier returned less than asked: all of it.
+    const rows = yield TIERS.map((tier) => tierPage(dialect, q, key, tier, 0, end));
+    urns.push(...urnsOf(rows).slice(0, end));
+    if (urns.length === end) return urns;
+    sizes = rows.map((r) => r.length);
+  } else {
+    sizes = (yield TIERS.map((tier) => tierCount(dialect, q, key, tier))).map((r) => Number(r[0]!.n));
+  }
+  const tiers = Math.min(total, sizes.reduce((a, b) => a + b, 0));
+  const named = ranked ? total : Math.min(total, Math.max(tiers, Number((yield [nameCount(dialect, q)])[0]![0]!.n)));
   const walk = (size: number) => dialect === 'sqlite' && size >= all * DENSE_SHARE;
-  const segments: { size: number; page: (offset: number, limit: number) => Statement }[] = [
-    { size: tiers, page: (o, l) => tierPage(dialect, q, key, o, l) },
-  ];
+  const segments: { size: number; page: (offset: number, limit: number) => Statement }[] = q.start === 0 ? [{ size: tiers, page: () => { throw new Error('paged'); } }]
+    : TIERS.map((tier, i) => ({ size: sizes[i]!, page: (o: number, l: number) => tierPage(dialect, q, key, tier, o, l) }));
   if (ranked) segments.push({ size: total - tiers, page: (o, l) => rankedPage(dialect, q, key, 'all', o, l) });
   else {
     const others = named - tiers;
@@ -359,12 +381,12 @@ export function* pageSteps(dialect: Dialect, q: SearchDocQuery & { sort: SearchS
   const out: Statement[] = [];
   let at = 0;
   for (const s of segments) {
-    const from = Math.max(q.start, at);
-    const to = Math.min(q.start + q.count, at + s.size);
+    const from = Math.max(q.start + urns.length, at);
+    const to = Math.min(end, at + s.size);
     if (to > from) out.push(s.page(from - at, to - from));
     at += s.size;
   }
-  return out.length ? urnsOf(yield out) : [];
+  return out.length ? [...urns, ...urnsOf(yield out)] : urns;
 }
 
 /** A document's name keys as stored: [name_key, qualified_key]. */
