@@ -277,9 +277,10 @@ function tierTest(tier: Tier, key: string, p: SqlParams): string {
   return `d.qualified_key = ${p.add(key)} AND NOT (d.name_key >= ${p.add(key)} AND d.name_key < ${p.add(key + MAX_CHAR)})`;
 }
 
-/** Outside every tier (a document without keys is in none). */
-function notTierSql(key: string, p: SqlParams): string {
-  return `NOT COALESCE(d.name_key >= ${p.add(key)} AND d.name_key < ${p.add(key + MAX_CHAR)}, ${p.dialect === 'sqlite' ? '0' : 'false'})
+/** ` AND` outside every tier (a document without keys is in none); nothing when there is no tier to leave out (null). */
+function notTierSql(key: string | null, p: SqlParams): string {
+  if (key === null) return '';
+  return ` AND NOT COALESCE(d.name_key >= ${p.add(key)} AND d.name_key < ${p.add(key + MAX_CHAR)}, ${p.dialect === 'sqlite' ? '0' : 'false'})
     AND NOT COALESCE(d.qualified_key = ${p.add(key)}, ${p.dialect === 'sqlite' ? '0' : 'false'})`;
 }
 
@@ -302,24 +303,24 @@ function tierCount(dialect: Dialect, q: SearchDocQuery, key: string, tier: Tier)
 }
 
 /** The matches of one part outside the name tiers, by the engine's relevance (bm25, ts_rank) then name. */
-function rankedPage(dialect: Dialect, q: SearchDocQuery, key: string, part: Part, offset: number, limit: number): Statement {
+function rankedPage(dialect: Dialect, q: SearchDocQuery, key: string | null, part: Part, offset: number, limit: number): Statement {
   const p = new SqlParams(dialect);
   if (dialect === 'sqlite') {
     // Joining the FTS table (rather than IN) lets bm25 see the match; the name column weighs ten times the text.
     return stmt(p, `SELECT d.urn FROM ${SEARCH_FTS} f JOIN ${SEARCH_DOCS} d ON d.id = f.rowid
-      WHERE ${SEARCH_FTS} MATCH ${p.add(partQuery(dialect, q.terms, part, q.where))} AND ${conditionSql(q.where, p)} AND ${notTierSql(key, p)}
+      WHERE ${SEARCH_FTS} MATCH ${p.add(partQuery(dialect, q.terms, part, q.where))} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
       ORDER BY bm25(${SEARCH_FTS}, 10.0, 1.0, 0.0), d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
   }
   const tq = p.add(textQuery(dialect, q.terms));
   return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d JOIN ${SEARCH_TEXT} t ON t.doc_id = d.id
-    WHERE t.tsv @@ to_tsquery('simple', ${tq})${part === 'all' ? '' : ` AND ${partMatchSql(q, p, part)}`} AND ${conditionSql(q.where, p)} AND ${notTierSql(key, p)}
+    WHERE t.tsv @@ to_tsquery('simple', ${tq})${part === 'all' ? '' : ` AND ${partMatchSql(q, p, part)}`} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
     ORDER BY ts_rank(t.tsv, to_tsquery('simple', ${tq})) DESC, d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
 }
 
 /** The matches of one part outside the name tiers by name: dense ones (SQLite) found by walking the name index. */
-function namedPage(dialect: Dialect, q: SearchDocQuery, key: string, part: Part, walk: boolean, offset: number, limit: number): Statement {
+function namedPage(dialect: Dialect, q: SearchDocQuery, key: string | null, part: Part, walk: boolean, offset: number, limit: number): Statement {
   const p = new SqlParams(dialect);
-  return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d WHERE ${partMatchSql(q, p, part, walk)} AND ${conditionSql(q.where, p)} AND ${notTierSql(key, p)}
+  return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d WHERE ${partMatchSql(q, p, part, walk)} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
     ORDER BY d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
 }
 
@@ -369,14 +370,18 @@ export function* pageSteps(dialect: Dialect, q: SearchDocQuery & { sort: SearchS
   const walk = (size: number) => dialect === 'sqlite' && size >= all * DENSE_SHARE;
   const segments: { size: number; page: (offset: number, limit: number) => Statement }[] = q.start === 0 ? [{ size: tiers, page: () => { throw new Error('paged'); } }]
     : TIERS.map((tier, i) => ({ size: sizes[i]!, page: (o: number, l: number) => tierPage(dialect, q, key, tier, o, l) }));
-  if (ranked) segments.push({ size: total - tiers, page: (o, l) => rankedPage(dialect, q, key, 'all', o, l) });
+  // The tiers are left out of what follows where there are any (a text-only match is in none: they match in the name).
+  const outside = tiers > 0 ? key : null;
+  if (ranked) segments.push({ size: total - tiers, page: (o, l) => rankedPage(dialect, q, outside, 'all', o, l) });
   else {
     const others = named - tiers;
     segments.push({ size: others, page: others <= RANK_LIMIT
-      ? (o, l) => rankedPage(dialect, q, key, 'name', o, l)
-      : (o, l) => namedPage(dialect, q, key, 'name', walk(others), o, l) });
+      ? (o, l) => rankedPage(dialect, q, outside, 'name', o, l)
+      : (o, l) => namedPage(dialect, q, outside, 'name', walk(others), o, l) });
     // With no name match outside the tiers, "in the text only" is "outside the tiers": no second text condition.
-    segments.push({ size: total - named, page: (o, l) => namedPage(dialect, q, key, others === 0 ? 'all' : 'textOnly', walk(total - named), o, l) });
+    segments.push({ size: total - named, page: others === 0
+      ? (o, l) => namedPage(dialect, q, outside, 'all', walk(total - named), o, l)
+      : (o, l) => namedPage(dialect, q, null, 'textOnly', walk(total - named), o, l) });
   }
   const out: Statement[] = [];
   let at = 0;
