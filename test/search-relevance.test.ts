@@ -40,10 +40,13 @@ function expected(docs: readonly SearchDoc[], terms: readonly string[], keep: (d
   const tiers = matches.filter((d) => tier(d) < 3).sort((a, b) => tier(a) - tier(b)
     || (tier(a) === 2 ? a.nameKey!.length - b.nameKey!.length || cmp(a.nameKey!, b.nameKey!) : cmp(a.urn, b.urn))).map((d) => d.urn);
   const rest = matches.filter((d) => tier(d) === 3);
-  if (ranked) return { total: matches.length, tiers, named: rest.map((d) => d.urn), textOnly: [] as string[] };
+  if (ranked) return { total: matches.length, tiers, named: rest.map((d) => d.urn), namedInOrder: false, textOnly: [] as string[] };
+  const byName = (a: SearchDoc, b: SearchDoc) => cmp(a.sortName, b.sortName) || cmp(a.urn, b.urn);
+  // More name matches than RANK_LIMIT come by name (fewer are ranked: compared as a set).
   const named = rest.filter((d) => hasAll(d.name.split(' ')));
-  const textOnly = rest.filter((d) => !hasAll(d.name.split(' '))).sort((a, b) => cmp(a.sortName, b.sortName) || cmp(a.urn, b.urn));
-  return { total: matches.length, tiers, named: named.map((d) => d.urn), textOnly: textOnly.map((d) => d.urn) };
+  if (named.length > RANK_LIMIT) named.sort(byName);
+  const textOnly = rest.filter((d) => !hasAll(d.name.split(' '))).sort(byName);
+  return { total: matches.length, tiers, named: named.map((d) => d.urn), namedInOrder: named.length > RANK_LIMIT, textOnly: textOnly.map((d) => d.urn) };
 }
 
 forEachEngine('search relevance (store)', (ctx) => {
@@ -71,6 +74,7 @@ forEachEngine('search relevance (store)', (ctx) => {
       doc(ds('payments daily report'), 'payments daily report', 'A report.'),
       doc(ds('prod.finance.payments'), 'fin_pay', 'The finance payments table.', { qualified: 'prod.finance.payments' }),
       doc(ds('gone.payments'), 'payments', 'A removed payments table.', { removed: true }),
+      doc(ds('calendar'), 'calendar', 'The schedule of loads.'),
       doc('urn:li:chart:(looker,payments)', 'payments', 'A chart of payments.', { entityType: 'chart' }),
     );
     // SQLite writes synchronously: yielding between batches lets the other engine's suite connect meanwhile.
@@ -94,7 +98,8 @@ forEachEngine('search relevance (store)', (ctx) => {
     const t = want.tiers.length;
     const n = want.named.length;
     assert.deepEqual(full.urns.slice(0, t), want.tiers, 'the name tiers first, in order');
-    assert.deepEqual(full.urns.slice(t, t + n).sort(), [...want.named].sort(), 'then the other name matches');
+    if (want.namedInOrder) assert.deepEqual(full.urns.slice(t, t + n), want.named, 'then the other name matches, by name');
+    else assert.deepEqual(full.urns.slice(t, t + n).sort(), [...want.named].sort(), 'then the other name matches');
     assert.deepEqual(full.urns.slice(t + n), want.textOnly, 'then the text-only matches by name');
     for (const [start, count] of [[0, 1], [0, 10], [t - 1, 3], [t, 5], [t + n - 2, 4], [t + n, 7], [want.total - 3, 10], [want.total, 5], [3, 2_000]]) {
       if (start! < 0) continue;
@@ -111,6 +116,13 @@ forEachEngine('search relevance (store)', (ctx) => {
       ds('payments_v2'), ds('payments_daily'), ds('PaymentsHistory'), ds('payments daily report')]);
     const datasets = await check(['payments'], datasetsOnly, (d) => !d.removed && d.entityType === 'dataset');
     assert.deepEqual(datasets.urns.slice(0, 3), [ds('payments'), ds('payments', 'snowflake'), ds('payments_v2')]);
+  });
+
+  test('more name matches than RANK_LIMIT outside the tiers: by name, then the text-only matches', async () => {
+    // Every generated document's urn names its schema `sch`; one document says "schedule" in its text only.
+    const full = await check(['sch'], live, (d) => !d.removed);
+    assert.ok(full.total > RANK_LIMIT + 1, `more name matches than RANK_LIMIT (${full.total})`);
+    assert.equal(full.urns[full.total - 1], ds('calendar'), 'the text-only match last');
   });
 
   test('several words and a qualified name find the exact name first', async () => {

@@ -324,13 +324,16 @@ function namedPage(dialect: Dialect, q: SearchDocQuery, key: string | null, part
     ORDER BY d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
 }
 
-/** How many documents match the terms in their names. */
-function nameCount(dialect: Dialect, q: SearchDocQuery): Statement {
+/** How many documents match the terms in their names; with `cap`, counting stops there. */
+function nameCount(dialect: Dialect, q: SearchDocQuery, cap?: number): Statement {
   const p = new SqlParams(dialect);
+  const capped = (from: string) => (cap === undefined ? `SELECT COUNT(*) AS n ${from}` : `SELECT COUNT(*) AS n FROM (SELECT 1 ${from} LIMIT ${p.add(cap)}) c`);
   if (dialect === 'sqlite' && flagsOnly(q.where) && countable({ terms: [], where: q.where })) {
-    return stmt(p, `SELECT COUNT(*) AS n FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${p.add(partQuery(dialect, q.terms, 'name', q.where))}`);
+    return stmt(p, capped(`FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${p.add(partQuery(dialect, q.terms, 'name', q.where))}`));
   }
-  return stmt(p, `SELECT COUNT(*) AS n FROM ${SEARCH_DOCS} d WHERE ${partMatchSql(q, p, 'name')} AND ${conditionSql(q.where, p)}`);
+  // The cap's parameter comes last in the text: added after the conditions'.
+  const from = `FROM ${SEARCH_DOCS} d WHERE ${partMatchSql(q, p, 'name')} AND ${conditionSql(q.where, p)}`;
+  return stmt(p, capped(from));
 }
 
 /**
@@ -366,7 +369,16 @@ export function* pageSteps(dialect: Dialect, q: SearchDocQuery & { sort: SearchS
     sizes = (yield TIERS.map((tier) => tierCount(dialect, q, key, tier))).map((r) => Number(r[0]!.n));
   }
   const tiers = Math.min(total, sizes.reduce((a, b) => a + b, 0));
-  const named = ranked ? total : Math.min(total, Math.max(tiers, Number((yield [nameCount(dialect, q)])[0]![0]!.n)));
+  // The name matches are counted as far as deciding how to page them needs (at most RANK_LIMIT past the tiers), and
+  // whole only when the page reaches past them: a word in many names is not counted for a first page.
+  let named = total;
+  if (!ranked) {
+    const cap = tiers + RANK_LIMIT + 1;
+    named = Number((yield [nameCount(dialect, q, cap)])[0]![0]!.n);
+    if (named >= cap && end > cap) named = Number((yield [nameCount(dialect, q)])[0]![0]!.n);
+    else if (named >= cap) named = total; // more than the page needs: what follows them is not reached
+    named = Math.min(total, Math.max(tiers, named));
+  }
   const walk = (size: number) => dialect === 'sqlite' && size >= all * DENSE_SHARE;
   const segments: { size: number; page: (offset: number, limit: number) => Statement }[] = q.start === 0 ? [{ size: tiers, page: () => { throw new Error('paged'); } }]
     : TIERS.map((tier, i) => ({ size: sizes[i]!, page: (o: number, l: number) => tierPage(dialect, q, key, tier, o, l) }));
