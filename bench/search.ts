@@ -110,6 +110,9 @@ async function measure(engine: string, catalog: Awaited<ReturnType<typeof openCa
       { name: 'word in every document ("table"), 10 results, no facets', run: svc({ query: 'table', count: 10, facets: [] }) },
       { name: 'word in 5 % of names ("orders"), 10 results, no facets', run: svc({ query: 'orders', count: 10, facets: [] }) },
       { name: 'two words, prefix ("orders 12"), no facets', run: svc({ query: 'orders 12', count: 10, facets: [] }) },
+      // Dataset 6 is named payments_6 (datasetItems): found first, before the 5 % of names that start with payments.
+      { name: 'an exact name ("payments_6"), no facets', run: svc({ query: 'payments_6', count: 10, facets: [] }) },
+      { name: 'word in 5 % of names ("payments"), page 3, no facets', run: svc({ query: 'payments', start: 20, count: 10, facets: [] }) },
       { name: 'selective filters (platform AND tag), no facets', run: svc({ query: '*', count: 10, facets: [],
         filters: [[{ field: 'platform', values: ['urn:li:dataPlatform:hive'] }, { field: 'tags', values: ['urn:li:tag:tag7'] }]] }) },
       { name: 'facets only: default facets, match everything', run: svc({ query: '*', count: 0 }) },
@@ -120,6 +123,10 @@ async function measure(engine: string, catalog: Awaited<ReturnType<typeof openCa
       { name: 'facets only: _entityType␞typeNames', run: svc({ query: '*', count: 0, facets: ['_entityType\u241etypeNames'] }) },
     ];
     for (const c of cases) console.log(`[${engine}] ${await time(c.name, c.run)}`);
+    for (const query of ['payments_6', 'payments']) {
+      const { urns, total } = await s.search({ query, count: 3, facets: [] });
+      console.log(`[${engine}] "${query}": ${total} matches, first ${urns.join(' ')}`);
+    }
 
     const app = await createApp(catalog, { logger: false });
     await app.ready();

@@ -45,6 +45,21 @@ export function queryTerms(query: string): string[] {
   return [...new Set(q.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w.toLowerCase()))];
 }
 
+/**
+ * A name as searches compare it whole: its words (split as queries are), lower case, one space apart. A document whose
+ * name key equals the query's comes first, then those whose key starts with it (src/storage/search-sql.ts).
+ */
+export function nameKey(text: string): string {
+  return text.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w.toLowerCase()).join(' ');
+}
+
+/** A document's name keys: its own name's, and its urn's name's where that differs. */
+function nameKeys(urnName: string, own: string): { nameKey: string; qualifiedKey?: string } {
+  const k = nameKey(own);
+  const q = nameKey(urnName);
+  return q === k ? { nameKey: k } : { nameKey: k, qualifiedKey: q };
+}
+
 /** An aspect's value when it still fits its schema (stored values passed it when written). */
 function fitting(name: string, value: unknown): AnyAspect | undefined {
   const def = aspectDef(name);
@@ -68,9 +83,14 @@ function orderedAspects(urn: string, aspects: Aspects): [string, unknown][] {
   return names.filter((n) => aspects.has(n)).map((n) => [n, aspects.get(n)]);
 }
 
-/** The name people know the entity by: the first name or display name its aspects give, else its urn's. */
-function displayNameOf(urn: string, aspects: Aspects): string {
-  for (const [, value] of orderedAspects(urn, aspects)) {
+/**
+ * The name people know the entity by: the first name or display name its aspects give, else its urn's. `ownName`:
+ * not the key aspect's (a dataset's key names it by its urn's qualified name; its properties give the table's name).
+ */
+function displayNameOf(urn: string, aspects: Aspects, ownName = false): string {
+  const key = ownName ? descriptorOfUrn(urn)?.key.name : undefined;
+  for (const [aspect, value] of orderedAspects(urn, aspects)) {
+    if (aspect === key) continue;
     const v = value as { displayName?: unknown; name?: unknown } | null;
     if (v && typeof v === 'object') {
       if (typeof v.displayName === 'string' && v.displayName) return v.displayName;
@@ -338,11 +358,14 @@ export class SearchService {
       const defaultPath = aspects.has('browsePaths') ? undefined : await defaultBrowsePath(d, reads);
       const name = nameOf(urn);
       const display = displayNameOf(urn, aspects);
+      const own = displayNameOf(urn, aspects, true);
       docs.push({
         urn, entityType: u.entityType,
-        name: words(display === name ? name : `${name} ${display}`).join(' '),
+        // The urn's name, the display name and the entity's own name (a dataset's table name): the words ranked as its name.
+        name: words([...new Set([name, display, own])].join(' ')).join(' '),
         text: bodyText(urn, aspects),
         sortName: display.toLowerCase(),
+        ...nameKeys(name, own),
         removed: (aspects.get('status') as { removed?: unknown } | undefined)?.removed === true,
         values: fieldValues(d, key, aspects, defaultPathV2, defaultPath),
       });
@@ -404,7 +427,8 @@ export class SearchService {
     const terms = queryTerms(req.query);
     const sort = sortOf(req.sort);
     const where = this.condition(req);
-    const found = await this.store.searchDocs({ terms, where, sort, start, count });
+    const key = nameKey(req.query);
+    const found = await this.store.searchDocs({ terms, ...(key !== terms.join(' ') ? { nameKey: key } : {}), where, sort, start, count });
     // An index built before writes checked urns may still hold an entity no answer can map: left out.
     const kept = found.urns.filter((u) => !this.unmappable(u));
     const page = { urns: kept, total: found.total - (found.urns.length - kept.length) };

@@ -16,7 +16,7 @@ import {
   timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import {
-  addCountDeltas, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageStatement, textDigest, type CountedDoc,
+  addCountDeltas, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageSteps, type PageRow, docKeys, textDigest, type CountedDoc,
   addRewriteDeltas, valueChanges,
 } from './search-sql.js';
 import type {
@@ -689,9 +689,10 @@ export class PostgresStore implements Store {
     const ids = new Map([...held].map(([urn, r]) => [urn, Number(r.id)]));
     const fresh = sorted.filter((d) => !held.has(d.urn));
     if (fresh.length) {
-      const { rows } = await c.query(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest)
-        SELECT * FROM UNNEST($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[]) ON CONFLICT (urn) DO NOTHING RETURNING id, urn`,
-      [fresh.map((d) => d.urn), fresh.map((d) => d.entityType), fresh.map((d) => d.removed), fresh.map((d) => d.sortName), fresh.map((d) => digests.get(d.urn))]);
+      const { rows } = await c.query(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key)
+        SELECT * FROM UNNEST($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[]) ON CONFLICT (urn) DO NOTHING RETURNING id, urn`,
+      [fresh.map((d) => d.urn), fresh.map((d) => d.entityType), fresh.map((d) => d.removed), fresh.map((d) => d.sortName), fresh.map((d) => digests.get(d.urn)),
+        fresh.map((d) => docKeys(d)[0]), fresh.map((d) => docKeys(d)[1])]);
       for (const r of rows) ids.set(r.urn as string, Number(r.id));
       // Inserted meanwhile by a writer outside the index's consumer lock: taken as existing documents.
       const raced = fresh.filter((d) => !ids.has(d.urn)).map((d) => d.urn);
@@ -700,9 +701,12 @@ export class PostgresStore implements Store {
     const kept = sorted.filter((d) => held.has(d.urn));
     const oldValues = new Map<number, (readonly [string, string])[]>();
     if (kept.length) {
-      await c.query(`UPDATE ${SEARCH_DOCS} d SET entity_type = u.entity_type, removed = u.removed, sort_name = u.sort_name, text_digest = u.digest
-        FROM UNNEST($1::bigint[], $2::text[], $3::boolean[], $4::text[], $5::text[]) AS u(id, entity_type, removed, sort_name, digest) WHERE d.id = u.id`,
-      [kept.map((d) => ids.get(d.urn)), kept.map((d) => d.entityType), kept.map((d) => d.removed), kept.map((d) => d.sortName), kept.map((d) => digests.get(d.urn))]);
+      await c.query(`UPDATE ${SEARCH_DOCS} d SET entity_type = u.entity_type, removed = u.removed, sort_name = u.sort_name, text_digest = u.digest,
+          name_key = u.name_key, qualified_key = u.qualified_key
+        FROM UNNEST($1::bigint[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[])
+          AS u(id, entity_type, removed, sort_name, digest, name_key, qualified_key) WHERE d.id = u.id`,
+      [kept.map((d) => ids.get(d.urn)), kept.map((d) => d.entityType), kept.map((d) => d.removed), kept.map((d) => d.sortName), kept.map((d) => digests.get(d.urn)),
+        kept.map((d) => docKeys(d)[0]), kept.map((d) => docKeys(d)[1])]);
       const { rows } = await c.query(`SELECT doc_id, field, value FROM ${SEARCH_VALUES} WHERE doc_id = ANY($1)`, [kept.map((d) => ids.get(d.urn))]);
       for (const r of rows) {
         const id = Number(r.doc_id);
@@ -783,8 +787,13 @@ export class PostgresStore implements Store {
     const counted = countStatement('postgres', q);
     const total = Number((await this.query(counted.sql, counted.params)).rows[0].n);
     if (q.count === 0 || total === 0) return { total, urns: [] };
-    const page = pageStatement('postgres', q, total, Number.POSITIVE_INFINITY);
-    return { total, urns: (await this.query(page.sql, page.params)).rows.map((r) => r.urn as string) };
+    const steps = pageSteps('postgres', q, total, Number.POSITIVE_INFINITY);
+    let step = steps.next();
+    while (!step.done) {
+      const rows = await Promise.all(step.value.map(async (s) => (await this.query(s.sql, s.params)).rows as PageRow[]));
+      step = steps.next(rows);
+    }
+    return { total, urns: step.value };
   }
 
   async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {

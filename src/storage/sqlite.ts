@@ -19,7 +19,7 @@ import {
   timeseriesTableNames, timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import {
-  addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, ftsFlags, textDigest, type FacetRow, numeric, pageStatement, type CountedDoc, type Statement,
+  addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, docKeys, ftsFlags, textDigest, type FacetRow, numeric, pageSteps, type PageRow, type CountedDoc, type Statement,
   addRewriteDeltas, valueChanges,
 } from './search-sql.js';
 import type {
@@ -535,8 +535,10 @@ export class SqliteStore implements Store {
   private writeSearchDocs(docs: readonly SearchDoc[]): void {
     {
       const deltas = new Map<string, number>();
-      const insertDoc = this.stmt(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest) VALUES (?, ?, ?, ?, ?)`);
-      const updateDoc = this.stmt(`UPDATE ${SEARCH_DOCS} SET entity_type = ?, removed = ?, sort_name = ?, text_digest = ? WHERE id = ?`);
+      const insertDoc = this.stmt(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key)
+        VALUES (?, ?, ?, ?, ?, ?, ?)`);
+      const updateDoc = this.stmt(`UPDATE ${SEARCH_DOCS} SET entity_type = ?, removed = ?, sort_name = ?, text_digest = ?, name_key = ?,
+        qualified_key = ? WHERE id = ?`);
       const insertText = this.stmt(`INSERT INTO ${SEARCH_FTS} (rowid, name, body, flags) VALUES (?, ?, ?, ?)`);
       const deleteText = this.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`);
       const insertValue = this.stmt(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num) VALUES (?, ?, ?, ?)`);
@@ -549,9 +551,9 @@ export class SqliteStore implements Store {
         let id: number;
         if (old) {
           id = old.id;
-          updateDoc.run(d.entityType, d.removed ? 1 : 0, d.sortName, digest, id);
+          updateDoc.run(d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), id);
         } else {
-          id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName, digest).lastInsertRowid);
+          id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d)).lastInsertRowid);
         }
         if (old?.textDigest !== digest) {
           if (old) deleteText.run(id);
@@ -624,8 +626,10 @@ export class SqliteStore implements Store {
       const total = Number((this.run(countStatement('sqlite', q))[0] as { n: number }).n);
       if (q.count === 0 || total === 0) return { total, urns: [] };
       const all = Number((this.run(allDocsStatement('sqlite'))[0] as { n: number }).n);
-      const urns = (this.run(pageStatement('sqlite', q, total, all)) as { urn: string }[]).map((r) => r.urn);
-      return { total, urns };
+      const steps = pageSteps('sqlite', q, total, all);
+      let step = steps.next();
+      while (!step.done) step = steps.next(step.value.map((s) => this.run(s) as PageRow[]));
+      return { total, urns: step.value };
     }).deferred();
   }
 

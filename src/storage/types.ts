@@ -142,6 +142,13 @@ export interface SearchDoc {
   text: string;
   /** How the entity sorts by name (its display name, lower case). */
   sortName: string;
+  /**
+   * The display name's words, lower case, one space apart (`Payments_Daily` → `payments daily`): searches put the
+   * documents whose key equals or starts with the query's first. Without it, derived from sortName.
+   */
+  nameKey?: string;
+  /** The urn's own name as a key where it differs from nameKey (`db.schema.payments`): an exact match comes first too. */
+  qualifiedKey?: string;
   /** Soft-deleted (`status.removed`): left out of searches unless a condition asks about removal. */
   removed: boolean;
   /** Keyword values of the filter fields, in DataHub's field names: each [field, value] once. */
@@ -167,6 +174,8 @@ export type SearchOp = 'EQUAL' | 'CONTAIN' | 'START_WITH' | 'END_WITH' | 'GREATE
 export interface SearchDocQuery {
   /** Every term must match the start of a word of the name or text; none: every document. */
   terms: readonly string[];
+  /** The query as a name key (see SearchDoc.nameKey), when it differs from the terms joined by spaces. */
+  nameKey?: string;
   where: SearchCondition;
 }
 
