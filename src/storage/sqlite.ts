@@ -8,6 +8,8 @@ import { addLatest, checkUpdate, planVersion } from './aspect-updates.js';
 import { edgeChanges } from './edges.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { ParsedValues } from './parsed-values.js';
+import type { FacetOp } from './facet-bitmaps.js';
+import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
 import {
   CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange, truncateChange, upsertChange,
   type ChangeLogRow, type ChangeRow, type StoredLatest,
@@ -75,6 +77,16 @@ export class SqliteStore implements Store {
   private readonly statements = new Map<string, Database.Statement>();
   /** Latest aspect values parsed once and shared while their text is unchanged. */
   private readonly latestValues = new ParsedValues();
+  /** Facet counts in memory (src/storage/facet-index.ts); `facetOps` collects a transaction's changes for it. */
+  readonly facets: FacetIndex = new FacetIndex({
+    dialect: 'sqlite',
+    rows: async (s) => this.run(s) as Record<string, unknown>[],
+    ids: async (s) => this.stmt(s.sql).pluck().all(...s.params) as number[],
+    changesAfter: (after, limit) => this.changesAfter(after, limit),
+    firstChangeSeq: () => this.firstChangeSeq(),
+    consumerOffsets: () => this.consumerOffsets(),
+  });
+  private facetOps: FacetOp[] = [];
 
   /** Prepared statements are cached by their SQL text; each text is always used in the same mode. */
   private stmt(sql: string): Database.Statement {
@@ -124,6 +136,23 @@ export class SqliteStore implements Store {
     apply.immediate();
     // Gathers statistics the planner lacks (on a new or upgraded database), as SQLite advises at open.
     this.db.pragma('optimize = 0x10002');
+    this.facets.start();
+  }
+
+  /**
+   * Runs a write transaction that may change the search tables, then hands what it changed to the facet index (after
+   * the commit; nothing on a rollback). Inside another transaction, the outer one hands them over.
+   */
+  private withFacets<T>(tx: () => T, move?: { from: number; to: number }): T {
+    if (this.db.inTransaction) return tx();
+    this.facetOps = [];
+    try {
+      const r = tx();
+      this.facets.committed(this.facetOps, r === false ? undefined : move);
+      return r;
+    } finally {
+      this.facetOps = [];
+    }
   }
 
   /** Search documents written since the planner's statistics were last refreshed. */
@@ -131,6 +160,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.commitGroup();
+    await this.facets.close();
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
@@ -332,7 +362,7 @@ export class SqliteStore implements Store {
 
   async deleteEntity(urn: string, actor = SYSTEM_ACTOR): Promise<{ rows: number; timeseriesRows: number }> {
     const db = this.db;
-    return db.transaction(() => {
+    return this.withFacets(() => db.transaction(() => {
       const log: ChangeRow[] = [];
       const aspects = this.stmt(`SELECT aspect FROM ${ASPECT_TABLE} WHERE urn = ? AND version = 0 ORDER BY aspect`).pluck().all(urn) as string[];
       const rows = this.deleteAspectRows(urn, aspects, actor, log)
@@ -350,7 +380,7 @@ export class SqliteStore implements Store {
       this.stmt(`DELETE FROM ${ENTITY_TABLE} WHERE urn = ?`).run(urn);
       this.appendChanges(log);
       return { rows, timeseriesRows };
-    }).immediate();
+    }).immediate());
   }
 
   async upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> {
@@ -474,7 +504,7 @@ export class SqliteStore implements Store {
   }
 
   async upsertSearchDocs(docs: SearchDoc[]): Promise<void> {
-    this.db.transaction(() => this.writeSearchDocs(docs)).immediate();
+    this.withFacets(() => this.db.transaction(() => this.writeSearchDocs(docs)).immediate());
   }
 
   /** Inside a write transaction. */
@@ -507,6 +537,7 @@ export class SqliteStore implements Store {
         for (const [field, value] of changes.gone) deleteValue.run(field, value, id);
         for (const [field, value] of changes.added) insertValue.run(field, value, id, numeric(value));
         addRewriteDeltas(deltas, old?.doc, { entityType: d.entityType, removed: d.removed, values }, changes);
+        this.facetOps.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values } });
       }
       this.applyCounts(deltas);
     }
@@ -552,12 +583,13 @@ export class SqliteStore implements Store {
       if (!old) continue;
       this.stmt(`DELETE FROM ${SEARCH_DOCS} WHERE id = ?`).run(old.id);
       addCountDeltas(deltas, old.doc, undefined);
+      this.facetOps.push({ remove: old.id });
     }
     this.applyCounts(deltas);
   }
 
   async deleteSearchDocs(urns: readonly string[]): Promise<void> {
-    this.db.transaction(() => this.removeSearchDocs(urns)).immediate();
+    this.withFacets(() => this.db.transaction(() => this.removeSearchDocs(urns)).immediate());
   }
 
   private run(s: Statement): unknown[] {
@@ -565,9 +597,11 @@ export class SqliteStore implements Store {
   }
 
   async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number }) {
+    // The total from the facet index's match set when it has one (its facets then reuse it).
+    const matched = (await this.facets.matchSet(q, true))?.size;
     // One read transaction: the total and the page see the same documents.
     return this.db.transaction(() => {
-      const total = Number((this.run(countStatement('sqlite', q))[0] as { n: number }).n);
+      const total = matched ?? Number((this.run(countStatement('sqlite', q))[0] as { n: number }).n);
       if (q.count === 0 || total === 0) return { total, urns: [] };
       const all = Number((this.run(allDocsStatement('sqlite'))[0] as { n: number }).n);
       const urns = (this.run(pageStatement('sqlite', q, total, all)) as { urn: string }[]).map((r) => r.urn);
@@ -576,6 +610,10 @@ export class SqliteStore implements Store {
   }
 
   async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
+    return this.facets.count(q, facets, async (specs) => this.sqlFacets(q, specs, matches));
+  }
+
+  private sqlFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): FacetCount[][] {
     return this.db.transaction(() => {
       const steps = facetSteps('sqlite', q, facets, matches);
       let step = steps.next();
@@ -676,7 +714,8 @@ export class SqliteStore implements Store {
   }
 
   async applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean> {
-    return this.db.transaction(() => {
+    const move = guards.find((g) => g.consumer === SEARCH_CONSUMER && 'from' in g) as { from: number; to: number } | undefined;
+    return this.withFacets(() => this.db.transaction(() => {
       // Every guard checked before any offset moves, so a refusal writes nothing.
       for (const guard of guards) {
         if ('from' in guard) {
@@ -694,7 +733,7 @@ export class SqliteStore implements Store {
       }
       if (update.relationships) this.writeRelationships(update.relationships.sources, update.relationships.edges);
       return true;
-    }).immediate();
+    }).immediate(), move);
   }
 
   async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
