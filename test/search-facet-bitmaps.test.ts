@@ -4,6 +4,7 @@ import { loadConfig } from '../src/config.js';
 import { systemActor } from '../src/services/actor.js';
 import { openCatalog, type Catalog } from '../src/services/catalog.js';
 import type { ChangeItem } from '../src/services/ingest-format.js';
+import { FacetDocs, type FacetDoc } from '../src/storage/facet-bitmaps.js';
 import type { FacetIndex } from '../src/storage/facet-index.js';
 import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchDocQuery } from '../src/storage/types.js';
 import { forEachEngine } from './support/engines.js';
@@ -98,6 +99,46 @@ function bruteForce(docs: readonly SearchDoc[], q: SearchDocQuery): FacetCount[]
 }
 
 const sorted = (rows: readonly FacetCount[]) => [...rows].sort((a, b) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
+
+test('FacetDocs: thousands of random replacements and removals leave exactly the last state (ordinal lists compacted as they go)', () => {
+  const r = rng(7);
+  const docs = new FacetDocs();
+  const state = new Map<number, FacetDoc>();
+  const fields = ['platform', 'tags', 'owners', 'fieldPaths'];
+  for (let step = 0; step < 6000; step++) {
+    const id = 1 + Math.floor(r() * 700);
+    if (r() < 0.15) {
+      docs.remove(id);
+      state.delete(id);
+      continue;
+    }
+    const values = Array.from({ length: Math.floor(r() * 6) }, () => [fields[Math.floor(r() * 4)]!, `v${Math.floor(r() * 12)}`] as const);
+    const d: FacetDoc = { id, urn: `u${id}`, entityType: r() < 0.7 ? 'dataset' : 'chart', removed: r() < 0.1, values };
+    docs.setMany([d]);
+    state.set(id, d);
+  }
+  const specs: FacetSpec[] = [{ kind: 'entityType' }, { kind: 'field', field: 'tags' }, { kind: 'field', field: 'owners' }, { kind: 'entityTypeThen', field: 'platform' }];
+  const expected = (ids: readonly number[]) => specs.map((s) => {
+    const n = new Map<string, number>();
+    const add = (k: string) => n.set(k, (n.get(k) ?? 0) + 1);
+    for (const id of ids) {
+      const d = state.get(id)!;
+      if (s.kind !== 'field') add(JSON.stringify([d.entityType]));
+      if (s.kind === 'entityType') continue;
+      for (const v of new Set(d.values.filter(([f]) => f === s.field).map(([, v]) => v))) add(JSON.stringify(s.kind === 'field' ? [v] : [d.entityType, v]));
+    }
+    return sorted([...n].map(([k, count]) => { const [value, sub] = JSON.parse(k) as [string, string?]; return sub === undefined ? { value, count } : { value, sub, count }; }));
+  });
+  const live = [...state.keys()].filter((id) => !state.get(id)!.removed);
+  assert.equal(docs.size, state.size, 'one document an id');
+  // Every document (the bitmaps intersected), and a few (their ordinal lists walked).
+  const everything = docs.evaluate({ all: [{ column: 'removed', value: false }] });
+  assert.deepEqual(docs.count(everything, specs).map(sorted), expected(live));
+  const few = docs.evaluate({ all: [{ column: 'removed', value: false }, { field: 'tags', op: 'EQUAL', values: ['v3'] }, { column: 'entityType', values: ['chart'] }] });
+  assert.deepEqual(docs.count(few, specs).map(sorted), expected(live.filter((id) => state.get(id)!.entityType === 'chart'
+    && state.get(id)!.values.some(([f, v]) => f === 'tags' && v === 'v3'))));
+  assert.equal(docs.answers({ field: 'fieldPaths', op: 'EQUAL', values: ['v1'] }), false, 'a field held in SQL only is not answered here');
+});
 
 forEachEngine('search facets from bitmaps', (ctx) => {
   let catalog: Catalog;
