@@ -1,6 +1,6 @@
 import { BITMAP_FIELDS, FacetDocs, RoaringBitmap32, urnHash, type Bitmap, type FacetDoc, type FacetOp } from './facet-bitmaps.js';
 import { SEARCH_DOCS, SEARCH_FTS, SEARCH_TEXT, SEARCH_VALUES, type Dialect } from './schema.js';
-import { SqlParams, textQuery, type Statement } from './search-sql.js';
+import { countable, SqlParams, textQuery, type Statement } from './search-sql.js';
 import type { FacetCount, FacetSpec, SearchDocQuery } from './types.js';
 
 /**
@@ -272,7 +272,8 @@ export class FacetIndex {
    */
   async count(q: SearchDocQuery, specs: readonly FacetSpec[], sql: (specs: readonly FacetSpec[]) => Promise<FacetCount[][]>): Promise<FacetCount[][]> {
     const docs = this.docs;
-    const m = docs && specs.some((s) => docs.covers(s)) ? await this.matchSet(q) : null;
+    // Without words or field conditions the counts table answers in constant time.
+    const m = docs && !countable(q) && specs.some((s) => docs.covers(s)) ? await this.matchSet(q) : null;
     if (!m || !docs || docs !== this.docs) {
       this.stats.sql++;
       return sql(specs);
@@ -293,6 +294,7 @@ export class FacetIndex {
    * `keep`: held a moment for the count of the same query's facets (a search's total, then its facets).
    */
   async matchSet(q: SearchDocQuery, keep = false): Promise<Bitmap | null> {
+    if (keep && countable(q)) return null; // the counts table has the total
     if (this.state === 'ready') await this.fresh().catch(() => {});
     const docs = this.docs;
     if (this.state !== 'ready' || !docs || !docs.answers(q.where)) return null;

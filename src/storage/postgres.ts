@@ -796,10 +796,10 @@ export class PostgresStore implements Store {
     if (urns.length) await this.tx((c) => this.removeSearchDocs(c, urns));
   }
 
-  async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number }) {
+  async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) {
     const counted = countStatement('postgres', q);
     // The total from the facet index's match set when it has one (its facets then reuse it).
-    const matched = (await this.facets.matchSet(q, true))?.size;
+    const matched = q.facetsFollow ? (await this.facets.matchSet({ terms: q.terms, where: q.where }, true))?.size : undefined;
     const total = matched ?? Number((await this.query(counted.sql, counted.params)).rows[0].n);
     if (q.count === 0 || total === 0) return { total, urns: [] };
     const page = pageStatement('postgres', q, total, Number.POSITIVE_INFINITY);

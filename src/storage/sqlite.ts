@@ -596,9 +596,9 @@ export class SqliteStore implements Store {
     return this.stmt(s.sql).all(...s.params);
   }
 
-  async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number }) {
+  async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) {
     // The total from the facet index's match set when it has one (its facets then reuse it).
-    const matched = (await this.facets.matchSet(q, true))?.size;
+    const matched = q.facetsFollow ? (await this.facets.matchSet({ terms: q.terms, where: q.where }, true))?.size : undefined;
     // One read transaction: the total and the page see the same documents.
     return this.db.transaction(() => {
       const total = matched ?? Number((this.run(countStatement('sqlite', q))[0] as { n: number }).n);
