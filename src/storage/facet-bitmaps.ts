@@ -49,10 +49,12 @@ export function urnHash(urn: string): number {
 const MAX_ID = 0xffff_fffe;
 
 /**
- * Walking a match's ordinals costs about this many times less than one bitmap intersection (measured at 100,000
- * documents): below values × this many matches, the matches' ordinals are walked.
+ * Counting one value's bitmap against the matches costs about this many times what counting one ordinal of one
+ * match does, per 2^16 ids of the id range (one container each; measured at 1,000,000 documents of 12 values: all
+ * of them walked in 33 ms where intersecting 8,000 values took 74 ms, 5 % of them in 3 ms against 161 ms). The cheaper
+ * way is taken: few values (a type or platform facet) intersect, many walk.
  */
-const WALK_PER_INTERSECTION = 4;
+const CONTAINER_PER_ORDINAL = 300;
 
 export class FacetDocs {
   private readonly types: string[] = [];
@@ -170,11 +172,10 @@ export class FacetDocs {
     for (const o of ordinals) this.pool[this.used++] = o;
   }
 
-  /** Drops the ordinal lists of replaced documents, growing the pool when it is mostly live. */
+  /** Drops the ordinal lists of replaced documents, growing the pool by half when it is mostly live. */
   private compact(room: number): void {
-    const live = this.used - this.garbage;
-    let n = this.pool.length;
-    while (n < 2 * (live + room)) n *= 2;
+    const need = this.used - this.garbage + room;
+    const n = need * 1.2 <= this.pool.length ? this.pool.length : Math.ceil(need * 1.5);
     const pool = new Uint32Array(n);
     let at = 0;
     for (const id of this.all.toUint32Array()) {
@@ -291,7 +292,9 @@ export class FacetDocs {
   count(m: Bitmap, specs: readonly FacetSpec[]): FacetCount[][] {
     const fields = specs.flatMap((s) => (s.kind === 'field' ? [s.field] : []));
     const values = fields.reduce((n, f) => n + (this.ords.get(f)?.size ?? 0), 0);
-    const walked = m.size < values * WALK_PER_INTERSECTION ? this.walk(m) : null;
+    const chunks = Math.floor(Math.max(0, m.maximum()) / 65536) + 1;
+    const perDoc = this.all.size ? (this.used - this.garbage) / this.all.size : 0;
+    const walked = m.size * perDoc < values * chunks * CONTAINER_PER_ORDINAL ? this.walk(m) : null;
     const typeRows = (): FacetCount[] => this.types.flatMap((t, i) => {
       const n = m.andCardinality(this.typeBits[i]!);
       return n > 0 ? [{ value: t, count: n }] : [];
