@@ -200,6 +200,10 @@ forEachEngine('search facets from bitmaps', (ctx) => {
     await catalog.close();
     catalog = await open();
     await checkAll(catalog, 'restarted');
+    // A wholesale rewrite: built again, the second build superseding the first.
+    facetsOf(catalog).invalidate();
+    facetsOf(catalog).invalidate();
+    await checkAll(catalog, 'invalidated twice');
   });
 
   test("another server's writes are read back through the change log before the next count", async () => {

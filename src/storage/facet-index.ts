@@ -58,6 +58,8 @@ export class FacetIndex {
   private touched: Set<number> | null = null;
   private refreshing: Promise<void> | null = null;
   private building: Promise<void> | null = null;
+  /** The build under way (a newer one, after invalidate(), supersedes it). */
+  private buildId = 0;
   /** How many counts were answered here and how many by SQL (tests, diagnostics). */
   readonly stats = { memory: 0, sql: 0, builds: 0 };
   /** Moves on with every change of the structure: match sets computed before are stale. */
@@ -92,8 +94,9 @@ export class FacetIndex {
     this.state = 'building';
     this.queued = [];
     this.stats.builds++;
-    this.building = this.build().catch((e) => {
-      if (this.state === 'closed') return;
+    const id = ++this.buildId;
+    this.building = this.build(id).catch((e) => {
+      if (this.state === 'closed' || id !== this.buildId) return;
       this.error = e;
       this.state = 'failed';
       this.docs = null;
@@ -143,7 +146,8 @@ export class FacetIndex {
     if (move && move.from <= this.syncedTo && move.to > this.syncedTo) this.syncedTo = move.to;
   }
 
-  private async build(): Promise<void> {
+  private async build(id: number): Promise<void> {
+    const current = () => this.state === 'building' && id === this.buildId;
     const { dialect } = this.engine;
     const at = (await this.engine.consumerOffsets()).get(SEARCH_CONSUMER) ?? 0;
     const docs = new FacetDocs();
@@ -151,7 +155,7 @@ export class FacetIndex {
       const p = new SqlParams(dialect);
       const rows = await this.engine.rows({ sql: `SELECT id, urn, entity_type, removed FROM ${SEARCH_DOCS} WHERE id > ${p.add(after)}
         ORDER BY id LIMIT ${p.add(DOC_PAGE)}`, params: p.list });
-      if (this.state !== 'building') return;
+      if (!current()) return;
       docs.setMany(rows.map(docOf));
       if (rows.length < DOC_PAGE) break;
       after = Number(rows[rows.length - 1]!.id);
@@ -169,7 +173,7 @@ export class FacetIndex {
         const agg = dialect === 'sqlite' ? 'json_group_array(doc_id)' : 'json_agg(doc_id)';
         const rows = await this.engine.rows({ sql: `SELECT value, ${agg} AS ids, COUNT(*) AS n, MAX(doc_id) AS last FROM (${page}) p
           GROUP BY value ORDER BY value`, params: p.list });
-        if (this.state !== 'building') return;
+        if (!current()) return;
         let n = 0;
         for (const r of rows) {
           const ids = (typeof r.ids === 'string' ? JSON.parse(r.ids) : r.ids) as number[];
@@ -182,6 +186,7 @@ export class FacetIndex {
         await pause();
       }
     }
+    if (!current()) return;
     docs.finishLoad();
     this.docs = docs;
     this.generation++;
