@@ -73,6 +73,14 @@ async function benchEngine(engine: string, url: string) {
     if (await catalog.store.countSearchDocs() >= ENTITIES) {
       console.log(`[${engine}] reusing the ${await catalog.store.countSearchDocs()} documents already in ${url}`);
     } else await load(engine, catalog);
+    // The facet bitmaps are built in the background at start (SQL counts until then): measured once ready.
+    const facets = (catalog.store as { facets?: { ready(): Promise<boolean>; bytes(): number } }).facets;
+    if (facets) {
+      const t = performance.now();
+      const ready = await facets.ready();
+      console.log(`[${engine}] facet bitmaps ${ready ? 'ready' : 'NOT built'} ${((performance.now() - t) / 1000).toFixed(1)} s after open, ` +
+        `${(facets.bytes() / 2 ** 20).toFixed(1)} MiB (${Math.round(facets.bytes() / (await catalog.store.countSearchDocs()))} bytes a document), RSS ${process.memoryUsage().rss >> 20} MiB`);
+    }
     await measure(engine, catalog);
   } finally {
     await catalog.close();

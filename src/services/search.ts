@@ -428,12 +428,14 @@ export class SearchService {
     const sort = sortOf(req.sort);
     const where = this.condition(req);
     const key = nameKey(req.query);
-    const found = await this.store.searchDocs({ terms, ...(key !== terms.join(' ') ? { nameKey: key } : {}), where, sort, start, count });
+    const facetFields = req.facets ?? DEFAULT_FACETS;
+    const found = await this.store.searchDocs({ terms, ...(key !== terms.join(' ') ? { nameKey: key } : {}), where, sort, start, count,
+      facetsFollow: facetFields.some((f) => f !== 'degree') });
     // An index built before writes checked urns may still hold an entity no answer can map: left out.
     const kept = found.urns.filter((u) => !this.unmappable(u));
     const page = { urns: kept, total: found.total - (found.urns.length - kept.length) };
     // The page's total is how many the facets sharing its condition count over: not counted a second time.
-    const facets = await this.facets(req, terms, req.facets ?? DEFAULT_FACETS, { where, total: page.total });
+    const facets = await this.facets(req, terms, facetFields, { where, total: page.total });
     const matchedFields = terms.length ? await this.matchedFields(page.urns, terms) : new Map<string, MatchedField[]>();
     return { start, count: page.urns.length, total: page.total, urns: page.urns, facets, matchedFields };
   }

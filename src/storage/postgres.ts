@@ -7,6 +7,8 @@ import { edgeChanges } from './edges.js';
 import { ParsedValues } from './parsed-values.js';
 import { deepFreeze } from '../model/deep-freeze.js';
 import { databaseUnavailable } from '../errors.js';
+import type { FacetOp } from './facet-bitmaps.js';
+import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
 import {
   CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange,
   truncateChange, upsertChange, type ChangeLogRow, type ChangeRow, type StoredLatest,
@@ -86,6 +88,16 @@ export class PostgresStore implements Store {
   private readonly clientConfig: pg.ClientConfig;
   /** Latest aspect values parsed once and shared while their text is unchanged. */
   private readonly latestValues = new ParsedValues();
+  /** Facet counts in memory (src/storage/facet-index.ts); each transaction's changes for it, by connection. */
+  readonly facets: FacetIndex = new FacetIndex({
+    dialect: 'postgres',
+    rows: async (s) => (await this.query(s.sql, s.params)).rows,
+    ids: async (s) => (await this.pool.query({ text: s.sql, values: s.params, rowMode: 'array' })).rows.map((r) => Number(r[0])),
+    changesAfter: (after, limit) => this.changesAfter(after, limit),
+    firstChangeSeq: () => this.firstChangeSeq(),
+    consumerOffsets: () => this.consumerOffsets(),
+  });
+  private readonly facetTx = new Map<pg.PoolClient, { ops: FacetOp[]; move?: { from: number; to: number } }>();
 
   constructor(connectionString: string, poolSize = 10, timeouts: PostgresTimeouts = {}) {
     const queryTimeout = timeouts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
@@ -132,8 +144,13 @@ export class PostgresStore implements Store {
     let lost: unknown;
     try {
       await c.query('BEGIN');
+      const changes: { ops: FacetOp[]; move?: { from: number; to: number } } = { ops: [] };
+      this.facetTx.set(c, changes);
       const r = await fn(c);
       await c.query('COMMIT');
+      // This process's changes of the search tables, to its facet index right after they commit.
+      this.facetTx.delete(c);
+      if (changes.ops.length || changes.move) this.facets.committed(changes.ops, changes.move);
       return r;
     } catch (e) {
       if (isDatabaseUnreachable(e)) {
@@ -143,6 +160,7 @@ export class PostgresStore implements Store {
       await c.query('ROLLBACK').catch(() => {});
       throw e;
     } finally {
+      this.facetTx.delete(c);
       // A connection lost (or a statement that timed out, still running) is closed rather than pooled.
       c.release(lost as Error | undefined);
     }
@@ -161,9 +179,11 @@ export class PostgresStore implements Store {
       }
       for (const s of timeseriesTableStatements('postgres')) await c.query(s);
     });
+    this.facets.start();
   }
 
   async close(): Promise<void> {
+    await this.facets.close();
     // Writes already asked for are made first (a group waiting for its turn starts as another ends).
     while (this.groupsDone.size) await Promise.all(this.groupsDone);
     await this.pool.end();
@@ -733,6 +753,7 @@ export class PostgresStore implements Store {
       for (const [f, v] of changes.gone) gone.push([f, v, id]);
       for (const [f, v] of changes.added) added.push([f, v, id]);
       addRewriteDeltas(deltas, old, { entityType: d.entityType, removed: d.removed, values }, changes);
+      this.facetTx.get(c)?.ops.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values } });
     }
     if (gone.length) {
       await c.query(`DELETE FROM ${SEARCH_VALUES} v USING UNNEST($1::text[], $2::text[], $3::bigint[]) AS g(field, value, doc_id)
@@ -774,6 +795,7 @@ export class PostgresStore implements Store {
       if (!old) continue;
       await c.query(`DELETE FROM ${SEARCH_DOCS} WHERE id = $1`, [old.id]);
       await c.query(`DELETE FROM ${SEARCH_TEXT} WHERE doc_id = $1`, [old.id]);
+      this.facetTx.get(c)?.ops.push({ remove: old.id });
       addCountDeltas(deltas, old.doc, undefined);
     }
     await this.applyCounts(c, deltas);
@@ -783,9 +805,11 @@ export class PostgresStore implements Store {
     if (urns.length) await this.tx((c) => this.removeSearchDocs(c, urns));
   }
 
-  async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number }) {
+  async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) {
     const counted = countStatement('postgres', q);
-    const total = Number((await this.query(counted.sql, counted.params)).rows[0].n);
+    // The total from the facet index's match set when it has one (its facets then reuse it).
+    const matched = q.facetsFollow ? (await this.facets.matchSet({ terms: q.terms, where: q.where }, true))?.size : undefined;
+    const total = matched ?? Number((await this.query(counted.sql, counted.params)).rows[0].n);
     if (q.count === 0 || total === 0) return { total, urns: [] };
     const steps = pageSteps('postgres', q, total, Number.POSITIVE_INFINITY);
     let step = steps.next();
@@ -797,6 +821,10 @@ export class PostgresStore implements Store {
   }
 
   async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
+    return this.facets.count(q, facets, (specs) => this.sqlFacets(q, specs, matches));
+  }
+
+  private async sqlFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
     const steps = facetSteps('postgres', q, facets, matches);
     let step = steps.next();
     while (!step.done) {
@@ -916,6 +944,8 @@ export class PostgresStore implements Store {
       }
       // Every guard held: nothing was written before this point, so a refusal above commits only the locks' release.
       const moves = guards.flatMap((g) => ('from' in g ? [g] : []));
+      const searchMove = moves.find((m) => m.consumer === SEARCH_CONSUMER);
+      if (searchMove) this.facetTx.get(c)!.move = { from: searchMove.from, to: searchMove.to };
       if (moves.length) {
         await c.query(`UPDATE ${CONSUMER_TABLE} c SET seq = m.seq, updated_on = $3 FROM UNNEST($1::text[], $2::bigint[]) AS m(name, seq)
           WHERE c.name = m.name`, [moves.map((m) => m.consumer), moves.map((m) => m.to), Date.now()]);

@@ -10,6 +10,8 @@ import { edgeChanges } from './edges.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { ParsedValues } from './parsed-values.js';
 import { readJson, readJsonOrNull, sameStored, storeJson, storeJsonAsync, type StoredJson } from './stored-json.js';
+import type { FacetOp } from './facet-bitmaps.js';
+import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
 import {
   CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange, truncateChange, upsertChange,
   type ChangeLogRow, type ChangeRow, type StoredLatest,
@@ -79,6 +81,16 @@ export class SqliteStore implements Store {
   private readonly latestValues = new ParsedValues(undefined, (urn, aspect, stored) => this.justWritten.text(urn, aspect, stored));
   /** The texts of compressed values this process wrote last, which the index step reads right after the write. */
   private readonly justWritten = new RecentTexts();
+  /** Facet counts in memory (src/storage/facet-index.ts); `facetOps` collects a transaction's changes for it. */
+  readonly facets: FacetIndex = new FacetIndex({
+    dialect: 'sqlite',
+    rows: async (s) => this.run(s) as Record<string, unknown>[],
+    ids: async (s) => this.stmt(s.sql).pluck().all(...s.params) as number[],
+    changesAfter: (after, limit) => this.changesAfter(after, limit),
+    firstChangeSeq: () => this.firstChangeSeq(),
+    consumerOffsets: () => this.consumerOffsets(),
+  });
+  private facetOps: FacetOp[] = [];
 
   /** Prepared statements are cached by their SQL text; each text is always used in the same mode. */
   private stmt(sql: string): Database.Statement {
@@ -128,6 +140,23 @@ export class SqliteStore implements Store {
     apply.immediate();
     // Gathers statistics the planner lacks (on a new or upgraded database), as SQLite advises at open.
     this.db.pragma('optimize = 0x10002');
+    this.facets.start();
+  }
+
+  /**
+   * Runs a write transaction that may change the search tables, then hands what it changed to the facet index (after
+   * the commit; nothing on a rollback). Inside another transaction, the outer one hands them over.
+   */
+  private withFacets<T>(tx: () => T, move?: { from: number; to: number }): T {
+    if (this.db.inTransaction) return tx();
+    this.facetOps = [];
+    try {
+      const r = tx();
+      this.facets.committed(this.facetOps, r === false ? undefined : move);
+      return r;
+    } finally {
+      this.facetOps = [];
+    }
   }
 
   /** Search documents written since the planner's statistics were last refreshed. */
@@ -136,6 +165,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     this.takeGroup();
     await this.committing;
+    await this.facets.close();
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
@@ -384,7 +414,7 @@ export class SqliteStore implements Store {
 
   async deleteEntity(urn: string, actor = SYSTEM_ACTOR): Promise<{ rows: number; timeseriesRows: number }> {
     const db = this.db;
-    return db.transaction(() => {
+    return this.withFacets(() => db.transaction(() => {
       const log: ChangeRow[] = [];
       const aspects = this.stmt(`SELECT aspect FROM ${ASPECT_TABLE} WHERE urn = ? AND version = 0 ORDER BY aspect`).pluck().all(urn) as string[];
       const rows = this.deleteAspectRows(urn, aspects, actor, log)
@@ -402,7 +432,7 @@ export class SqliteStore implements Store {
       this.stmt(`DELETE FROM ${ENTITY_TABLE} WHERE urn = ?`).run(urn);
       this.appendChanges(log);
       return { rows, timeseriesRows };
-    }).immediate();
+    }).immediate());
   }
 
   async upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> {
@@ -528,7 +558,7 @@ export class SqliteStore implements Store {
   }
 
   async upsertSearchDocs(docs: SearchDoc[]): Promise<void> {
-    this.db.transaction(() => this.writeSearchDocs(docs)).immediate();
+    this.withFacets(() => this.db.transaction(() => this.writeSearchDocs(docs)).immediate());
   }
 
   /** Inside a write transaction. */
@@ -563,6 +593,7 @@ export class SqliteStore implements Store {
         for (const [field, value] of changes.gone) deleteValue.run(field, value, id);
         for (const [field, value] of changes.added) insertValue.run(field, value, id, numeric(value));
         addRewriteDeltas(deltas, old?.doc, { entityType: d.entityType, removed: d.removed, values }, changes);
+        this.facetOps.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values } });
       }
       this.applyCounts(deltas);
     }
@@ -608,22 +639,25 @@ export class SqliteStore implements Store {
       if (!old) continue;
       this.stmt(`DELETE FROM ${SEARCH_DOCS} WHERE id = ?`).run(old.id);
       addCountDeltas(deltas, old.doc, undefined);
+      this.facetOps.push({ remove: old.id });
     }
     this.applyCounts(deltas);
   }
 
   async deleteSearchDocs(urns: readonly string[]): Promise<void> {
-    this.db.transaction(() => this.removeSearchDocs(urns)).immediate();
+    this.withFacets(() => this.db.transaction(() => this.removeSearchDocs(urns)).immediate());
   }
 
   private run(s: Statement): unknown[] {
     return this.stmt(s.sql).all(...s.params);
   }
 
-  async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number }) {
+  async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) {
+    // The total from the facet index's match set when it has one (its facets then reuse it).
+    const matched = q.facetsFollow ? (await this.facets.matchSet({ terms: q.terms, where: q.where }, true))?.size : undefined;
     // One read transaction: the total and the page see the same documents.
     return this.db.transaction(() => {
-      const total = Number((this.run(countStatement('sqlite', q))[0] as { n: number }).n);
+      const total = matched ?? Number((this.run(countStatement('sqlite', q))[0] as { n: number }).n);
       if (q.count === 0 || total === 0) return { total, urns: [] };
       const all = Number((this.run(allDocsStatement('sqlite'))[0] as { n: number }).n);
       const steps = pageSteps('sqlite', q, total, all);
@@ -634,6 +668,10 @@ export class SqliteStore implements Store {
   }
 
   async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
+    return this.facets.count(q, facets, async (specs) => this.sqlFacets(q, specs, matches));
+  }
+
+  private sqlFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): FacetCount[][] {
     return this.db.transaction(() => {
       const steps = facetSteps('sqlite', q, facets, matches);
       let step = steps.next();
@@ -735,7 +773,8 @@ export class SqliteStore implements Store {
   }
 
   async applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean> {
-    return this.db.transaction(() => {
+    const move = guards.find((g) => g.consumer === SEARCH_CONSUMER && 'from' in g) as { from: number; to: number } | undefined;
+    return this.withFacets(() => this.db.transaction(() => {
       // Every guard checked before any offset moves, so a refusal writes nothing.
       for (const guard of guards) {
         if ('from' in guard) {
@@ -753,7 +792,7 @@ export class SqliteStore implements Store {
       }
       if (update.relationships) this.writeRelationships(update.relationships.sources, update.relationships.edges);
       return true;
-    }).immediate();
+    }).immediate(), move);
   }
 
   async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {

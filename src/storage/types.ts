@@ -372,8 +372,11 @@ export interface Store {
   // Search documents (prepared by the search service; the engine indexes them)
   upsertSearchDocs(docs: SearchDoc[]): Promise<void>;
   deleteSearchDocs(urns: readonly string[]): Promise<void>;
-  /** The matching documents' urns in the given order, paged, and how many match in all (exactly). */
-  searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number }): Promise<{ total: number; urns: string[] }>;
+  /**
+   * The matching documents' urns in the given order, paged, and how many match in all (exactly). `facetsFollow`: the
+   * same query's facets are counted next (the engine may then keep the match set it counted for them).
+   */
+  searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }): Promise<{ total: number; urns: string[] }>;
   /** Counts per value of each facet over the matching documents, exact; `matches`: how many match, when known. */
   searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]>;
   countSearchDocs(): Promise<number>;

@@ -1,0 +1,229 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { loadConfig } from '../src/config.js';
+import { systemActor } from '../src/services/actor.js';
+import { openCatalog, type Catalog } from '../src/services/catalog.js';
+import type { ChangeItem } from '../src/services/ingest-format.js';
+import { FacetDocs, type FacetDoc } from '../src/storage/facet-bitmaps.js';
+import type { FacetIndex } from '../src/storage/facet-index.js';
+import { countable } from '../src/storage/search-sql.js';
+import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchDocQuery } from '../src/storage/types.js';
+import { forEachEngine } from './support/engines.js';
+
+/**
+ * Facet counts from the in-memory bitmaps (src/storage/facet-index.ts) against brute force: the counts computed
+ * straight from the search documents the catalog derives, for every query shape, after every kind of write, after a
+ * restart, and for a write by another server on the same database.
+ */
+
+const PLATFORMS = ['hive', 'kafka', 'snowflake', 'mysql'];
+const WORDS = ['orders', 'payments', 'clicks', 'users', 'refunds', 'tickets', 'leads', 'audit', 'metrics', 'forecast', 'events', 'logs',
+  'sessions', 'invoices', 'products', 'accounts', 'inventory', 'campaigns', 'shipments', 'customers'];
+
+/** A small deterministic generator (mulberry32). */
+function rng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const urnOf = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:${PLATFORMS[i % PLATFORMS.length]},db.${WORDS[i % WORDS.length]}_${i},${i % 3 ? 'PROD' : 'DEV'})`;
+
+function dataset(i: number, r: () => number, variant = 0): ChangeItem[] {
+  const urn = urnOf(i);
+  const item = (aspect: string, value: unknown): ChangeItem => ({ urn, entityType: 'dataset', aspect, changeType: 'UPSERT', value, systemMetadata: null });
+  const pick = (n: number) => Math.floor(r() * n);
+  const items = [
+    item('datasetProperties', { name: `${WORDS[i % WORDS.length]}_${i}`, description: `The table of unit ${pick(7)}`, customProperties: {}, tags: [] }),
+    item('globalTags', { tags: [...new Set([pick(6), pick(6) + variant])].map((t) => ({ tag: `urn:li:tag:t${t}` })) }),
+    item('ownership', { owners: [{ owner: `urn:li:corpuser:u${pick(9) + variant}`, type: 'TECHNICAL_OWNER' }],
+      lastModified: { time: 1, actor: 'urn:li:corpuser:x' } }),
+    item('subTypes', { typeNames: [pick(4) === 0 ? 'View' : 'Table'] }),
+    item('container', { container: `urn:li:container:c${pick(5)}` }),
+  ];
+  if (pick(2)) items.push(item('domains', { domains: [`urn:li:domain:d${pick(3)}`] }));
+  return items;
+}
+
+const facetsOf = (catalog: Catalog) => (catalog.store as unknown as { facets: FacetIndex }).facets;
+
+const SPECS: FacetSpec[] = [{ kind: 'entityType' }, { kind: 'entityTypeThen', field: 'typeNames' }, ...['platform', 'origin', 'tags', 'owners',
+  'typeNames', 'container', 'domains', 'hasDescription', 'browsePathV2'].map((field) => ({ kind: 'field' as const, field }))];
+
+const live = (extra: SearchCondition[] = []): SearchCondition => ({ all: [{ column: 'removed', value: false }, ...extra] });
+const QUERIES: SearchDocQuery[] = [];
+for (const terms of [[], ['table'], ['orders'], ['refunds', '1'], ['nosuchword']]) {
+  QUERIES.push({ terms, where: live() });
+  QUERIES.push({ terms, where: live([{ column: 'entityType', values: ['dataset'] }]) });
+  QUERIES.push({ terms, where: live([{ field: 'platform', op: 'EQUAL', values: ['urn:li:dataPlatform:hive'] }]) });
+  QUERIES.push({ terms, where: live([{ field: 'platform', op: 'EQUAL', values: ['urn:li:dataPlatform:kafka', 'urn:li:dataPlatform:hive'] },
+    { field: 'tags', op: 'EQUAL', values: ['urn:li:tag:t1'] }]) });
+  QUERIES.push({ terms, where: { all: [{ not: { column: 'entityType', values: ['corpuser'] } }, { any: [{ column: 'removed', value: true },
+    { field: 'owners', op: 'EXISTS', values: [] }] }, { not: { field: 'domains', op: 'START_WITH', values: ['urn:li:domain:d1'] } }] } });
+}
+
+/** Whether a document satisfies a condition, read from the document itself. */
+function holds(d: SearchDoc, c: SearchCondition): boolean {
+  if ('all' in c) return c.all.every((x) => holds(d, x));
+  if ('any' in c) return c.any.some((x) => holds(d, x));
+  if ('not' in c) return !holds(d, c.not);
+  if ('column' in c) return c.column === 'removed' ? d.removed === c.value : c.column === 'entityType' ? c.values.includes(d.entityType) : c.values.includes(d.urn);
+  const values = d.values.filter(([f]) => f === c.field).map(([, v]) => v);
+  if (c.op === 'EXISTS') return values.length > 0;
+  if (c.op === 'EQUAL') return values.some((v) => c.values.includes(v));
+  if (c.op === 'START_WITH') return values.some((v) => c.values.some((x) => v.startsWith(x)));
+  throw new Error(`not in these tests: ${c.op}`);
+}
+
+/** The facet counts of a query computed from the documents, sorted like `sorted` sorts the store's. */
+function bruteForce(docs: readonly SearchDoc[], q: SearchDocQuery): FacetCount[][] {
+  const matching = docs.filter((d) => {
+    const words = `${d.name} ${d.text}`.split(/[^a-z0-9]+/);
+    return q.terms.every((t) => words.some((w) => w.startsWith(t))) && holds(d, q.where);
+  });
+  return SPECS.map((s) => {
+    const n = new Map<string, number>();
+    const add = (key: string) => n.set(key, (n.get(key) ?? 0) + 1);
+    for (const d of matching) {
+      if (s.kind !== 'field') add(JSON.stringify([d.entityType]));
+      if (s.kind === 'entityType') continue;
+      for (const v of new Set(d.values.filter(([f]) => f === s.field).map(([, v]) => v))) add(JSON.stringify(s.kind === 'field' ? [v] : [d.entityType, v]));
+    }
+    return sorted([...n].map(([k, count]) => {
+      const [value, sub] = JSON.parse(k) as [string, string?];
+      return sub === undefined ? { value, count } : { value, sub, count };
+    }));
+  });
+}
+
+const sorted = (rows: readonly FacetCount[]) => [...rows].sort((a, b) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
+
+test('FacetDocs: thousands of random replacements and removals leave exactly the last state (ordinal lists compacted as they go)', () => {
+  const r = rng(7);
+  const docs = new FacetDocs();
+  const state = new Map<number, FacetDoc>();
+  const fields = ['platform', 'tags', 'owners', 'fieldPaths'];
+  for (let step = 0; step < 6000; step++) {
+    const id = 1 + Math.floor(r() * 700);
+    if (r() < 0.15) {
+      docs.remove(id);
+      state.delete(id);
+      continue;
+    }
+    const values = Array.from({ length: Math.floor(r() * 6) }, () => [fields[Math.floor(r() * 4)]!, `v${Math.floor(r() * 12)}`] as const);
+    const d: FacetDoc = { id, urn: `u${id}`, entityType: r() < 0.7 ? 'dataset' : 'chart', removed: r() < 0.1, values };
+    docs.setMany([d]);
+    state.set(id, d);
+  }
+  const specs: FacetSpec[] = [{ kind: 'entityType' }, { kind: 'field', field: 'tags' }, { kind: 'field', field: 'owners' }, { kind: 'entityTypeThen', field: 'platform' }];
+  const expected = (ids: readonly number[]) => specs.map((s) => {
+    const n = new Map<string, number>();
+    const add = (k: string) => n.set(k, (n.get(k) ?? 0) + 1);
+    for (const id of ids) {
+      const d = state.get(id)!;
+      if (s.kind !== 'field') add(JSON.stringify([d.entityType]));
+      if (s.kind === 'entityType') continue;
+      for (const v of new Set(d.values.filter(([f]) => f === s.field).map(([, v]) => v))) add(JSON.stringify(s.kind === 'field' ? [v] : [d.entityType, v]));
+    }
+    return sorted([...n].map(([k, count]) => { const [value, sub] = JSON.parse(k) as [string, string?]; return sub === undefined ? { value, count } : { value, sub, count }; }));
+  });
+  const live = [...state.keys()].filter((id) => !state.get(id)!.removed);
+  assert.equal(docs.size, state.size, 'one document an id');
+  // Every document (the bitmaps intersected), and a few (their ordinal lists walked).
+  const everything = docs.evaluate({ all: [{ column: 'removed', value: false }] });
+  assert.deepEqual(docs.count(everything, specs).map(sorted), expected(live));
+  const few = docs.evaluate({ all: [{ column: 'removed', value: false }, { field: 'tags', op: 'EQUAL', values: ['v3'] }, { column: 'entityType', values: ['chart'] }] });
+  assert.deepEqual(docs.count(few, specs).map(sorted), expected(live.filter((id) => state.get(id)!.entityType === 'chart'
+    && state.get(id)!.values.some(([f, v]) => f === 'tags' && v === 'v3'))));
+  assert.equal(docs.answers({ field: 'fieldPaths', op: 'EQUAL', values: ['v1'] }), false, 'a field held in SQL only is not answered here');
+});
+
+forEachEngine('search facets from bitmaps', (ctx) => {
+  let catalog: Catalog;
+  const r = rng(42);
+  const N = 240;
+  const open = () => openCatalog(loadConfig({ DATABASE_URL: ctx.url, LOG_LEVEL: 'silent' }));
+
+  before(async () => {
+    catalog = await open();
+    await catalog.entities.ingest(Array.from({ length: N }, (_, i) => dataset(i, r)).flat(), systemActor());
+    await catalog.changeLog.catchUpIndexes();
+  });
+  after(async () => catalog?.close());
+
+  /** Every query shape counted by `c`'s store from its bitmaps equals brute force over the documents now stored. */
+  async function checkAll(c: Catalog, label: string) {
+    const facets = facetsOf(c);
+    assert.equal(await facets.ready(), true, `${label}: the facet index is built (${String(facets.error)})`);
+    const urns = await allUrns(c);
+    const docs = (await c.search.documents(urns)).search!.upsert;
+    for (const q of QUERIES) {
+      const before = facets.stats.memory;
+      const got = (await c.store.searchFacets(q, SPECS)).map(sorted);
+      // Without words or field conditions, the counts table answers (constant time); every other query the bitmaps.
+      assert.equal(facets.stats.memory, before + (countable(q) ? 0 : 1), `${label}: counted from the bitmaps: ${JSON.stringify(q)}`);
+      assert.deepEqual(got, bruteForce(docs, q), `${label}: ${JSON.stringify(q)}`);
+      const { total } = await c.store.searchDocs({ ...q, sort: { by: 'name', descending: false }, start: 0, count: 0, facetsFollow: true });
+      assert.equal(total, docs.filter((d) => bruteForce([d], q)[0]!.length > 0).length, `${label}: total of ${JSON.stringify(q)}`);
+    }
+  }
+
+  async function allUrns(c: Catalog): Promise<string[]> {
+    const q = { terms: [], where: { all: [] }, sort: { by: 'name' as const, descending: false } };
+    const { total } = await c.store.searchDocs({ ...q, start: 0, count: 0 });
+    return (await c.store.searchDocs({ ...q, start: 0, count: total })).urns;
+  }
+
+  test('counts equal brute force for every query shape on a generated catalog', async () => {
+    await checkAll(catalog, 'loaded');
+  });
+
+  test('after inserts, updates that change facet values, soft deletes and hard deletes (the writer sees them at once)', async () => {
+    const items: ChangeItem[] = [];
+    for (let i = N; i < N + 30; i++) items.push(...dataset(i, r));
+    for (let i = 0; i < 60; i += 3) items.push(...dataset(i, r, 3));
+    for (let i = 1; i < 40; i += 7) items.push({ urn: urnOf(i), entityType: 'dataset', aspect: 'status', changeType: 'UPSERT', value: { removed: true }, systemMetadata: null });
+    await catalog.entities.ingest(items, systemActor());
+    await catalog.changeLog.catchUpIndexes();
+    for (let i = 2; i < 50; i += 11) await catalog.entities.deleteEntity(urnOf(i));
+    await catalog.changeLog.catchUpIndexes();
+    assert.equal(facetsOf(catalog).stats.builds, 1, 'kept up to date, not rebuilt');
+    await checkAll(catalog, 'after writes');
+    const removed = await catalog.store.searchFacets({ terms: [], where: { all: [{ column: 'removed', value: true }] } }, [{ kind: 'entityType' }]);
+    assert.deepEqual(removed, [[{ value: 'dataset', count: 6 }]], 'the soft-deleted ones, counted when asked for');
+  });
+
+  test('after a restart the bitmaps are rebuilt from the tables', async () => {
+    await catalog.close();
+    catalog = await open();
+    await checkAll(catalog, 'restarted');
+    // A wholesale rewrite: built again, the second build superseding the first.
+    facetsOf(catalog).invalidate();
+    facetsOf(catalog).invalidate();
+    await checkAll(catalog, 'invalidated twice');
+  });
+
+  test("another server's writes are read back through the change log before the next count", async () => {
+    const other = await open();
+    try {
+      assert.equal(await facetsOf(other).ready(), true, 'the other server built its bitmaps');
+      await facetsOf(catalog).ready();
+      const items: ChangeItem[] = [];
+      for (let i = 100; i < 140; i += 4) items.push(...dataset(i, r, 5));
+      items.push(...dataset(N + 100, r));
+      items.push({ urn: urnOf(9), entityType: 'dataset', aspect: 'status', changeType: 'UPSERT', value: { removed: true }, systemMetadata: null });
+      await other.entities.ingest(items, systemActor());
+      await other.changeLog.catchUpIndexes();
+      await other.entities.deleteEntity(urnOf(17));
+      await other.changeLog.catchUpIndexes();
+      const builds = facetsOf(catalog).stats.builds;
+      await checkAll(catalog, 'written by another server');
+      assert.equal(facetsOf(catalog).stats.builds, builds, 'followed through the log, not rebuilt');
+    } finally {
+      await other.close();
+    }
+  });
+});
