@@ -39,14 +39,22 @@ export interface Config {
   databaseConnectTimeoutMs: number;
   /** PostgreSQL: how long a statement may go unanswered before it fails (503) and its connection is dropped; 0: no limit. */
   databaseQueryTimeoutMs: number;
+  /**
+   * Which peers' X-Forwarded-For/-Proto/-Host are believed (Fastify's trustProxy): none (false), or proxy addresses
+   * and CIDR ranges. Secure cookies follow the protocol a trusted proxy reports.
+   */
+  trustProxy: TrustProxy;
 }
 
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parseRetention, type Retention } from './services/timeseries.js';
 
 /** `errors`: 4xx/5xx answers at info, the rest at debug; `all`: every request at info; `off`: no request lines. */
 export type RequestLog = 'errors' | 'all' | 'off';
 const REQUEST_LOGS: RequestLog[] = ['errors', 'all', 'off'];
+
+export type TrustProxy = false | string[];
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -103,6 +111,27 @@ function retention(spec: string | undefined): Retention {
   }
 }
 
+/** proxy-addr's names for address ranges, accepted beside addresses and CIDR ranges. */
+const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function trustProxy(raw: string | undefined): TrustProxy {
+  const value = raw?.trim();
+  if (!value) return false;
+  const entries = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  for (const e of entries) {
+    if (PROXY_RANGES.includes(e)) continue;
+    const [address, bits, extra] = e.split('/');
+    const family = isIP(address!);
+    const max = family === 4 ? 32 : 128;
+    if (!family || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= max))) {
+      // No hop count: it cannot tell a proxy from a client that sends the headers itself (Fastify trusts none then).
+      throw new ConfigError(`ALMANAC_TRUST_PROXY: '${e}' is not an IP address, a CIDR range (e.g. 10.0.0.0/8) or one of `
+        + `${PROXY_RANGES.join(', ')}; give the proxies' addresses, separated by commas`);
+    }
+  }
+  return entries;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL?.trim() || 'sqlite:./data/almanac.db';
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
@@ -134,5 +163,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     changeLogRetentionDays: int(env, 'ALMANAC_CHANGE_LOG_RETENTION_DAYS', 7, 1, 3_650),
     databaseConnectTimeoutMs: int(env, 'ALMANAC_DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
     databaseQueryTimeoutMs: int(env, 'ALMANAC_DB_QUERY_TIMEOUT_MS', 60_000, 0, 86_400_000),
+    trustProxy: trustProxy(env.ALMANAC_TRUST_PROXY),
   };
 }
