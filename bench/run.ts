@@ -25,6 +25,7 @@ const ON_DEMAND: Record<string, () => Promise<Bench>> = {
   scale: async () => (await import('./scale.js')).run,
   profile: async () => (await import('./profile.js')).run,
   ui: async () => (await import('./ui.js')).run,
+  startup: async () => (await import('./startup.js')).run,
 };
 
 const argv = process.argv.slice(2);

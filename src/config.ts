@@ -45,9 +45,15 @@ export interface Config {
   metricsToken?: string;
   /** The deployment's own aspects and entity types (ALMANAC_REGISTRY, src/model/registry-extension.ts), checked here. */
   registry?: RegistryExtension;
+  /**
+   * Which peers' X-Forwarded-For/-Proto/-Host are believed (Fastify's trustProxy): none (false), or proxy addresses
+   * and CIDR ranges. Secure cookies follow the protocol a trusted proxy reports.
+   */
+  trustProxy: TrustProxy;
 }
 
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import type { RegistryExtension } from './entities/index.js';
 import { loadRegistryExtension, RegistryFileError } from './model/registry-extension.js';
 import { parseRetention, type Retention } from './services/timeseries.js';
@@ -55,6 +61,8 @@ import { parseRetention, type Retention } from './services/timeseries.js';
 /** `errors`: 4xx/5xx answers at info, the rest at debug; `all`: every request at info; `off`: no request lines. */
 export type RequestLog = 'errors' | 'all' | 'off';
 const REQUEST_LOGS: RequestLog[] = ['errors', 'all', 'off'];
+
+export type TrustProxy = false | string[];
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -119,6 +127,27 @@ function retention(spec: string | undefined): Retention {
   }
 }
 
+/** proxy-addr's names for address ranges, accepted beside addresses and CIDR ranges. */
+const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function trustProxy(raw: string | undefined): TrustProxy {
+  const value = raw?.trim();
+  if (!value) return false;
+  const entries = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  for (const e of entries) {
+    if (PROXY_RANGES.includes(e)) continue;
+    const [address, bits, extra] = e.split('/');
+    const family = isIP(address!);
+    const max = family === 4 ? 32 : 128;
+    if (!family || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= max))) {
+      // No hop count: it cannot tell a proxy from a client that sends the headers itself (Fastify trusts none then).
+      throw new ConfigError(`ALMANAC_TRUST_PROXY: '${e}' is not an IP address, a CIDR range (e.g. 10.0.0.0/8) or one of `
+        + `${PROXY_RANGES.join(', ')}; give the proxies' addresses, separated by commas`);
+    }
+  }
+  return entries;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL?.trim() || 'sqlite:./data/almanac.db';
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
@@ -153,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: bool(env, 'ALMANAC_METRICS', true),
     metricsToken: metricsToken(env),
     registry: registry(env.ALMANAC_REGISTRY?.trim()),
+    trustProxy: trustProxy(env.ALMANAC_TRUST_PROXY),
   };
 }
 

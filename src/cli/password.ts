@@ -20,8 +20,9 @@ async function readPassword(): Promise<string> {
  */
 function readHidden(): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write('Password: ');
+  // Echo off before the prompt shows: keys typed (or pasted) as soon as it appears are not echoed.
   stdin.setRawMode(true);
+  process.stderr.write('Password: ');
   stdin.setEncoding('utf8');
   return new Promise((resolve) => {
     let value: string[] = [];

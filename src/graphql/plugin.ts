@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Kind, parse, type DocumentNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { buildASTSchema, Kind, parse, type DocumentNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import mercurius from 'mercurius';
 import { AlmanacError, badRequest } from '../errors.js';
 import type { DescriptionLayer } from '../entities/descriptor.js';
@@ -75,10 +75,13 @@ interface GraphQLResponse {
 }
 
 export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
-  const schema = schemaSdl();
+  // The SDL is parsed once, for the resolvers and the schema. Its own validation (the slowest part of building it) is
+  // skipped: it is the same text at every start, and the tests build it validated (test/ui.test.ts); the built schema
+  // is still checked when the server gets ready (mercurius's validateSchema).
+  const document = parse(schemaSdl());
   await app.register(mercurius, {
-    schema,
-    resolvers: resolvers(schema) as never,
+    schema: buildASTSchema(document, { assumeValidSDL: true }),
+    resolvers: resolvers(document) as never,
     routes: false,
     graphiql: false,
     jit: 1,

@@ -1,4 +1,4 @@
-import { GraphQLScalarType, Kind, parse } from 'graphql';
+import { GraphQLScalarType, Kind, parse, type DocumentNode } from 'graphql';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,9 +41,9 @@ export function schemaSdl(): string {
 const AREAS: Record<string, unknown>[] = [{ Long: LongScalar }, entityResolvers, entityReaders, mutationResolvers, authResolvers, searchResolvers, timeseriesResolvers, metadataTestResolvers, userResolvers, ownershipTypeResolvers, lineageResolvers, recommendationResolvers, browseResolvers, settingsResolvers, ingestionResolvers, analyticsResolvers, nativeUserResolvers, datasetPageResolvers, domainGlossaryResolvers, historyResolvers];
 
 /** Object type → the fields the schema declares for it (extensions included). */
-function declaredFields(sdl: string): Map<string, Set<string>> {
+function declaredFields(sdl: string | DocumentNode): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  for (const def of parse(sdl).definitions) {
+  for (const def of (typeof sdl === 'string' ? parse(sdl) : sdl).definitions) {
     if (def.kind !== Kind.OBJECT_TYPE_DEFINITION && def.kind !== Kind.OBJECT_TYPE_EXTENSION) continue;
     const set = out.get(def.name.value) ?? new Set<string>();
     for (const f of def.fields ?? []) set.add(f.name.value);
@@ -52,8 +52,8 @@ function declaredFields(sdl: string): Map<string, Set<string>> {
   return out;
 }
 
-/** Descriptor resolvers first: an area that extends an entity type resolves the fields it adds. */
-export function resolvers(sdl = schemaSdl()): Record<string, unknown> {
+/** Descriptor resolvers first: an area that extends an entity type resolves the fields it adds. `sdl`: text or parsed. */
+export function resolvers(sdl: string | DocumentNode = schemaSdl()): Record<string, unknown> {
   const merged: Record<string, unknown> = {};
   for (const area of [descriptorResolvers(declaredFields(sdl)), ...AREAS]) {
     for (const [type, fields] of Object.entries(area)) {

@@ -33,6 +33,8 @@ export async function buildServer(catalog: Catalog, opts: ServerOptions = {}): P
   const app = Fastify({
     logger: opts.logger ?? { level: catalog.config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: catalog.config.bodyLimit,
+    // X-Forwarded-* from the configured proxies only (request.protocol, request.ip, request.hostname).
+    trustProxy: catalog.config.trustProxy,
     // Urns are long: a dataset urn with a deep path easily passes find-my-way's 100-character default.
     routerOptions: { maxParamLength: 4096, ignoreDuplicateSlashes: true },
     // A path the router cannot decode (`%ZZ`) gets the same error body as every other 400.

@@ -68,8 +68,11 @@ export function readSession(catalog: Catalog, request: FastifyRequest): Session 
   return { actor, token };
 }
 
-/** Whether the request came over HTTPS (directly, or as a proxy in front says), so cookies are marked Secure. */
-const secure = (request: FastifyRequest) => request.protocol === 'https' || request.headers['x-forwarded-proto'] === 'https';
+/**
+ * Whether the request came over HTTPS, so cookies are marked Secure: directly, or as a trusted proxy in front says
+ * (X-Forwarded-Proto counts only from the peers ALMANAC_TRUST_PROXY names; anyone else could claim it).
+ */
+const secure = (request: FastifyRequest) => request.protocol === 'https';
 
 function cookie(name: string, value: string, opts: { maxAgeSeconds: number; httpOnly: boolean; secure: boolean }): string {
   return [`${name}=${encodeURIComponent(value)}`, `Max-Age=${opts.maxAgeSeconds}`, 'Path=/', 'SameSite=Lax',

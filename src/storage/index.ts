@@ -1,5 +1,4 @@
-import { PostgresStore, type PostgresTimeouts } from './postgres.js';
-import { SqliteStore } from './sqlite.js';
+import type { PostgresTimeouts } from './postgres.js';
 import type { Store } from './types.js';
 
 export type { Store } from './types.js';
@@ -9,9 +8,10 @@ export type { Store } from './types.js';
  * `timeouts`: PostgreSQL's connection and statement time limits (the store's defaults when not given).
  */
 export async function openStore(databaseUrl: string, timeouts?: PostgresTimeouts): Promise<Store> {
+  // Only the engine in use is loaded (its driver too): a CLI command on SQLite starts without pg's modules.
   const store: Store = databaseUrl.startsWith('sqlite:')
-    ? new SqliteStore(databaseUrl.slice('sqlite:'.length))
-    : new PostgresStore(databaseUrl, undefined, timeouts);
+    ? new (await import('./sqlite.js')).SqliteStore(databaseUrl.slice('sqlite:'.length))
+    : new (await import('./postgres.js')).PostgresStore(databaseUrl, undefined, timeouts);
   try {
     await store.migrate();
   } catch (e) {

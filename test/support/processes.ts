@@ -42,11 +42,11 @@ export interface ServerProcess {
 
 /**
  * Starts `almanac serve` as users run it, on a free port of 127.0.0.1 with `env` added (DATABASE_URL, LOG_LEVEL —
- * `warn` unless given — and the like), and resolves once it answers /health.
+ * `warn` unless given — and the like) and `serve`'s `args`, and resolves once it answers /health.
  */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, args: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';

@@ -17,10 +17,16 @@
  * Every refusal is a BAD_REQUEST whose message says where: a path such as `rules.and[1].operator`, or the line and
  * column of a JSON/YAML syntax error.
  */
-import { parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
+import type { parseDocument as ParseDocument } from 'yaml';
 import { deepFreeze } from '../../model/deep-freeze.js';
 import { findPrototypeKey } from '../../model/safe-keys.js';
 import { badRequest } from '../../errors.js';
+
+// The YAML parser is loaded on first use, not when the catalog opens: most commands and starts never parse a test.
+let yamlParse: typeof ParseDocument | undefined;
+const parseDocument: typeof ParseDocument = (...args) =>
+  (yamlParse ??= (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parseDocument)(...args);
 
 export const OPERATORS = [
   'equals', 'contains_any', 'contains_str', 'starts_with', 'regex_match',

@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// Compiles the server and CLI (src/ → dist/) with tsc, and copies the files the code reads next to itself (GraphQL
+// schema text, GraphiQL's page). Part of the root package's `prepare` script, so `npm ci` (and `npm pack`) build it;
+// bin/almanac.js runs dist/ when it is at least as new as src/. Without TypeScript (an install without dev
+// dependencies) it says so and succeeds: bin/almanac.js then runs the sources through tsx, if that is installed.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const dist = path.join(root, 'dist');
+let tsc;
+try {
+  tsc = path.join(path.dirname(createRequire(path.join(root, 'package.json')).resolve('typescript/package.json')), 'bin/tsc');
+} catch {
+  console.warn('almanac: TypeScript is not installed (an install without dev dependencies): the CLI is not compiled.');
+  process.exit(0);
+}
+// A clean folder, so that a deleted source leaves no module behind. The stamp is written before compiling: a source
+// saved during the build is newer than it, so the build counts as stale.
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(dist);
+const stamp = path.join(dist, '.built');
+writeFileSync(stamp, `${new Date().toISOString()}\n`);
+const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+if (r.status !== 0) {
+  rmSync(stamp, { force: true });
+  process.exit(r.status ?? 1);
+}
+const src = path.join(root, 'src');
+for (const f of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
+  if (/\.(graphql|html)$/.test(f) || f === path.join('http', 'graphiql-page.js')) {
+    mkdirSync(path.dirname(path.join(dist, f)), { recursive: true });
+    cpSync(path.join(src, f), path.join(dist, f));
+  }
+}
