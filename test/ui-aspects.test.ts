@@ -5,7 +5,7 @@ import { parseRegistryExtension } from '../src/model/registry-extension.js';
 import { startApp, type TestApp } from './support/app.js';
 import { IN_CI } from './support/run-env.js';
 import { ensureUiBuilt } from './support/ui-build.js';
-import { CHROMIUM, audit, launchChromium, watchPage } from './support/browser.js';
+import { audit, CHROMIUM, launchChromium, listenForBrowser, signedInContext, watchPage } from './support/browser.js';
 
 /**
  * The entity page shows aspects it has no view of its own for — a deployment's own (ALMANAC_REGISTRY) and a later
@@ -46,13 +46,9 @@ describe('web UI: aspects without a view of their own, as JSON panels', { timeou
     await t.put(DATASET, 'riskAssessment', { level: 'HIGH', notes: 'Holds card numbers' });
     await t.put(SERVICE, 'riskAssessment', { level: 'LOW' });
     await t.put(JOB, 'dataTransformLogic', { transforms: [{ queryStatement: { value: 'INSERT INTO customers SELECT 1', language: 'SQL' } }] });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = t.app.server.address();
-    assert.ok(address && typeof address === 'object', 'listening on a port');
-    origin = `http://127.0.0.1:${address.port}`;
+    origin = await listenForBrowser(t.app);
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.addInitScript((token: string) => window.localStorage.setItem('almanac.token', token), t.rootToken);
+    context = await signedInContext(browser, t.rootToken, { viewport: { width: 1280, height: 900 } });
   });
 
   after(async () => {

@@ -8,7 +8,7 @@ import { ingestFiles } from '../src/services/ingest-files.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 import { IN_CI, REPO } from './support/run-env.js';
 import { ensureUiBuilt } from './support/ui-build.js';
-import { CHROMIUM, audit as auditPage, launchChromium, switchTheme, watchPage } from './support/browser.js';
+import { audit as auditPage, CHROMIUM, launchChromium, listenForBrowser, signedInContext, switchTheme, watchPage } from './support/browser.js';
 
 /**
  * Almanac's web UI in a real Chromium, beyond search and entity pages: the lineage graph (expanding one hop, column
@@ -82,14 +82,10 @@ describe('web UI extras in Chromium: lineage, tests, plots, admin', { timeout: 3
     // jdoe holds the Reader role (the users page lists it).
     const assigned = await t.graphql('mutation { batchAssignRole(input: { roleUrn: "urn:li:dataHubRole:Reader", actors: ["urn:li:corpuser:jdoe"] }) }');
     assert.deepEqual(assigned.body, { data: { batchAssignRole: true }, extensions: {} });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = t.app.server.address();
-    assert.ok(address && typeof address === 'object', 'listening on a port');
-    origin = `http://127.0.0.1:${address.port}`;
+    origin = await listenForBrowser(t.app);
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1440, height: 960 } });
     // Signed in with the root user's token, as the sign-in page's token form leaves it.
-    await context.addInitScript((token: string) => window.localStorage.setItem('almanac.token', token), t.rootToken);
+    context = await signedInContext(browser, t.rootToken, { viewport: { width: 1440, height: 960 } });
   });
 
   after(async () => {

@@ -7,7 +7,7 @@ import { rootActor, systemActor } from '../src/services/actor.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 import { IN_CI, artifactPath } from './support/run-env.js';
 import { ensureUiBuilt } from './support/ui-build.js';
-import { CHROMIUM, audit, launchChromium, switchTheme, watchPage } from './support/browser.js';
+import { audit, CHROMIUM, launchChromium, listenForBrowser, signedInContext, switchTheme, watchPage } from './support/browser.js';
 
 /**
  * A new user's walk through Almanac's web UI (issue 35), in Chromium against a real server: the home page's modules
@@ -62,10 +62,7 @@ describe('web UI: a new user\'s walk (issue 35), in Chromium', { timeout: 300_00
         rules: { and: [{ property: 'ownership.owners.owner', operator: 'exists' },
           { or: [{ property: 'editableDatasetProperties.description', operator: 'exists' }, { property: 'datasetProperties.description', operator: 'exists' }] }] },
       }) } }, rootActor());
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = t.app.server.address();
-    assert.ok(address && typeof address === 'object', 'listening on a port');
-    origin = `http://127.0.0.1:${address.port}`;
+    origin = await listenForBrowser(t.app);
     browser = await launchChromium();
   });
 
@@ -76,8 +73,7 @@ describe('web UI: a new user\'s walk (issue 35), in Chromium', { timeout: 300_00
 
   /** A page signed in with the root user's token (as the sign-in page's token form leaves it). */
   async function newPage(colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-    const context = await browser!.newContext({ viewport: { width: 1366, height: 860 }, colorScheme });
-    await context.addInitScript((token: string) => window.localStorage.setItem('almanac.token', token), t.rootToken);
+    const context = await signedInContext(browser!, t.rootToken, { viewport: { width: 1366, height: 860 }, colorScheme });
     return watchPage(await context.newPage(), problems, foreign, { warnings: true });
   }
 

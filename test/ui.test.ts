@@ -17,7 +17,7 @@ import { forEachEngine } from './support/engines.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 import { IN_CI, REPO, artifactPath } from './support/run-env.js';
 import { ensureUiBuilt } from './support/ui-build.js';
-import { CHROMIUM, audit, launchChromium, switchTheme, watchPage } from './support/browser.js';
+import { audit, CHROMIUM, launchChromium, listenForBrowser, switchTheme, watchPage } from './support/browser.js';
 
 /**
  * Almanac's own web UI (issue 18).
@@ -264,10 +264,7 @@ describe('web UI in Chromium (SQLite: the UI reaches storage only through the AP
     ensureBuilt();
     t = await startApp({ engine: 'sqlite', url: 'sqlite::memory:' });
     await ingestSamples(t.catalog, 'bootstrap_mce.json', 'data_platforms.json', 'test_containers.json', 'test_domains.json');
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = t.app.server.address();
-    assert.ok(address && typeof address === 'object', 'listening on a port');
-    origin = `http://127.0.0.1:${address.port}`;
+    origin = await listenForBrowser(t.app);
     browser = await launchChromium();
   });
   after(async () => {

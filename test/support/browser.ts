@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { REPO, artifactPath } from './run-env.js';
 
 /** Debian's Chromium, driven by playwright-core (no browser downloads). */
@@ -15,6 +15,21 @@ export async function launchChromium(): Promise<Browser> {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
   });
+}
+
+/** Starts a test app listening on a free port of 127.0.0.1, for a browser to open; returns its origin. */
+export async function listenForBrowser(app: { listen: (o: { port: number; host: string }) => Promise<unknown>; server: { address(): unknown } }): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address() as { port: number } | string | null;
+  assert.ok(address && typeof address === 'object', 'listening on a port');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** A browser context signed in with a token, as the sign-in page's token form leaves it (in local storage). */
+export async function signedInContext(browser: Browser, token: string, options: BrowserContextOptions): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  await context.addInitScript((t: string) => window.localStorage.setItem('almanac.token', t), token);
+  return context;
 }
 
 /**
