@@ -4,7 +4,7 @@
 // bin/almanac.js runs dist/ when it is at least as new as src/. Without TypeScript (an install without dev
 // dependencies) it says so and succeeds: bin/almanac.js then runs the sources through tsx, if that is installed.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -17,21 +17,27 @@ try {
   console.warn('almanac: TypeScript is not installed (an install without dev dependencies): the CLI is not compiled.');
   process.exit(0);
 }
-// A clean folder, so that a deleted source leaves no module behind. The stamp is written before compiling: a source
+// Built in a folder of its own and then swapped in, so that an `almanac` started meanwhile (tests start many, and the
+// package test may rebuild) finds the old build or none (then bin/almanac.js runs the sources), never half of one. A
+// clean folder, so that a deleted source leaves no module behind. The stamp is written before compiling: a source
 // saved during the build is newer than it, so the build counts as stale.
-rmSync(dist, { recursive: true, force: true });
-mkdirSync(dist);
-const stamp = path.join(dist, '.built');
-writeFileSync(stamp, `${new Date().toISOString()}\n`);
-const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+const staging = path.join(root, `dist.building-${process.pid}`);
+const old = path.join(root, `dist.old-${process.pid}`);
+rmSync(staging, { recursive: true, force: true });
+mkdirSync(staging);
+writeFileSync(path.join(staging, '.built'), `${new Date().toISOString()}\n`);
+const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', staging], { cwd: root, stdio: 'inherit' });
 if (r.status !== 0) {
-  rmSync(stamp, { force: true });
+  rmSync(staging, { recursive: true, force: true });
   process.exit(r.status ?? 1);
 }
 const src = path.join(root, 'src');
 for (const f of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
   if (/\.(graphql|html)$/.test(f) || f === path.join('http', 'graphiql-page.js')) {
-    mkdirSync(path.dirname(path.join(dist, f)), { recursive: true });
-    cpSync(path.join(src, f), path.join(dist, f));
+    mkdirSync(path.dirname(path.join(staging, f)), { recursive: true });
+    cpSync(path.join(src, f), path.join(staging, f));
   }
 }
+if (existsSync(dist)) renameSync(dist, old);
+renameSync(staging, dist);
+rmSync(old, { recursive: true, force: true });
