@@ -236,6 +236,8 @@ export class SqliteStore implements Store {
         });
         this.commitGroup(ready);
       })
+      // Never leaves a write waiting, nor the chain broken for the groups after it (settled promises ignore this).
+      .catch((error: unknown) => { for (const w of group) w.reject(error); })
       .finally(() => { this.groupsPending--; });
   }
 
