@@ -277,6 +277,16 @@ function tierTest(tier: Tier, key: string, p: SqlParams): string {
   return `d.qualified_key = ${p.add(key)} AND NOT (d.name_key >= ${p.add(key)} AND d.name_key < ${p.add(key + MAX_CHAR)})`;
 }
 
+/**
+ * The documents table for a tier's statement. SQLite's planner is told to read the name-key index: its statistics
+ * are sampled (analysis_limit), and at 100,000 documents it took the removal column of the sort index for the better
+ * choice and scanned the table (60–260 ms for a prefix that no name has, against under 1 ms on the index).
+ */
+function tierDocs(dialect: Dialect, tier: Tier): string {
+  if (dialect !== 'sqlite') return `${SEARCH_DOCS} d`;
+  return `${SEARCH_DOCS} d INDEXED BY ${SEARCH_DOCS}_${tier === 'qualified' ? 'qualified_key' : 'name_key'}`;
+}
+
 /** ` AND` outside every tier (a document without keys is in none); nothing when there is no tier to leave out (null). */
 function notTierSql(key: string | null, p: SqlParams): string {
   if (key === null) return '';
@@ -291,15 +301,15 @@ function notTierSql(key: string | null, p: SqlParams): string {
 function tierPage(dialect: Dialect, q: SearchDocQuery, key: string, tier: Tier, offset: number, limit: number): Statement {
   const p = new SqlParams(dialect);
   const where = `${tierTest(tier, key, p)} AND ${conditionSql(q.where, p)}`;
-  if (tier !== 'prefix') return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d WHERE ${where} ORDER BY d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
-  return stmt(p, `SELECT d.urn FROM (SELECT d.id, length(d.name_key) AS len, d.name_key AS name_key FROM ${SEARCH_DOCS} d WHERE ${where}
+  if (tier !== 'prefix') return stmt(p, `SELECT d.urn FROM ${tierDocs(dialect, tier)} WHERE ${where} ORDER BY d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
+  return stmt(p, `SELECT d.urn FROM (SELECT d.id, length(d.name_key) AS len, d.name_key AS name_key FROM ${tierDocs(dialect, tier)} WHERE ${where}
       ORDER BY 2, 3, 1 LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}) t
     JOIN ${SEARCH_DOCS} d ON d.id = t.id ORDER BY t.len, t.name_key, t.id`);
 }
 
 function tierCount(dialect: Dialect, q: SearchDocQuery, key: string, tier: Tier): Statement {
   const p = new SqlParams(dialect);
-  return stmt(p, `SELECT COUNT(*) AS n FROM ${SEARCH_DOCS} d WHERE ${tierTest(tier, key, p)} AND ${conditionSql(q.where, p)}`);
+  return stmt(p, `SELECT COUNT(*) AS n FROM ${tierDocs(dialect, tier)} WHERE ${tierTest(tier, key, p)} AND ${conditionSql(q.where, p)}`);
 }
 
 /** The matches of one part outside the name tiers, by the engine's relevance (bm25, ts_rank) then name. */
