@@ -39,6 +39,8 @@ export interface Config {
   databaseConnectTimeoutMs: number;
   /** PostgreSQL: how long a statement may go unanswered before it fails (503) and its connection is dropped; 0: no limit. */
   databaseQueryTimeoutMs: number;
+  /** SQLite: the page cache in MiB (ALMANAC_SQLITE_CACHE_MB); unset, the store's default (DEFAULT_CACHE_MB, 128). */
+  sqliteCacheMb?: number;
   /** GET /metrics and the request observations behind it (ALMANAC_METRICS, on unless `false`). */
   metrics: boolean;
   /** A token a scraper sends as `Bearer <token>` to read /metrics without a user (ALMANAC_METRICS_TOKEN). */
@@ -179,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     changeLogRetentionDays: int(env, 'ALMANAC_CHANGE_LOG_RETENTION_DAYS', 7, 1, 3_650),
     databaseConnectTimeoutMs: int(env, 'ALMANAC_DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
     databaseQueryTimeoutMs: int(env, 'ALMANAC_DB_QUERY_TIMEOUT_MS', 60_000, 0, 86_400_000),
+    sqliteCacheMb: env.ALMANAC_SQLITE_CACHE_MB?.trim() ? int(env, 'ALMANAC_SQLITE_CACHE_MB', 0, 2, 65_536) : undefined,
     metrics: bool(env, 'ALMANAC_METRICS', true),
     metricsToken: metricsToken(env),
     registry: registry(env.ALMANAC_REGISTRY?.trim()),

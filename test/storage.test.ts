@@ -473,3 +473,20 @@ test('kept parsed values stay within their budget, least recently read going fir
   assert.equal(read('u:c', 100), c, 'a value not kept evicts nothing');
   assert.notEqual(read('u:a', 100), a, 'a, then the least recent, went when c came back');
 });
+
+test('SQLite page cache: ALMANAC_SQLITE_CACHE_MB sizes it (128 MiB unless set); a value out of range stops the start', async () => {
+  const { SqliteStore, DEFAULT_CACHE_MB } = await import('../src/storage/sqlite.js');
+  const { loadConfig, ConfigError } = await import('../src/config.js');
+  const cacheOf = (s: InstanceType<typeof SqliteStore>) => (s as unknown as { db: { pragma(q: string, o: { simple: true }): number } }).db
+    .pragma('cache_size', { simple: true });
+  const configured = new SqliteStore(':memory:', { cacheMb: loadConfig({ ALMANAC_SQLITE_CACHE_MB: '64' }).sqliteCacheMb });
+  const unset = new SqliteStore(':memory:', { cacheMb: loadConfig({}).sqliteCacheMb });
+  try {
+    assert.deepEqual([cacheOf(configured), cacheOf(unset), DEFAULT_CACHE_MB], [-64 * 1024, -128 * 1024, 128]);
+  } finally {
+    await configured.close();
+    await unset.close();
+  }
+  assert.throws(() => loadConfig({ ALMANAC_SQLITE_CACHE_MB: '1' }),
+    (e: unknown) => e instanceof ConfigError && e.message === 'ALMANAC_SQLITE_CACHE_MB must be between 2 and 65536, got 1');
+});

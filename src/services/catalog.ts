@@ -82,7 +82,8 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   // The deployment's own aspects and entity types (none unless ALMANAC_REGISTRY names a file): one registry per process.
   applyRegistryExtension(config.registry ?? { aspects: new Map(), entities: [] });
   // Every store call of a GraphQL request is noted, so that its answer can be reused while what it read is unchanged.
-  const s = trackingReads(store ?? (await openStore(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs })));
+  const s = trackingReads(store ?? (await openStore(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs,
+    sqliteCacheMb: config.sqliteCacheMb })));
   const entities = new EntityService(s, config.historyCap);
   const tokens = await TokenService.create(s, entities, {
     secret: config.tokenSecret, cacheMs: config.tokenCacheMs, allowNoExpiry: config.allowNoExpiryTokens,
