@@ -143,9 +143,8 @@ function serverMetrics(catalog: Catalog, warn: (message: string) => void) {
     help: 'Change-log entries committed but not yet applied, by durable consumer (0 when caught up).', labelNames: ['consumer'] as const, registers,
     collect: readPositions });
 
-  const store = catalog.store;
-  if (store.connections) {
-    const pool = () => store.connections!();
+  const pool = catalog.databasePool;
+  if (pool) {
     new Gauge({ name: 'almanac_db_pool_connections', help: 'PostgreSQL connections open in the pool (idle or in use).', registers,
       collect() { this.set(pool().total); } });
     new Gauge({ name: 'almanac_db_pool_idle_connections', help: 'PostgreSQL connections open and idle in the pool.', registers,

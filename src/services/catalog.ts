@@ -8,7 +8,7 @@ import { aspectSpec } from '../model/registry.js';
 import { ResponseCache } from './response-cache.js';
 import { trackingReads } from './read-tracking.js';
 import { openStore } from '../storage/index.js';
-import type { Store } from '../storage/types.js';
+import type { PoolUse, Store } from '../storage/types.js';
 import { systemActor } from './actor.js';
 import type { Authorizer } from './authz.js';
 import { EditService } from './edits.js';
@@ -70,6 +70,8 @@ export interface Catalog {
   analytics: AnalyticsService;
   /** The built-in data platforms this opening wrote (none once every one is stored): `serve` logs them. */
   seededPlatforms: readonly string[];
+  /** The database's connection pool as it is now (PostgreSQL; none on SQLite): for /metrics. */
+  databasePool?: () => PoolUse;
   /**
    * Follows the change log for other servers' (and other processes') writes, until close: what a serving process
    * does, so that its caches and answers follow every write within a second (src/changelog/follower.ts).
@@ -124,7 +126,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
     changeFeed, webhooks,
     ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret')), references: new ReferenceService(s, entities),
     usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
-    seededPlatforms, config, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
+    seededPlatforms, ...(s.connections ? { databasePool: () => s.connections!() } : {}), config, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),
     identities: new IdentityService(entities, s), ownershipTypes,
     nativeUsers: new NativeUserService(entities, s, tokens, config.systemClientId), recommendations,
