@@ -1,5 +1,6 @@
 import { deepFreeze } from '../model/deep-freeze.js';
 import { aspectKey } from './aspect-updates.js';
+import { CharBudgetMap } from './char-budget-map.js';
 import { type AspectRow, recordOf } from './schema.js';
 import { readJson, sameStored, type StoredJson } from './stored-json.js';
 import type { AspectRecord } from './types.js';
@@ -16,15 +17,16 @@ import type { AspectRecord } from './types.js';
  * in place throws instead of corrupting what other readers see).
  */
 export class ParsedValues {
-  private readonly kept = new Map<string, { stored: StoredJson; chars: number; value: unknown }>();
-  private keptChars = 0;
+  private readonly kept: CharBudgetMap<{ stored: StoredJson; value: unknown }>;
 
   /**
    * `budgetChars`: the most text kept, in characters; the least recently read go first. `decode`: the text of a stored
    * value (SQLite's store answers values it has just written without decompressing them).
    */
   constructor(private readonly budgetChars = DEFAULT_BUDGET_CHARS,
-    private readonly decode: (urn: string, aspect: string, stored: StoredJson) => string = (_u, _a, stored) => readJson(stored)) {}
+    private readonly decode: (urn: string, aspect: string, stored: StoredJson) => string = (_u, _a, stored) => readJson(stored)) {
+    this.kept = new CharBudgetMap(budgetChars);
+  }
 
   /** The record of a latest-version row, its value shared with other readers of the same text. */
   record(row: AspectRow): AspectRecord {
@@ -35,26 +37,11 @@ export class ParsedValues {
   private value(urn: string, aspect: string, stored: StoredJson): unknown {
     const key = aspectKey({ urn, aspect });
     const hit = this.kept.get(key);
-    if (hit) {
-      // Re-inserted so the map's order stays least recently read first.
-      this.kept.delete(key);
-      if (sameStored(hit.stored, stored)) {
-        this.kept.set(key, hit);
-        return hit.value;
-      }
-      this.keptChars -= hit.chars;
-    }
+    if (hit && sameStored(hit.stored, stored)) return hit.value;
+    this.kept.delete(key);
     const text = this.decode(urn, aspect, stored);
     const value = deepFreeze(JSON.parse(text) as unknown);
-    if (text.length <= this.budgetChars / 4) {
-      this.kept.set(key, { stored, chars: text.length, value });
-      this.keptChars += text.length;
-      for (const [k, e] of this.kept) {
-        if (this.keptChars <= this.budgetChars) break;
-        this.kept.delete(k);
-        this.keptChars -= e.chars;
-      }
-    }
+    if (text.length <= this.budgetChars / 4) this.kept.set(key, { stored, value }, text.length);
     return value;
   }
 }

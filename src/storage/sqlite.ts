@@ -8,6 +8,7 @@ import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 import { addLatest, aspectKey, checkUpdate, planVersion } from './aspect-updates.js';
 import { edgeChanges } from './edges.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { CharBudgetMap } from './char-budget-map.js';
 import { ParsedValues } from './parsed-values.js';
 import { readJson, readJsonOrNull, sameStored, storeJson, storeJsonAsync, type StoredJson } from './stored-json.js';
 import type { FacetOp } from './facet-bitmaps.js';
@@ -1072,26 +1073,10 @@ function timeseriesRowOf(r: TimeseriesTableRow): TimeseriesRow {
  * A stored value is answered from here only when its bytes are the ones written (so never stale).
  */
 class RecentTexts {
-  private readonly texts = new Map<string, { stored: Buffer; text: string }>();
-  private chars = 0;
-
-  constructor(private readonly budgetChars = 8_000_000) {}
+  private readonly texts = new CharBudgetMap<{ stored: Buffer; text: string }>(8_000_000);
 
   add(urn: string, aspect: string, stored: StoredJson, text: string): void {
-    if (typeof stored === 'string') return;
-    const key = aspectKey({ urn, aspect });
-    const old = this.texts.get(key);
-    if (old) {
-      this.texts.delete(key);
-      this.chars -= old.text.length;
-    }
-    this.texts.set(key, { stored, text });
-    this.chars += text.length;
-    for (const [k, e] of this.texts) {
-      if (this.chars <= this.budgetChars) break;
-      this.texts.delete(k);
-      this.chars -= e.text.length;
-    }
+    if (typeof stored !== 'string') this.texts.set(aspectKey({ urn, aspect }), { stored, text }, text.length);
   }
 
   text(urn: string, aspect: string, stored: StoredJson): string {
