@@ -32,10 +32,7 @@ forEachEngine('concurrent edits of one aspect lose nothing', (ctx) => {
       ...USERS.map((urn) => ({ urn, entityType: 'corpuser', aspect: 'corpUserInfo', changeType: 'UPSERT' as const,
         value: { active: true }, systemMetadata: null })),
     ], rootActor());
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = t.app.server.address();
-    assert.ok(address && typeof address === 'object', 'listening on a port');
-    origin = `http://127.0.0.1:${address.port}`;
+    origin = await t.listen();
   });
   after(async () => t.close());
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
@@ -7,8 +7,8 @@ import { GRAPHIQL_CSP } from '../src/http/graphiql.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 import { rootActor } from '../src/services/actor.js';
 import { ensureUiBuilt } from './support/ui-build.js';
-import { IN_CI, artifactPath } from './support/run-env.js';
-import { CHROMIUM, launchChromium } from './support/browser.js';
+import { artifactPath } from './support/run-env.js';
+import { chromiumSuite, launchChromium } from './support/browser.js';
 import type { Browser } from 'playwright-core';
 
 const PAGE = '/api/graphiql';
@@ -122,22 +122,16 @@ describe('GraphQL explorer page (in-process)', () => {
 });
 
 describe('GraphQL explorer in Chromium', () => {
-  const missing = !existsSync(CHROMIUM);
-  if (missing && !IN_CI) {
-    console.warn(`\n!!! SKIPPING the GraphiQL browser test: ${CHROMIUM} is missing (apt-get install -y chromium) !!!\n`);
-  }
+  const { skip, requireChromium } = chromiumSuite('GraphiQL browser test');
 
-  test('loads offline, takes a token and runs the example query', { skip: missing && !IN_CI ? `${CHROMIUM} is missing` : false,
+  test('loads offline, takes a token and runs the example query', { skip,
     timeout: 60_000 }, async () => {
-    if (missing) throw new Error(`${CHROMIUM} is required in CI (apt-get install -y chromium)`);
+    requireChromium();
     const t = await startApp({ engine: 'sqlite', url: 'sqlite::memory:' });
     let browser: Browser | undefined;
     try {
       await ingestSamples(t.catalog, 'bootstrap_mce.json');
-      await t.app.listen({ port: 0, host: '127.0.0.1' });
-      const address = t.app.server.address();
-      assert.ok(address && typeof address === 'object', 'listening on a port');
-      const origin = `http://127.0.0.1:${address.port}`;
+      const origin = await t.listen();
 
       browser = await launchChromium();
       const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -217,19 +211,16 @@ describe('GraphQL explorer in Chromium', () => {
     }
   });
 
-  test('signed in to the UI, the explorer uses the session: a query runs with no token pasted', { skip: missing && !IN_CI ? `${CHROMIUM} is missing` : false,
+  test('signed in to the UI, the explorer uses the session: a query runs with no token pasted', { skip,
     timeout: 60_000 }, async () => {
-    if (missing) throw new Error(`${CHROMIUM} is required in CI (apt-get install -y chromium)`);
+    requireChromium();
     ensureUiBuilt(); // the UI's sign-in page
     const t = await startApp({ engine: 'sqlite', url: 'sqlite::memory:' });
     let browser: Browser | undefined;
     try {
       await ingestSamples(t.catalog, 'bootstrap_mce.json');
       await t.catalog.nativeUsers.setPassword('urn:li:corpuser:datahub', 'correct horse battery', rootActor());
-      await t.app.listen({ port: 0, host: '127.0.0.1' });
-      const address = t.app.server.address();
-      assert.ok(address && typeof address === 'object', 'the server listens on a TCP port');
-      const origin = `http://127.0.0.1:${address.port}`;
+      const origin = await t.listen();
       browser = await launchChromium();
       const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
       const problems: string[] = [];

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { MAX_OPERATION_NAMES } from '../src/http/metrics.js';
@@ -20,11 +19,6 @@ const PROMTOOL = '/usr/bin/promtool';
  */
 const SCRAPE_TOKEN = 'scrape-token-of-the-metrics-test-0123456789';
 const enc = encodeURIComponent;
-
-async function listen(t: TestApp): Promise<string> {
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  return `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-}
 
 const proposal = (urn: string, aspectName: string, value: unknown) => ({ entityType: urn.slice('urn:li:'.length).split(':', 1)[0], entityUrn: urn,
   changeType: 'UPSERT', aspectName, aspect: { value: JSON.stringify(value), contentType: 'application/json' } });
@@ -62,7 +56,7 @@ forEachEngine('metrics', (ctx) => {
   before(async () => {
     // No follower: nothing catches the indexes up behind the test's back (the lag test counts on it).
     t = await startApp(ctx, { metricsToken: SCRAPE_TOKEN }, { follow: false });
-    base = await listen(t);
+    base = await t.listen();
   });
   after(async () => t.close());
 

@@ -25,11 +25,6 @@ const refused = (message: string) => ({ message, locations: [{ line: 1, column: 
   extensions: { code: 400, type: 'BAD_REQUEST', classification: 'ValidationError' } });
 const badRequest = (message: string, field: string) => ({ status: 400, code: 'BAD_REQUEST', message, field });
 
-async function listen(t: TestApp): Promise<string> {
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  return `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-}
-
 function client(base: string, auth: Record<string, string>) {
   const answer = async (res: Response) => {
     const text = await res.text();
@@ -54,7 +49,7 @@ forEachEngine('request bounds', (ctx) => {
     t = await startApp(ctx);
     await ingestSamples(t.catalog, 'bootstrap_mce.json');
     await t.catalog.entities.ingest([tag(PCT25, 'hundred percent-25'), tag(PCT, 'fifty percent')], systemActor());
-    http = client(await listen(t), t.auth);
+    http = client(await t.listen(), t.auth);
   });
   after(async () => t.close());
 
@@ -304,7 +299,7 @@ describe('SQLite files are private (mode 0600)', { skip: process.platform === 'w
     try {
       const t = await startApp({ engine: 'sqlite', url: `sqlite:${file}` } satisfies EngineContext);
       try {
-        const http = client(await listen(t), t.auth);
+        const http = client(await t.listen(), t.auth);
         const res = await http.graphql('mutation { createTag(input: { id: "private", name: "private" }) }');
         assert.deepEqual(res, { status: 200, body: { data: { createTag: 'urn:li:tag:private' }, extensions: {} } });
         assert.deepEqual(modes(file), ['0600', '0600', '0600']);
@@ -354,7 +349,7 @@ forEachEngine('token signing key kept out of the database', (ctx) => {
     assert.equal(config.tokenSecret, key);
     const t = await startApp(ctx, { tokenSecret: config.tokenSecret });
     try {
-      const http = client(await listen(t), t.auth);
+      const http = client(await t.listen(), t.auth);
       const created = await http.graphql(`mutation { createAccessToken(input: { type: PERSONAL, actorUrn: "urn:li:corpuser:datahub",
         duration: ONE_HOUR, name: "key file" }) { accessToken } }`);
       const token = created.body.data.createAccessToken.accessToken as string;

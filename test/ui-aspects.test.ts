@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { parseRegistryExtension } from '../src/model/registry-extension.js';
 import { startApp, type TestApp } from './support/app.js';
-import { IN_CI } from './support/run-env.js';
 import { ensureUiBuilt } from './support/ui-build.js';
-import { audit, CHROMIUM, launchChromium, listenForBrowser, signedInContext, watchPage } from './support/browser.js';
+import { audit, chromiumSuite, launchChromium, signedInContext, watchPage } from './support/browser.js';
 
 /**
  * The entity page shows aspects it has no view of its own for — a deployment's own (ALMANAC_REGISTRY) and a later
@@ -26,9 +24,7 @@ const JOB = 'urn:li:dataJob:(urn:li:dataFlow:(mysql,shop,PROD),add_customer)';
 const enc = encodeURIComponent;
 
 describe('web UI: aspects without a view of their own, as JSON panels', { timeout: 300_000 }, () => {
-  const missing = !existsSync(CHROMIUM);
-  const skip = missing && !IN_CI ? `${CHROMIUM} is missing` : false;
-  if (skip) console.warn(`\n!!! SKIPPING the aspect panel browser tests: ${skip} !!!\n`);
+  const { skip, requireChromium } = chromiumSuite('aspect panel browser tests');
 
   let t: TestApp;
   let origin = '';
@@ -39,14 +35,14 @@ describe('web UI: aspects without a view of their own, as JSON panels', { timeou
 
   before(async () => {
     if (skip) return;
-    if (missing) throw new Error(`${CHROMIUM} is required in CI (apt-get install -y chromium)`);
+    requireChromium();
     ensureUiBuilt();
     t = await startApp({ engine: 'sqlite', url: 'sqlite::memory:' }, { registry: parseRegistryExtension(REGISTRY) });
     await t.put(DATASET, 'datasetProperties', { name: 'risky_orders', customProperties: {} });
     await t.put(DATASET, 'riskAssessment', { level: 'HIGH', notes: 'Holds card numbers' });
     await t.put(SERVICE, 'riskAssessment', { level: 'LOW' });
     await t.put(JOB, 'dataTransformLogic', { transforms: [{ queryStatement: { value: 'INSERT INTO customers SELECT 1', language: 'SQL' } }] });
-    origin = await listenForBrowser(t.app);
+    origin = await t.listen();
     browser = await launchChromium();
     context = await signedInContext(browser, t.rootToken, { viewport: { width: 1280, height: 900 } });
   });

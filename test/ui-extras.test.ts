@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { rootActor, systemActor } from '../src/services/actor.js';
 import { ingestFiles } from '../src/services/ingest-files.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
-import { IN_CI, REPO } from './support/run-env.js';
+import { REPO } from './support/run-env.js';
 import { ensureUiBuilt } from './support/ui-build.js';
-import { audit as auditPage, CHROMIUM, launchChromium, listenForBrowser, signedInContext, switchTheme, watchPage } from './support/browser.js';
+import { audit as auditPage, chromiumSuite, launchChromium, signedInContext, switchTheme, watchPage } from './support/browser.js';
 
 /**
  * Almanac's web UI in a real Chromium, beyond search and entity pages: the lineage graph (expanding one hop, column
@@ -51,9 +51,7 @@ function fanoutRecords() {
 }
 
 describe('web UI extras in Chromium: lineage, tests, plots, admin', { timeout: 300_000 }, () => {
-  const missing = !existsSync(CHROMIUM);
-  const skip = missing && !IN_CI ? `${CHROMIUM} is missing` : false;
-  if (skip) console.warn(`\n!!! SKIPPING the web UI extras browser tests: ${skip} !!!\n`);
+  const { skip, requireChromium } = chromiumSuite('web UI extras browser tests');
 
   let t: TestApp;
   let origin = '';
@@ -64,7 +62,7 @@ describe('web UI extras in Chromium: lineage, tests, plots, admin', { timeout: 3
 
   before(async () => {
     if (skip) return;
-    if (missing) throw new Error(`${CHROMIUM} is required in CI (apt-get install -y chromium)`);
+    requireChromium();
     ensureUiBuilt();
     t = await startApp({ engine: 'sqlite', url: 'sqlite::memory:' });
     await ingestSamples(t.catalog, 'bootstrap_mce.json', 'demo-profiles.json');
@@ -82,7 +80,7 @@ describe('web UI extras in Chromium: lineage, tests, plots, admin', { timeout: 3
     // jdoe holds the Reader role (the users page lists it).
     const assigned = await t.graphql('mutation { batchAssignRole(input: { roleUrn: "urn:li:dataHubRole:Reader", actors: ["urn:li:corpuser:jdoe"] }) }');
     assert.deepEqual(assigned.body, { data: { batchAssignRole: true }, extensions: {} });
-    origin = await listenForBrowser(t.app);
+    origin = await t.listen();
     browser = await launchChromium();
     // Signed in with the root user's token, as the sign-in page's token form leaves it.
     context = await signedInContext(browser, t.rootToken, { viewport: { width: 1440, height: 960 } });

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { rootActor, systemActor } from '../src/services/actor.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
-import { IN_CI, artifactPath } from './support/run-env.js';
+import { artifactPath } from './support/run-env.js';
 import { ensureUiBuilt } from './support/ui-build.js';
-import { audit, CHROMIUM, launchChromium, listenForBrowser, signedInContext, switchTheme, watchPage } from './support/browser.js';
+import { audit, chromiumSuite, launchChromium, signedInContext, switchTheme, watchPage } from './support/browser.js';
 
 /**
  * A new user's walk through Almanac's web UI (issue 35), in Chromium against a real server: the home page's modules
@@ -28,9 +28,7 @@ const TEST_URN = 'urn:li:test:owned-documented';
 const enc = encodeURIComponent;
 
 describe('web UI: a new user\'s walk (issue 35), in Chromium', { timeout: 300_000 }, () => {
-  const missing = !existsSync(CHROMIUM);
-  const skip = missing && !IN_CI ? `${CHROMIUM} is missing` : false;
-  if (skip) console.warn(`\n!!! SKIPPING the web UI walk browser tests: ${skip} !!!\n`);
+  const { skip, requireChromium } = chromiumSuite('web UI walk browser tests');
 
   let t: TestApp;
   let origin = '';
@@ -40,7 +38,7 @@ describe('web UI: a new user\'s walk (issue 35), in Chromium', { timeout: 300_00
 
   before(async () => {
     if (skip) return;
-    if (missing) throw new Error(`${CHROMIUM} is required in CI (apt-get install -y chromium)`);
+    requireChromium();
     ensureUiBuilt();
     t = await startApp({ engine: 'sqlite', url: 'sqlite::memory:' });
     await ingestSamples(t.catalog, 'bootstrap_mce.json', 'data_platforms.json', 'test_containers.json', 'test_domains.json');
@@ -62,7 +60,7 @@ describe('web UI: a new user\'s walk (issue 35), in Chromium', { timeout: 300_00
         rules: { and: [{ property: 'ownership.owners.owner', operator: 'exists' },
           { or: [{ property: 'editableDatasetProperties.description', operator: 'exists' }, { property: 'datasetProperties.description', operator: 'exists' }] }] },
       }) } }, rootActor());
-    origin = await listenForBrowser(t.app);
+    origin = await t.listen();
     browser = await launchChromium();
   });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,9 +15,9 @@ import { rootActor } from '../src/services/actor.js';
 import { openCatalog } from '../src/services/catalog.js';
 import { forEachEngine } from './support/engines.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
-import { IN_CI, REPO, artifactPath } from './support/run-env.js';
+import { REPO, artifactPath } from './support/run-env.js';
 import { ensureUiBuilt } from './support/ui-build.js';
-import { audit, CHROMIUM, launchChromium, listenForBrowser, switchTheme, watchPage } from './support/browser.js';
+import { audit, chromiumSuite, launchChromium, switchTheme, watchPage } from './support/browser.js';
 
 /**
  * Almanac's own web UI (issue 18).
@@ -248,9 +248,7 @@ forEachEngine('Query.aspectHistory: the kept versions of an entity\'s aspects, f
 // In Chromium
 
 describe('web UI in Chromium (SQLite: the UI reaches storage only through the API)', () => {
-  const missing = !existsSync(CHROMIUM);
-  if (missing && !IN_CI) console.warn(`\n!!! SKIPPING the web UI browser tests: ${CHROMIUM} is missing (apt-get install -y chromium) !!!\n`);
-  const skip = missing && !IN_CI ? `${CHROMIUM} is missing` : false;
+  const { skip, requireChromium } = chromiumSuite('web UI browser tests');
 
   let t: TestApp;
   let browser: Browser;
@@ -260,11 +258,11 @@ describe('web UI in Chromium (SQLite: the UI reaches storage only through the AP
 
   before(async () => {
     if (skip) return;
-    if (missing) throw new Error(`${CHROMIUM} is required in CI (apt-get install -y chromium)`);
+    requireChromium();
     ensureBuilt();
     t = await startApp({ engine: 'sqlite', url: 'sqlite::memory:' });
     await ingestSamples(t.catalog, 'bootstrap_mce.json', 'data_platforms.json', 'test_containers.json', 'test_domains.json');
-    origin = await listenForBrowser(t.app);
+    origin = await t.listen();
     browser = await launchChromium();
   });
   after(async () => {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import {
   Lexer, Source, TokenKind, buildClientSchema, getIntrospectionQuery, print, validate,
@@ -55,8 +54,7 @@ forEachEngine('DataHub web app contract', (ctx) => {
   before(async () => {
     t = await startApp(ctx);
     await ingestSamples(t.catalog, 'bootstrap_mce.json');
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    base = await t.listen();
     const res = await post(getIntrospectionQuery());
     assert.equal(res.body.errors, undefined, JSON.stringify(res.body.errors));
     schema = buildClientSchema(res.body.data as IntrospectionQuery);

@@ -26,6 +26,8 @@ export interface TestApp {
   put(urn: string, aspectName: string, value: unknown): Promise<void>;
   /** A token for another user. */
   tokenFor(username: string): Promise<string>;
+  /** Listens on a free port of 127.0.0.1, for clients outside the process (a browser, a CLI, fetch); returns the origin. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,12 @@ export async function startApp(ctx: EngineContext, overrides: Partial<Config> = 
       const res = await app.inject({ method: 'POST', url: '/aspects?action=ingestProposal', headers: auth, payload: { proposal: {
         entityType, entityUrn: urn, changeType: 'UPSERT', aspectName, aspect: { value: JSON.stringify(value), contentType: 'application/json' } } } });
       assert.equal(res.statusCode, 200, `${urn} ${aspectName}: ${res.body}`);
+    },
+    async listen() {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const address = app.server.address();
+      assert.ok(address && typeof address === 'object', 'listening on a port');
+      return `http://127.0.0.1:${address.port}`;
     },
     async close() {
       await app.close();

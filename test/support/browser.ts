@@ -1,11 +1,22 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { REPO, artifactPath } from './run-env.js';
+import { IN_CI, REPO, artifactPath } from './run-env.js';
 
 /** Debian's Chromium, driven by playwright-core (no browser downloads). */
 export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * A browser suite's gate: outside CI, a missing Chromium skips the suite's tests (`skip`, the reason, warned once); in
+ * CI it fails them (`requireChromium()`, called first in the suite's setup, throws).
+ */
+export function chromiumSuite(what: string): { skip: string | false; requireChromium: () => void } {
+  const missing = !existsSync(CHROMIUM);
+  const skip = missing && !IN_CI ? `${CHROMIUM} is missing` : false;
+  if (skip) console.warn(`\n!!! SKIPPING the ${what}: ${skip} (apt-get install -y chromium) !!!\n`);
+  return { skip, requireChromium: () => { if (missing) throw new Error(`${CHROMIUM} is required in CI (apt-get install -y chromium)`); } };
+}
 
 /** A headless Chromium with nothing running in the background (no network of its own, no updates, no sync). */
 export async function launchChromium(): Promise<Browser> {
@@ -15,14 +26,6 @@ export async function launchChromium(): Promise<Browser> {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
   });
-}
-
-/** Starts a test app listening on a free port of 127.0.0.1, for a browser to open; returns its origin. */
-export async function listenForBrowser(app: { listen: (o: { port: number; host: string }) => Promise<unknown>; server: { address(): unknown } }): Promise<string> {
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address() as { port: number } | string | null;
-  assert.ok(address && typeof address === 'object', 'listening on a port');
-  return `http://127.0.0.1:${address.port}`;
 }
 
 /** A browser context signed in with a token, as the sign-in page's token form leaves it (in local storage). */

@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
-import type { AddressInfo } from 'node:net';
 import { startApp, type TestApp } from './app.js';
 import type { EngineContext } from './engines.js';
 import { IN_CI, REPO } from './run-env.js';
@@ -128,9 +127,7 @@ export function datahubClient(install: ClientInstall, server: { url: string; tok
 /** The real app on the suite's database, listening on a port of loopback, and the client pointed at it as root. */
 export async function startAppForClient(ctx: EngineContext, install: ClientInstall): Promise<{ t: TestApp; client: DatahubClient }> {
   const t = await startApp(ctx);
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = t.app.server.address() as AddressInfo;
-  return { t, client: datahubClient(install, { url: `http://127.0.0.1:${port}`, token: t.rootToken }) };
+  return { t, client: datahubClient(install, { url: await t.listen(), token: t.rootToken }) };
 }
 
 /**
