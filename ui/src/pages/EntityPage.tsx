@@ -10,6 +10,7 @@ import { Link, useTitle } from '../router';
 import { PlatformBadge } from '../components/EntityBits';
 import { Picker } from '../components/Picker';
 import { Markdown } from '../components/Markdown';
+import { TagList, TermList } from '../components/TagTermLists';
 import { useEntityMutation } from './entity/mutate';
 import { useState, type FormEvent } from 'react';
 
@@ -168,40 +169,6 @@ function Sidebar({ entity }: { entity: Entity }) {
       {'institutionalMemory' in entity && <Links entity={entity} canEdit={can('canEditLinks')} />}
       {'deprecation' in entity && can('canEditDeprecation') && <DeprecationEditor entity={entity} />}
     </aside>
-  );
-}
-
-export function TagList({ tags, canEdit, onRemove }: { tags: any[]; canEdit: boolean; onRemove: (urn: string) => Promise<unknown> }) {
-  if (!tags.length) return <p className="muted">No tags</p>;
-  return (
-    <ul className="pills plain">
-      {tags.map((t) => {
-        const name = t.tag.properties?.name ?? t.tag.name ?? urnName(t.tag.urn);
-        return (
-          <li className="pill" key={t.tag.urn}>
-            <Link to={entityPath(t.tag.urn)}>{name}</Link>
-            {canEdit && <button type="button" aria-label={`Remove tag ${name}`} onClick={() => onRemove(t.tag.urn).catch((e) => alert(e.message))}>×</button>}
-          </li>
-        );
-      })}
-    </ul>
-  );
-}
-
-export function TermList({ terms, canEdit, onRemove }: { terms: any[]; canEdit: boolean; onRemove: (urn: string) => Promise<unknown> }) {
-  if (!terms.length) return <p className="muted">No terms</p>;
-  return (
-    <ul className="pills plain">
-      {terms.map((t) => {
-        const name = t.term.properties?.name ?? t.term.name ?? urnName(t.term.urn);
-        return (
-          <li className="pill term" key={t.term.urn}>
-            <Link to={entityPath(t.term.urn)}>{name}</Link>
-            {canEdit && <button type="button" aria-label={`Remove term ${name}`} onClick={() => onRemove(t.term.urn).catch((e) => alert(e.message))}>×</button>}
-          </li>
-        );
-      })}
-    </ul>
   );
 }
 

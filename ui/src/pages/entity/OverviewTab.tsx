@@ -6,7 +6,7 @@ import { EditableMarkdown } from '../../components/Editable';
 import { Picker } from '../../components/Picker';
 import { Highlight } from '../../components/EntityBits';
 import { documentationOf, useEntityMutation } from './mutate';
-import { TagList, TermList } from '../EntityPage';
+import { TagList, TermList } from '../../components/TagTermLists';
 import { Related } from './Related';
 import { OtherAspects } from './OtherAspects';
 
