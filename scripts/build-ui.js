@@ -15,6 +15,9 @@ try {
   process.exit(0);
 }
 const quiet = process.argv.includes('--quiet');
+// The UI's list of entity types, from the server's entity descriptors (tsx comes with Vite, a dev dependency too).
+const gen = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/ui-entity-types.ts'], { cwd: root, stdio: 'inherit' });
+if (gen.status !== 0) process.exit(gen.status ?? 1);
 const r = spawnSync(process.execPath, [vite, 'build', '--config', 'ui/vite.config.ts', ...(quiet ? ['--logLevel', 'warn'] : [])],
   { cwd: root, stdio: 'inherit' });
 process.exit(r.status ?? 1);

@@ -237,6 +237,7 @@ enum ChartQueryType { SQL LOOKML }
 export const chart = defineEntity({
   name: 'chart',
   category: 'core',
+  display: { label: 'Chart', rank: 20 },
   // chartInfo.inputs and inputEdges: Consumes a dataset.
   lineage: { upstream: [{ type: 'Consumes', entityTypes: ['dataset'] }] },
   key: chartKey,

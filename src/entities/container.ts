@@ -62,6 +62,7 @@ type ContainerEditableProperties {
 export const container = defineEntity({
   name: 'container',
   category: 'core',
+  display: { label: 'Container', rank: 60 },
   key: containerKey,
   aspects: [containerProperties, editableContainerProperties, shared.dataPlatformInstance, shared.subTypes, shared.ownership,
     shared.container, shared.globalTags, shared.glossaryTerms, shared.institutionalMemory, shared.browsePaths, shared.status,

@@ -69,6 +69,7 @@ type CorpGroupEditableProperties {
 export const corpGroup = defineEntity({
   name: 'corpGroup',
   category: 'core',
+  display: { label: 'Group', rank: 130 },
   key: corpGroupKey,
   aspects: [corpGroupInfo, corpGroupEditableInfo, shared.globalTags, shared.ownership, shared.status, shared.origin],
   // Metadata tests push their results to groups too.

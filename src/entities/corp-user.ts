@@ -125,6 +125,7 @@ enum CorpUserStatus { ACTIVE SUSPENDED }
 export const corpuser = defineEntity({
   name: 'corpuser',
   category: 'core',
+  display: { label: 'User', rank: 120 },
   key: corpUserKey,
   aspects: [corpUserInfo, corpUserEditableInfo, corpUserStatus, groupMembership, shared.globalTags, shared.status, corpUserCredentials,
     nativeGroupMembership, corpUserSettings, shared.origin, roleMembership],

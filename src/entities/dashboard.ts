@@ -199,6 +199,7 @@ async function usageStats(f: FieldContext) {
 export const dashboard = defineEntity({
   name: 'dashboard',
   category: 'core',
+  display: { label: 'Dashboard', rank: 30 },
   // dashboardInfo: charts and chartEdges (Contains), datasets and datasetEdges (Consumes), both upstream.
   lineage: { upstream: [{ type: 'Contains', entityTypes: ['chart'] }, { type: 'Consumes', entityTypes: ['dataset'] }] },
   key: dashboardKey,

@@ -102,6 +102,7 @@ type EntityRelationshipLegacy {
 export const dataFlow = defineEntity({
   name: 'dataFlow',
   category: 'core',
+  display: { label: 'Pipeline', rank: 50 },
   key: dataFlowKey,
   aspects: [shared.domains, shared.deprecation, shared.versionInfo, dataFlowInfo, editableDataFlowProperties, shared.ownership,
     shared.status, shared.globalTags, shared.browsePaths, shared.glossaryTerms, shared.institutionalMemory, shared.dataPlatformInstance,

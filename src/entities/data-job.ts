@@ -182,6 +182,7 @@ type FineGrainedLineage {
 export const dataJob = defineEntity({
   name: 'dataJob',
   category: 'core',
+  display: { label: 'Task', rank: 40 },
   // dataJobInputOutput: input datasets (Consumes) and input jobs (DownstreamOf) upstream, output datasets (Produces) downstream.
   lineage: {
     upstream: [{ type: 'Consumes', entityTypes: ['dataset'] }, { type: 'DownstreamOf', entityTypes: ['dataJob'] }],

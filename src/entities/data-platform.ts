@@ -48,6 +48,7 @@ type DataPlatformInfo {
 export const dataPlatform = defineEntity({
   name: 'dataPlatform',
   category: 'core',
+  display: { label: 'Platform', rank: 200 },
   key: dataPlatformKey,
   aspects: [dataPlatformInfo],
   snapshotClass: 'com.linkedin.metadata.snapshot.DataPlatformSnapshot',

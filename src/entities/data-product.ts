@@ -45,6 +45,7 @@ type DataProductProperties {
 export const dataProduct = defineEntity({
   name: 'dataProduct',
   category: 'core',
+  display: { label: 'Data product', rank: 80 },
   key: dataProductKey,
   aspects: [shared.ownership, shared.glossaryTerms, shared.globalTags, shared.domains, dataProductProperties, shared.institutionalMemory,
     shared.status],

@@ -300,6 +300,7 @@ type EditableSchemaFieldInfo {
 export const dataset = defineEntity({
   name: 'dataset',
   category: 'core',
+  display: { label: 'Dataset', rank: 10 },
   // upstreamLineage.upstreams: DownstreamOf a dataset.
   lineage: { upstream: [{ type: 'DownstreamOf', entityTypes: ['dataset'] }] },
   key: datasetKey,

@@ -233,6 +233,22 @@ export interface LineagePart {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// The web UI
+
+/**
+ * How people call an entity of this type: the web UI's badges, the home page's totals and the search page's type
+ * filter. The UI's list of types is generated from these (scripts/ui-entity-types.ts → ui/src/generated/); a type
+ * without one is named from its GraphQL EntityType there.
+ */
+export interface DisplayPart {
+  readonly label: string;
+  /** Default: the label and an s. */
+  readonly plural?: string;
+  /** Place in the UI's lists (the home page's totals), lowest first. */
+  readonly rank: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // The descriptor
 
 export interface EntityDescriptor {
@@ -240,6 +256,8 @@ export interface EntityDescriptor {
   readonly name: string;
   /** core: catalog entities; internal: platform records (tokens, secrets, settings). */
   readonly category: 'core' | 'internal';
+  /** Present when the web UI lists the entity type. */
+  readonly display?: DisplayPart;
   readonly key: KeyAspectDef;
   /** The entity type's aspects in DataHub 0.12.1's registry (a later release's type: that release's), key aspect excluded. */
   readonly aspects: readonly AnyAspect[];

@@ -49,6 +49,7 @@ type DomainProperties {
 export const domain = defineEntity({
   name: 'domain',
   category: 'core',
+  display: { label: 'Domain', rank: 70 },
   key: domainKey,
   aspects: [domainProperties, shared.institutionalMemory, shared.ownership],
   graphql: {

@@ -38,6 +38,7 @@ type GlossaryNodeProperties {
 export const glossaryNode = defineEntity({
   name: 'glossaryNode',
   category: 'core',
+  display: { label: 'Term group', rank: 110 },
   key: glossaryNodeKey,
   aspects: [glossaryNodeInfo, shared.institutionalMemory, shared.ownership, shared.status],
   snapshotClass: 'com.linkedin.metadata.snapshot.GlossaryNodeSnapshot',

@@ -65,6 +65,7 @@ type GlossaryTermInfo {
 export const glossaryTerm = defineEntity({
   name: 'glossaryTerm',
   category: 'core',
+  display: { label: 'Glossary term', rank: 100 },
   key: glossaryTermKey,
   aspects: [glossaryTermInfo, glossaryRelatedTerms, shared.institutionalMemory, shared.schemaMetadata, shared.ownership,
     shared.deprecation, shared.domains, shared.status, shared.browsePaths],

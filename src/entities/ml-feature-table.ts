@@ -73,6 +73,7 @@ async function properties(f: FieldContext) {
 export const mlFeatureTable = defineEntity({
   name: 'mlFeatureTable',
   category: 'core',
+  display: { label: 'Feature table', rank: 160 },
   key: mlFeatureTableKey,
   aspects: [shared.glossaryTerms, editableMlFeatureTableProperties, shared.domains, mlFeatureTableProperties, shared.ownership,
     shared.institutionalMemory, shared.status, shared.deprecation, shared.browsePaths, shared.globalTags, shared.dataPlatformInstance,

@@ -66,6 +66,7 @@ async function properties(f: FieldContext) {
 export const mlFeature = defineEntity({
   name: 'mlFeature',
   category: 'core',
+  display: { label: 'ML feature', rank: 170 },
   // mlFeatureProperties.sources: DerivedFrom a dataset.
   lineage: { upstream: [{ type: 'DerivedFrom', entityTypes: ['dataset'] }] },
   key: mlFeatureKey,

@@ -59,6 +59,7 @@ type MLModelGroupEditableProperties {
 export const mlModelGroup = defineEntity({
   name: 'mlModelGroup',
   category: 'core',
+  display: { label: 'ML model group', rank: 150 },
   key: mlModelGroupKey,
   aspects: [shared.glossaryTerms, editableMlModelGroupProperties, shared.domains, mlModelGroupProperties, shared.ownership, shared.status,
     shared.deprecation, shared.browsePaths, shared.globalTags, shared.dataPlatformInstance, shared.browsePathsV2],

@@ -314,6 +314,7 @@ enum CostType { ORG_COST_TYPE }
 export const mlModel = defineEntity({
   name: 'mlModel',
   category: 'core',
+  display: { label: 'ML model', rank: 140 },
   // mlModelProperties: features (Consumes) and training jobs (TrainedBy) upstream; jobs using it (UsedBy) and its groups (MemberOf) downstream.
   lineage: {
     upstream: [{ type: 'Consumes', entityTypes: ['mlFeature'] }, { type: 'TrainedBy', entityTypes: ['dataJob'] }],

@@ -66,6 +66,7 @@ async function properties(f: FieldContext) {
 export const mlPrimaryKey = defineEntity({
   name: 'mlPrimaryKey',
   category: 'core',
+  display: { label: 'ML primary key', rank: 180 },
   // mlPrimaryKeyProperties.sources: DerivedFrom a dataset.
   lineage: { upstream: [{ type: 'DerivedFrom', entityTypes: ['dataset'] }] },
   key: mlPrimaryKeyKey,

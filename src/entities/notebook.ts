@@ -119,6 +119,7 @@ enum NotebookCellType { TEXT_CELL QUERY_CELL CHART_CELL }
 export const notebook = defineEntity({
   name: 'notebook',
   category: 'core',
+  display: { label: 'Notebook', rank: 190 },
   key: notebookKey,
   aspects: [notebookInfo, notebookContent, editableNotebookProperties, shared.ownership, shared.status, shared.globalTags,
     shared.glossaryTerms, shared.browsePaths, shared.institutionalMemory, shared.domains, shared.subTypes, shared.dataPlatformInstance,

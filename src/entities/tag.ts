@@ -33,6 +33,7 @@ type TagProperties {
 export const tag = defineEntity({
   name: 'tag',
   category: 'core',
+  display: { label: 'Tag', rank: 90 },
   key: tagKey,
   aspects: [tagProperties, shared.ownership, shared.deprecation, shared.status],
   // Metadata tests push their results to tags too.

@@ -1,4 +1,5 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import { ENTITY_TYPES } from './entityTypes';
 
 /**
  * The tabs of an entity's page, in order. The first tab that applies is the default (path /<type>/<urn>); the others
@@ -20,9 +21,8 @@ export interface EntityTab {
 }
 
 const all = () => true;
-/** Types whose GraphQL object has `lineage(input:)` with edges (DataHub's lineage entity types). */
-const LINEAGE_TYPES = new Set(['DATASET', 'CHART', 'DASHBOARD', 'DATA_JOB', 'DATA_FLOW', 'MLMODEL', 'MLMODEL_GROUP', 'MLFEATURE_TABLE',
-  'MLFEATURE', 'MLPRIMARY_KEY']);
+/** Types whose GraphQL object has `lineage(input:)` (from the server's entity descriptors). */
+const LINEAGE_TYPES = new Set(ENTITY_TYPES.filter((t) => t.lineage).map((t) => t.type));
 /** Types no metadata test can select usefully. */
 const NO_TESTS = new Set(['DATA_PLATFORM', 'TEST']);
 
