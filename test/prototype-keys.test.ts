@@ -10,7 +10,7 @@ import { validateAspect } from '../src/model/aspect-schemas.js';
 import { systemActor } from '../src/services/actor.js';
 import { ingestFiles } from '../src/services/ingest-files.js';
 import { applyPatch } from '../src/services/patch.js';
-import { policyRule } from '../src/services/policies.js';
+import { policyRule } from '../src/services/policy-rules.js';
 import { parseTestDefinition } from '../src/services/metadata-tests/definition.js';
 import { forEachEngine } from './support/engines.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
