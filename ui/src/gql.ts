@@ -1,8 +1,8 @@
 /**
  * The UI's one way to the API: `gql(document, variables)` POSTs to /api/graphql and returns `data`, typed by the
- * caller. Credentials: the session cookies set by POST /logIn (sent by the browser), or a pasted access token kept in
- * localStorage and sent as `Authorization: Bearer`. A 401 raises `Unauthenticated`, which the shell turns into the
- * sign-in page; GraphQL errors raise `GqlError` with the server's messages.
+ * document (TypedDocument). Credentials: the session cookies set by POST /logIn (sent by the browser), or a pasted
+ * access token kept in localStorage and sent as `Authorization: Bearer`. A 401 raises `Unauthenticated`, which the
+ * shell turns into the sign-in page; GraphQL errors raise `GqlError` with the server's messages.
  */
 export const TOKEN_KEY = 'almanac.token';
 
@@ -48,7 +48,19 @@ export function onUnauthenticated(listener: () => void): () => void {
 
 const operationName = (doc: string) => /\b(?:query|mutation)\s+(\w+)/.exec(doc)?.[1];
 
-export async function gql<T, V extends object = Record<string, unknown>>(document: string, variables?: V,
+declare const answers: unique symbol;
+/**
+ * A GraphQL document that carries the type of its answer's `data` and of its variables: `gql(doc, variables)` checks
+ * the variables and types the answer, with nothing written at the call. Made by `typed` beside the document
+ * (ui/src/graphql/); at run time it is the document's text, nothing more.
+ */
+export type TypedDocument<Result, Variables = Record<string, never>> = string & {
+  readonly [answers]: { result: Result; variables: Variables };
+};
+
+export const typed = <Result, Variables = Record<string, never>>(document: string) => document as TypedDocument<Result, Variables>;
+
+export async function gql<T, V>(document: TypedDocument<T, V>, variables?: NoInfer<V>,
   opts: { signal?: AbortSignal } = {}): Promise<T> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   const token = storedToken();

@@ -9,10 +9,7 @@ export function hasCredentials(): boolean {
 }
 
 /** Who is signed in (the `me` query); null while unknown or when nobody is. */
-export interface Me {
-  corpUser: { urn: string; username: string; properties: { displayName: string | null } | null; editableProperties: { displayName: string | null } | null };
-  platformPrivileges: { managePolicies: boolean; manageTokens: boolean; manageIdentities: boolean; generatePersonalAccessTokens: boolean } | null;
-}
+export type { Me } from './graphql/me';
 
 
 export function useMe() {
@@ -22,7 +19,7 @@ export function useMe() {
   const query = useQuery({
     queryKey: ['me'],
     enabled: known,
-    queryFn: () => gql<{ me: Me }>(ME_QUERY).then((d) => d.me),
+    queryFn: () => gql(ME_QUERY).then((d) => d.me),
     staleTime: 5 * 60_000,
     retry: false,
   });

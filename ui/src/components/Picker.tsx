@@ -30,7 +30,7 @@ export function Picker({ types, label, onPick, placeholder, autoFocus = false, o
   const { data } = useQuery({
     queryKey: ['pick', types, debounced],
     enabled: debounced.length > 0,
-    queryFn: ({ signal }) => gql<{ searchAcrossEntities: { searchResults: { entity: RawEntity }[] } | null }>(PICK,
+    queryFn: ({ signal }) => gql(PICK,
       { input: { types, query: debounced, start: 0, count: 8, searchFlags: { skipAggregates: true } } }, { signal }),
   });
   const options = debounced ? data?.searchAcrossEntities?.searchResults.map((r) => r.entity) ?? [] : [];

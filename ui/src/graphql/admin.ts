@@ -1,40 +1,41 @@
 import { ENTITY_SUMMARY } from './fragments';
+import { typed } from '../gql';
 
 /**
  * The admin pages (ui/src/features/admin): access tokens (the GraphQL token API), users and groups with their roles
  * and groups (relationships IsMemberOfRole, IsMemberOfNativeGroup, IsMemberOfGroup), policies (read, switch on and
  * off through updatePolicy with the policy's other fields unchanged), and the sizes of the time-series tables.
  */
-export const ADMIN_ME = /* GraphQL */ `
+export const ADMIN_ME = typed<AdminMe>(/* GraphQL */ `
   query uiAdminMe {
     me {
       corpUser { urn username }
       platformPrivileges { manageTokens generatePersonalAccessTokens managePolicies manageIdentities }
     }
   }
-`;
+`);
 
-export const LIST_TOKENS = /* GraphQL */ `
+export const LIST_TOKENS = typed<{ listAccessTokens: { total: number; tokens: Token[] } }, { input: { start: number; count: number; filters: { field: string; values: string[] }[] } }>(/* GraphQL */ `
   query uiListTokens($input: ListAccessTokenInput!) {
     listAccessTokens(input: $input) {
       start count total
       tokens { urn id name description actorUrn ownerUrn createdAt expiresAt }
     }
   }
-`;
+`);
 
-export const CREATE_TOKEN = /* GraphQL */ `
+export const CREATE_TOKEN = typed<{ createAccessToken: { accessToken: string; metadata: Token } }, { input: Record<string, unknown> }>(/* GraphQL */ `
   mutation uiCreateToken($input: CreateAccessTokenInput!) {
     createAccessToken(input: $input) {
       accessToken
       metadata { urn id name description actorUrn ownerUrn createdAt expiresAt }
     }
   }
-`;
+`);
 
-export const REVOKE_TOKEN = /* GraphQL */ `
+export const REVOKE_TOKEN = typed<{ revokeAccessToken: boolean }, { tokenId: string }>(/* GraphQL */ `
   mutation uiRevokeToken($tokenId: String!) { revokeAccessToken(tokenId: $tokenId) }
-`;
+`);
 
 const ROLE_NAMES = /* GraphQL */ `
   fragment uiRoleNames on EntityRelationshipsResult {
@@ -50,7 +51,7 @@ const GROUP_NAMES = /* GraphQL */ `
   }
 `;
 
-export const LIST_USERS = /* GraphQL */ `
+export const LIST_USERS = typed<{ listUsers: { total: number; users: User[] } }, { input: { start: number; count: number; query?: string } }>(/* GraphQL */ `
   query uiListUsers($input: ListUsersInput!) {
     listUsers(input: $input) {
       start count total
@@ -65,9 +66,9 @@ export const LIST_USERS = /* GraphQL */ `
   }
   ${ROLE_NAMES}
   ${GROUP_NAMES}
-`;
+`);
 
-export const LIST_GROUPS = /* GraphQL */ `
+export const LIST_GROUPS = typed<{ listGroups: { total: number; groups: Group[] } }, { input: { start: number; count: number; query?: string } }>(/* GraphQL */ `
   query uiListGroups($input: ListGroupsInput!) {
     listGroups(input: $input) {
       start count total
@@ -84,7 +85,7 @@ export const LIST_GROUPS = /* GraphQL */ `
     }
   }
   ${ROLE_NAMES}
-`;
+`);
 
 const POLICY_FIELDS = /* GraphQL */ `
   fragment uiPolicy on Policy {
@@ -102,26 +103,66 @@ const POLICY_FIELDS = /* GraphQL */ `
   }
 `;
 
-export const LIST_POLICIES = /* GraphQL */ `
+export const LIST_POLICIES = typed<{ listPolicies: { total: number; policies: PolicyData[] } }, { input: { start: number; count: number; query?: string } }>(/* GraphQL */ `
   query uiListPolicies($input: ListPoliciesInput!) {
     listPolicies(input: $input) { start count total policies { ...uiPolicy } }
   }
   ${POLICY_FIELDS}
   ${ENTITY_SUMMARY}
-`;
+`);
 
-export const GET_POLICY = /* GraphQL */ `
+export const GET_POLICY = typed<{ getPolicy: PolicyData | null }, { urn: string }>(/* GraphQL */ `
   query uiGetPolicy($urn: String!) {
     getPolicy(urn: $urn) { ...uiPolicy }
   }
   ${POLICY_FIELDS}
   ${ENTITY_SUMMARY}
-`;
+`);
 
-export const UPDATE_POLICY = /* GraphQL */ `
+export const UPDATE_POLICY = typed<{ updatePolicy: string }, { urn: string; input: Record<string, unknown> }>(/* GraphQL */ `
   mutation uiUpdatePolicy($urn: String!, $input: PolicyUpdateInput!) { updatePolicy(urn: $urn, input: $input) }
-`;
+`);
 
-export const TIMESERIES_SIZES = /* GraphQL */ `
+export const TIMESERIES_SIZES = typed<{ timeseriesIndexSizes: IndexSize[] }>(/* GraphQL */ `
   query uiTimeseriesSizes { timeseriesIndexSizes { entityName aspectName indexName sizeMb } }
-`;
+`);
+
+// Answers, as the documents above select them.
+
+export interface Token { urn: string; id: string; name: string; description: string | null; actorUrn: string; ownerUrn: string; createdAt: number; expiresAt: number | null }
+export interface AdminMe { me: { corpUser: { urn: string; username: string }; platformPrivileges: { manageTokens: boolean; generatePersonalAccessTokens: boolean } | null } }
+
+/** A page of roles or groups through relationships (the uiRoleNames / uiGroupNames fragments). */
+export interface Named { total: number | null; relationships: { entity: { urn: string; type: string; name?: string; groupProps?: { displayName: string | null } | null } | null }[] }
+export interface User {
+  urn: string; username: string; status: string | null; isNativeUser: boolean | null;
+  properties: { displayName: string | null; fullName: string | null; email: string | null; title: string | null; active: boolean } | null;
+  editableProperties: { displayName: string | null } | null;
+  roles: Named | null; groups: Named | null;
+}
+export interface Group {
+  urn: string; name: string;
+  properties: { displayName: string | null; description: string | null; email: string | null } | null;
+  origin: { type: string; externalType: string | null } | null;
+  info: { members: { urn: string }[] | null } | null;
+  members: { total: number | null; relationships: { entity: { urn: string } | null }[] } | null;
+  roles: { total: number | null; relationships: { entity: { urn: string; type: string; name?: string } | null }[] } | null;
+}
+
+/** A policy as the admin pages read it (the uiPolicy fragment). */
+export interface PolicyData {
+  urn: string; type: string; name: string; state: string; description: string | null; privileges: string[]; editable: boolean;
+  resources: {
+    type: string | null; resources: string[] | null; allResources: boolean | null;
+    filter: { criteria: { field: string; condition: string; values: { value: string; entity: { urn: string; type: string; [k: string]: unknown } | null }[] }[] | null } | null;
+  } | null;
+  actors: {
+    users: string[] | null; groups: string[] | null; roles: string[] | null; allUsers: boolean; allGroups: boolean;
+    resourceOwners: boolean; resourceOwnersTypes: string[] | null;
+    resolvedUsers: { urn: string; username: string; properties: { displayName: string | null } | null; editableProperties: { displayName: string | null } | null }[] | null;
+    resolvedGroups: { urn: string; name: string; properties: { displayName: string | null } | null }[] | null;
+    resolvedRoles: { urn: string; name: string }[] | null;
+  };
+}
+
+export interface IndexSize { entityName: string; aspectName: string; indexName: string; sizeMb: number }

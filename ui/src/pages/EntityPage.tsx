@@ -2,9 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { Suspense } from 'react';
 import type { PageProps } from '../routes';
 import { gql, GqlError } from '../gql';
-import { ADD_OWNER, ADD_TAG, ADD_TERM, ENTITY_PAGE, REMOVE_OWNER, REMOVE_TAG, REMOVE_TERM, REMOVE_LINK, ADD_LINK, SET_DOMAIN, UNSET_DOMAIN, UPDATE_DEPRECATION } from '../graphql/entity';
+import { type PageEntity, ADD_OWNER, ADD_TAG, ADD_TERM, ENTITY_PAGE, REMOVE_OWNER, REMOVE_TAG, REMOVE_TERM, REMOVE_LINK, ADD_LINK, SET_DOMAIN, UNSET_DOMAIN, UPDATE_DEPRECATION } from '../graphql/entity';
 import { entityPath, typeInfo } from '../entityTypes';
-import { summarize, urnName, type RawEntity } from '../entitySummary';
+import { summarize, urnName } from '../entitySummary';
 import { ENTITY_TABS } from '../entityTabs';
 import { Link, useTitle } from '../router';
 import { PlatformBadge } from '../components/EntityBits';
@@ -14,14 +14,14 @@ import { TagList, TermList } from '../components/TagTermLists';
 import { useEntityMutation } from './entity/mutate';
 import { useState, type FormEvent } from 'react';
 
-type Entity = Record<string, any> & RawEntity;
+type Entity = PageEntity;
 
 export default function EntityPage({ params }: PageProps) {
   const urn = params[1]!;
   const tabId = params[2] || '';
   const { data, error, isLoading } = useQuery({
     queryKey: ['entity', urn],
-    queryFn: ({ signal }) => gql<{ entity: Entity | null }>(ENTITY_PAGE, { urn }, { signal }),
+    queryFn: ({ signal }) => gql(ENTITY_PAGE, { urn }, { signal }),
   });
   const entity = data?.entity;
   const summary = entity ? summarize(entity) : null;

@@ -6,22 +6,9 @@ import { summarize, type RawEntity } from '../entitySummary';
 import { PlatformBadge } from '../components/EntityBits';
 import { Link, useTitle } from '../router';
 import { ENTITY_COUNTS } from '../graphql/search';
-import { HOME } from '../graphql/home';
+import { HOME, type RecommendationContent as Content, type RecommendationModule as Module } from '../graphql/home';
 import { markdownToText } from '../plainText';
 import type { Me } from '../session';
-
-interface Counts {
-  getEntityCounts: { counts: { entityType: string; count: number }[] | null } | null;
-}
-
-interface Content { value: string; entity: RawEntity | null; params: { contentParams: { count: number | null } | null } | null }
-interface Module { title: string; moduleId: string; renderType: string; content: Content[] }
-interface HomeData {
-  home: { modules: Module[] } | null;
-  searchBar: { modules: { moduleId: string; content: { value: string }[] }[] } | null;
-  listPosts: { total: number; posts: { urn: string; content: { contentType: string; title: string; description: string | null; link: string | null };
-    lastModified: { time: number } }[] } | null;
-}
 
 /** Where a recommended platform, tag or term leads: the search filtered by it (a domain opens its own page). */
 const filtered = (field: string, urn: string) => `/search?q=*&f=${encodeURIComponent(`${field}:${urn}`)}`;
@@ -36,11 +23,11 @@ export default function HomePage() {
   const me = useQueryClient().getQueryData<Me>(['me']);
   const counts = useQuery({
     queryKey: ['entityCounts'],
-    queryFn: () => gql<Counts>(ENTITY_COUNTS, { input: { types: ENTITY_TYPES.filter((t) => t.type !== 'DATA_PLATFORM').map((t) => t.type) } }),
+    queryFn: () => gql(ENTITY_COUNTS, { input: { types: ENTITY_TYPES.filter((t) => t.type !== 'DATA_PLATFORM').map((t) => t.type) } }),
   });
   const home = useQuery({
     queryKey: ['home'],
-    queryFn: () => gql<HomeData>(HOME, { user: me?.corpUser.urn ?? '' }),
+    queryFn: () => gql(HOME, { user: me?.corpUser.urn ?? '' }),
     // Recently viewed and searched change as the user goes: fresh on every visit.
     staleTime: 0,
   });

@@ -19,16 +19,6 @@ const FACET_ORDER: Record<string, string> = {
 };
 const HIDDEN_FACETS = new Set(['entity']);
 
-interface SearchData {
-  searchAcrossEntities: {
-    start: number;
-    count: number;
-    total: number;
-    searchResults: { entity: RawEntity; matchedFields: { name: string; value: string }[] }[];
-    facets?: { field: string; displayName: string | null; aggregations: { value: string; count: number; entity: RawEntity | null }[] }[] | null;
-  } | null;
-}
-
 /** Selected facet values from the URL: `f=<field>:<value>` (repeatable). */
 function selectedFilters(search: URLSearchParams): Map<string, string[]> {
   const out = new Map<string, string[]>();
@@ -65,12 +55,12 @@ export default function SearchPage() {
   // Results first (no facet counting), facets in a query of their own: the list shows as soon as it is found.
   const { data, error, isFetching, isPlaceholderData } = useQuery({
     queryKey: ['search', input],
-    queryFn: ({ signal }) => gql<SearchData>(SEARCH, { input: { ...input, searchFlags: { skipAggregates: true } } }, { signal }),
+    queryFn: ({ signal }) => gql(SEARCH, { input: { ...input, searchFlags: { skipAggregates: true } } }, { signal }),
     placeholderData: keepPreviousData,
   });
   const { data: facetData } = useQuery({
     queryKey: ['search-facets', { ...input, start: 0 }],
-    queryFn: ({ signal }) => gql<SearchData>(SEARCH_FACETS, { input: { ...input, start: 0, count: 0 } }, { signal }),
+    queryFn: ({ signal }) => gql(SEARCH_FACETS, { input: { ...input, start: 0, count: 0 } }, { signal }),
     placeholderData: keepPreviousData,
   });
   const result = data?.searchAcrossEntities;

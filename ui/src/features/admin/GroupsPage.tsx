@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { gql } from '../../gql';
-import { LIST_GROUPS } from '../../graphql/admin';
+import { LIST_GROUPS, type Group } from '../../graphql/admin';
 import { entityPath } from '../../entityTypes';
 import { Link, useTitle } from '../../router';
 import { urnId } from './AdminNav';
@@ -16,14 +16,6 @@ function memberCount(g: Group): number {
     ...(g.info?.members ?? []).map((m) => m.urn)]);
   return Math.max(urns.size, g.members?.total ?? 0);
 }
-interface Group {
-  urn: string; name: string;
-  properties: { displayName: string | null; description: string | null; email: string | null } | null;
-  origin: { type: string; externalType: string | null } | null;
-  info: { members: { urn: string }[] | null } | null;
-  members: { total: number | null; relationships: { entity: { urn: string } | null }[] } | null;
-  roles: { total: number | null; relationships: { entity: { urn: string; type: string; name?: string } | null }[] } | null;
-}
 
 const PAGE = 50;
 
@@ -33,7 +25,7 @@ export default function GroupsPage() {
   const [start, setStart] = useState(0);
   const q = useQuery({
     queryKey: ['admin-groups', query, start],
-    queryFn: ({ signal }) => gql<{ listGroups: { total: number; groups: Group[] } }>(LIST_GROUPS, { input: { start, count: PAGE, query: query || undefined } }, { signal }),
+    queryFn: ({ signal }) => gql(LIST_GROUPS, { input: { start, count: PAGE, query: query || undefined } }, { signal }),
     placeholderData: keepPreviousData,
   });
   const list = q.data?.listGroups;

@@ -37,7 +37,7 @@ export default function PoliciesPage() {
   const [start, setStart] = useState(0);
   const q = useQuery({
     queryKey: ['admin-policies', 'list', query, start],
-    queryFn: ({ signal }) => gql<{ listPolicies: { total: number; policies: PolicyData[] } }>(LIST_POLICIES, { input: { start, count: PAGE, query: query || undefined } }, { signal }),
+    queryFn: ({ signal }) => gql(LIST_POLICIES, { input: { start, count: PAGE, query: query || undefined } }, { signal }),
     placeholderData: keepPreviousData,
   });
   const toggle = useTogglePolicy();

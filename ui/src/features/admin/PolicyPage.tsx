@@ -13,7 +13,7 @@ export default function PolicyPage({ params }: { params: string[] }) {
   const urn = params[0] ?? '';
   const q = useQuery({
     queryKey: ['admin-policies', 'one', urn],
-    queryFn: ({ signal }) => gql<{ getPolicy: PolicyData | null }>(GET_POLICY, { urn }, { signal }),
+    queryFn: ({ signal }) => gql(GET_POLICY, { urn }, { signal }),
   });
   const toggle = useTogglePolicy();
   const p = q.data?.getPolicy;

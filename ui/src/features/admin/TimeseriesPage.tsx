@@ -5,15 +5,13 @@ import { useTitle } from '../../router';
 import { AdminNav } from './AdminNav';
 
 /** /admin/timeseries: the size of every time-series table (getIndexSizes), largest first. */
-interface Size { entityName: string; aspectName: string; indexName: string; sizeMb: number }
-
 const mb = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v.toFixed(3));
 
 export default function TimeseriesPage() {
   useTitle('Time series');
   const q = useQuery({
     queryKey: ['admin-timeseries'],
-    queryFn: ({ signal }) => gql<{ timeseriesIndexSizes: Size[] }>(TIMESERIES_SIZES, {}, { signal }),
+    queryFn: ({ signal }) => gql(TIMESERIES_SIZES, {}, { signal }),
   });
   const rows = [...(q.data?.timeseriesIndexSizes ?? [])].sort((a, b) => b.sizeMb - a.sizeMb || a.indexName.localeCompare(b.indexName));
   const total = rows.reduce((s, r) => s + r.sizeMb, 0);

@@ -11,8 +11,6 @@ import { Pager } from '../../components/Pager';
  * to create); holders of MANAGE_ACCESS_TOKENS see everyone's and may create one for another user. A new token is shown
  * once, here, and never again.
  */
-interface Token { urn: string; id: string; name: string; description: string | null; actorUrn: string; ownerUrn: string; createdAt: number; expiresAt: number | null }
-interface AdminMe { me: { corpUser: { urn: string; username: string }; platformPrivileges: { manageTokens: boolean; generatePersonalAccessTokens: boolean } | null } }
 
 const DURATIONS: [string, string][] = [
   ['ONE_HOUR', '1 hour'], ['ONE_DAY', '1 day'], ['ONE_WEEK', '1 week'], ['ONE_MONTH', '1 month'], ['THREE_MONTHS', '3 months'],
@@ -23,7 +21,7 @@ const PAGE = 50;
 export default function TokensPage() {
   useTitle('Access tokens');
   const client = useQueryClient();
-  const me = useQuery({ queryKey: ['admin-me'], queryFn: () => gql<AdminMe>(ADMIN_ME), staleTime: 60_000 });
+  const me = useQuery({ queryKey: ['admin-me'], queryFn: () => gql(ADMIN_ME), staleTime: 60_000 });
   const [everyone, setEveryone] = useState(false);
   const [start, setStart] = useState(0);
   const myUrn = me.data?.me.corpUser.urn;
@@ -31,14 +29,14 @@ export default function TokensPage() {
   const list = useQuery({
     queryKey: ['tokens', everyone, start, myUrn],
     enabled: !!myUrn,
-    queryFn: ({ signal }) => gql<{ listAccessTokens: { total: number; tokens: Token[] } }>(LIST_TOKENS, {
-      input: { start, count: PAGE, filters: everyone ? [] : [{ field: 'ownerUrn', values: [myUrn] }] },
+    queryFn: ({ signal }) => gql(LIST_TOKENS, {
+      input: { start, count: PAGE, filters: everyone ? [] : [{ field: 'ownerUrn', values: [myUrn!] }] },
     }, { signal }),
     placeholderData: keepPreviousData,
   });
   const [created, setCreated] = useState<{ token: string; name: string } | null>(null);
   const create = useMutation({
-    mutationFn: (input: Record<string, unknown>) => gql<{ createAccessToken: { accessToken: string; metadata: Token } }>(CREATE_TOKEN, { input }),
+    mutationFn: (input: Record<string, unknown>) => gql(CREATE_TOKEN, { input }),
     onSuccess: (d) => {
       setCreated({ token: d.createAccessToken.accessToken, name: d.createAccessToken.metadata.name });
       void client.invalidateQueries({ queryKey: ['tokens'] });

@@ -1,20 +1,13 @@
 import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { gql } from '../../gql';
-import { LIST_USERS } from '../../graphql/admin';
+import { LIST_USERS, type Named } from '../../graphql/admin';
 import { entityPath } from '../../entityTypes';
 import { Link, useTitle } from '../../router';
 import { urnId } from './AdminNav';
 import { AdminList } from './AdminList';
 
 /** /admin/users: users (listUsers, MANAGE_USERS_AND_GROUPS) with their roles, groups and status. */
-interface Named { total: number | null; relationships: { entity: { urn: string; type: string; name?: string; groupProps?: { displayName: string | null } | null } | null }[] }
-interface User {
-  urn: string; username: string; status: string | null; isNativeUser: boolean | null;
-  properties: { displayName: string | null; fullName: string | null; email: string | null; title: string | null; active: boolean } | null;
-  editableProperties: { displayName: string | null } | null;
-  roles: Named | null; groups: Named | null;
-}
 
 const PAGE = 50;
 
@@ -26,7 +19,7 @@ export default function UsersPage() {
   const [start, setStart] = useState(0);
   const q = useQuery({
     queryKey: ['admin-users', query, start],
-    queryFn: ({ signal }) => gql<{ listUsers: { total: number; users: User[] } }>(LIST_USERS, { input: { start, count: PAGE, query: query || undefined } }, { signal }),
+    queryFn: ({ signal }) => gql(LIST_USERS, { input: { start, count: PAGE, query: query || undefined } }, { signal }),
     placeholderData: keepPreviousData,
   });
   const list = q.data?.listUsers;

@@ -1,18 +1,6 @@
-/** A policy as the admin pages read it (the uiPolicy fragment), and its update input with another state. */
-export interface PolicyData {
-  urn: string; type: string; name: string; state: string; description: string | null; privileges: string[]; editable: boolean;
-  resources: {
-    type: string | null; resources: string[] | null; allResources: boolean | null;
-    filter: { criteria: { field: string; condition: string; values: { value: string; entity: { urn: string; type: string; [k: string]: unknown } | null }[] }[] | null } | null;
-  } | null;
-  actors: {
-    users: string[] | null; groups: string[] | null; roles: string[] | null; allUsers: boolean; allGroups: boolean;
-    resourceOwners: boolean; resourceOwnersTypes: string[] | null;
-    resolvedUsers: { urn: string; username: string; properties: { displayName: string | null } | null; editableProperties: { displayName: string | null } | null }[] | null;
-    resolvedGroups: { urn: string; name: string; properties: { displayName: string | null } | null }[] | null;
-    resolvedRoles: { urn: string; name: string }[] | null;
-  };
-}
+import type { PolicyData } from '../../graphql/admin';
+
+export type { PolicyData } from '../../graphql/admin';
 
 /** updatePolicy's input: everything as it is, but the state. */
 export function policyInput(p: PolicyData, state: 'ACTIVE' | 'INACTIVE') {

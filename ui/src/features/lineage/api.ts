@@ -1,6 +1,6 @@
 import { gql } from '../../gql';
-import { platformName, summarize, type RawEntity } from '../../entitySummary';
-import { LINEAGE_COLUMNS, LINEAGE_HOP, LINEAGE_REACH, LINEAGE_START } from '../../graphql/lineage';
+import { platformName, summarize } from '../../entitySummary';
+import { LINEAGE_COLUMNS, LINEAGE_HOP, LINEAGE_REACH, LINEAGE_START, type HopEntity, type LineageNode } from '../../graphql/lineage';
 
 /**
  * What the lineage graph reads: one hop at a time through each entity's `lineage(input:)` field (on the
@@ -25,17 +25,15 @@ export interface NodeInfo {
 /** The most neighbours one "+" adds; more are offered by a second click (the page answers `total`). */
 export const HOP_PAGE = 200;
 
-type Raw = Record<string, any>;
-
-export function nodeOf(e: Raw): NodeInfo {
-  const sum = summarize(e as RawEntity);
-  const platform = platformName(sum.platform) || e.featureNamespace || null;
+export function nodeOf(e: LineageNode): NodeInfo {
+  const sum = summarize(e);
+  const platform = platformName(sum.platform) || (typeof e.featureNamespace === 'string' && e.featureNamespace) || null;
   return { urn: e.urn, type: e.type, name: sum.name, platform, subtype: sum.subTypes[0] ?? null,
     upTotal: e.upN?.total ?? null, downTotal: e.downN?.total ?? null };
 }
 
 export async function fetchStart(urn: string, signal?: AbortSignal): Promise<NodeInfo | null> {
-  const data = await gql<{ entity: Raw | null }>(LINEAGE_START, { urn }, { signal });
+  const data = await gql(LINEAGE_START, { urn }, { signal });
   return data.entity ? nodeOf(data.entity) : null;
 }
 
@@ -49,11 +47,11 @@ export interface Hop {
 /** One hop from each of the urns, one way. */
 export async function fetchHop(urns: string[], direction: Direction, start = 0, count = HOP_PAGE): Promise<Hop[]> {
   if (urns.length === 0) return [];
-  const data = await gql<{ entities: (Raw | null)[] }>(LINEAGE_HOP, { urns, direction, start, count });
-  return data.entities.filter((e): e is Raw => !!e).map((e) => ({
+  const data = await gql(LINEAGE_HOP, { urns, direction, start, count });
+  return data.entities.filter((e): e is HopEntity => !!e).map((e) => ({
     from: e.urn,
     total: e.lineage?.total ?? 0,
-    neighbours: (e.lineage?.relationships ?? []).filter((r: Raw) => r.entity).map((r: Raw) => nodeOf(r.entity)),
+    neighbours: (e.lineage?.relationships ?? []).flatMap((r) => (r.entity ? [nodeOf(r.entity)] : [])),
   }));
 }
 
@@ -91,14 +89,14 @@ export async function fetchColumns(urns: string[]): Promise<ColumnData> {
     edges.push(e);
   };
   for (let i = 0; i < urns.length; i += BATCH) {
-    const data = await gql<{ entities: (Raw | null)[] }>(LINEAGE_COLUMNS, { urns: urns.slice(i, i + BATCH) });
+    const data = await gql(LINEAGE_COLUMNS, { urns: urns.slice(i, i + BATCH) });
     for (const e of data.entities) {
       if (!e) continue;
-      if (e.schemaMetadata) columns.set(e.urn, (e.schemaMetadata.fields ?? []).map((f: Raw) => f.fieldPath as string));
-      const fgl: Raw[] = e.fineGrainedLineages ?? e.inputOutput?.fineGrainedLineages ?? [];
+      if (e.schemaMetadata) columns.set(e.urn, (e.schemaMetadata.fields ?? []).map((f) => f.fieldPath));
+      const fgl = e.fineGrainedLineages ?? e.inputOutput?.fineGrainedLineages ?? [];
       for (const l of fgl) {
-        const ups: Raw[] = l.upstreams ?? [];
-        const downs: Raw[] = l.downstreams?.length ? l.downstreams : [];
+        const ups = l.upstreams ?? [];
+        const downs = l.downstreams?.length ? l.downstreams : [];
         for (const u of ups) {
           if (downs.length) for (const d of downs) push({ fromUrn: u.urn, fromField: u.path, toUrn: d.urn, toField: d.path });
           else if (e.schemaMetadata && u.urn !== e.urn) push({ fromUrn: u.urn, fromField: u.path, toUrn: e.urn, toField: u.path });
@@ -111,6 +109,6 @@ export async function fetchColumns(urns: string[]): Promise<ColumnData> {
 
 /** How many entities are up- and downstream in all (every hop), as searchAcrossLineage counts them. */
 export async function fetchReach(urn: string): Promise<{ up: number; down: number }> {
-  const data = await gql<{ up: { total: number } | null; down: { total: number } | null }>(LINEAGE_REACH, { urn });
+  const data = await gql(LINEAGE_REACH, { urn });
   return { up: data.up?.total ?? 0, down: data.down?.total ?? 0 };
 }

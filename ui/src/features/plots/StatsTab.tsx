@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { gql } from '../../gql';
-import { STATS_OPERATIONS, STATS_PROFILES, STATS_USAGE } from '../../graphql/stats';
+import { STATS_OPERATIONS, STATS_PROFILES, STATS_USAGE, type Operation, type Profile, type UsageBucket as Bucket } from '../../graphql/stats';
 import { TimePlot, type PlotSeries } from './TimePlot';
 
 /**
@@ -10,51 +10,24 @@ import { TimePlot, type PlotSeries } from './TimePlot';
  * timeline (`operations`). Each of the three is its own request, so that one the reader may not see (profiles and
  * usage need privileges of their own) leaves the others shown.
  */
-interface FieldProfile {
-  fieldPath: string;
-  nullCount: number | null;
-  nullProportion: number | null;
-  uniqueCount: number | null;
-  uniqueProportion: number | null;
-}
-interface Profile {
-  timestampMillis: number;
-  rowCount: number | null;
-  columnCount: number | null;
-  sizeInBytes: number | null;
-  partitionSpec: { type: string; partition: string } | null;
-  fieldProfiles: FieldProfile[] | null;
-}
 
 /** Which part of the table a profile measured: the whole table unless it names a partition. */
 const partKey = (p: Profile) => (p.partitionSpec && p.partitionSpec.type === 'PARTITION' ? p.partitionSpec.partition : '');
-interface Bucket {
-  bucket: number | null;
-  duration: string | null;
-  metrics: { totalSqlQueries: number | null; uniqueUserCount: number | null } | null;
-}
-interface Operation {
-  timestampMillis: number;
-  operationType: string;
-  customOperationType: string | null;
-  numAffectedRows: number | null;
-  actor: string | null;
-}
 
 const LIMIT = 1000;
 
 export default function StatsTab({ urn }: { urn: string }) {
   const profiles = useQuery({
     queryKey: ['stats-profiles', urn],
-    queryFn: () => gql<{ dataset: { datasetProfiles: Profile[] | null } | null }>(STATS_PROFILES, { urn, limit: LIMIT }),
+    queryFn: () => gql(STATS_PROFILES, { urn, limit: LIMIT }),
   });
   const usage = useQuery({
     queryKey: ['stats-usage', urn],
-    queryFn: () => gql<{ dataset: { usageStats: { buckets: (Bucket | null)[] | null; aggregations: { totalSqlQueries: number | null; uniqueUserCount: number | null } | null } | null } | null }>(STATS_USAGE, { urn }),
+    queryFn: () => gql(STATS_USAGE, { urn }),
   });
   const operations = useQuery({
     queryKey: ['stats-operations', urn],
-    queryFn: () => gql<{ dataset: { operations: Operation[] | null } | null }>(STATS_OPERATIONS, { urn, limit: LIMIT }),
+    queryFn: () => gql(STATS_OPERATIONS, { urn, limit: LIMIT }),
   });
 
   return (

@@ -11,21 +11,12 @@ import './tests.css';
  * so it reflects the metadata as it is now; holders of MANAGE_TESTS may also store the results on the entity (what
  * the tests' pages list).
  */
-interface TestRef { urn: string; name: string; category: string; description: string | null }
-interface Explained {
-  explainTests: {
-    passing: { type: string; test: TestRef | null }[];
-    failing: { type: string; test: TestRef | null }[];
-    explanations: { test: string; passed: boolean; reasons: string[] }[] | null;
-  } | null;
-}
-
 export default function EntityTests({ urn }: { urn: string; type?: string }) {
   const client = useQueryClient();
-  const q = useQuery({ queryKey: ['explain-tests', urn], queryFn: ({ signal }) => gql<Explained>(EXPLAIN_TESTS, { urn }, { signal }) });
+  const q = useQuery({ queryKey: ['explain-tests', urn], queryFn: ({ signal }) => gql(EXPLAIN_TESTS, { urn }, { signal }) });
   const privileges = useQuery({
     queryKey: ['test-privileges'],
-    queryFn: () => gql<{ me: { platformPrivileges: { manageTests: boolean } | null } }>(TEST_PRIVILEGES),
+    queryFn: () => gql(TEST_PRIVILEGES),
     staleTime: 5 * 60_000,
   });
   const store = useMutation({

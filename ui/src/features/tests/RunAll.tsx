@@ -2,12 +2,6 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { gql } from '../../gql';
 import { RUN_ALL_TESTS, TEST_PRIVILEGES } from '../../graphql/tests';
 
-export interface RunAllResult {
-  entities: number;
-  unstoredTypes: string[];
-  tests: { urn: string; passing: number; failing: number }[];
-}
-
 /**
  * Test counts come from the results stored on entities, which only a run stores (`almanac tests run --push`, the
  * entity page's "Store results", or this): an entity's Tests tab evaluates on the spot, so the two can differ. This
@@ -17,12 +11,12 @@ export function useRunAll() {
   const client = useQueryClient();
   const privileges = useQuery({
     queryKey: ['tests', 'privileges'],
-    queryFn: () => gql<{ me: { platformPrivileges: { manageTests: boolean } | null } }>(TEST_PRIVILEGES),
+    queryFn: () => gql(TEST_PRIVILEGES),
     staleTime: 5 * 60_000,
   });
   const run = useMutation({
     mutationKey: ['tests', 'run-all'],
-    mutationFn: () => gql<{ runAllTests: RunAllResult | null }>(RUN_ALL_TESTS).then((d) => d.runAllTests),
+    mutationFn: () => gql(RUN_ALL_TESTS).then((d) => d.runAllTests),
     onSuccess: () => client.invalidateQueries({ queryKey: ['tests'] }),
   });
   return { canRun: privileges.data?.me.platformPrivileges?.manageTests === true, run };

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { gql } from '../../gql';
-import { EXPLAIN_TESTS, TEST_PAGE } from '../../graphql/tests';
+import { EXPLAIN_TESTS, TEST_PAGE, type TestEntities } from '../../graphql/tests';
 import { platformName, summarize, type RawEntity } from '../../entitySummary';
 import { entityPath } from '../../entityTypes';
 import { Link, useTitle } from '../../router';
@@ -15,11 +15,6 @@ import { RunAllPanel, useRunAll } from './RunAll';
  * `runTests`, `POST /test?action=evaluate` with push, or `almanac tests run --push` stored them). "Why?" next to a
  * failing entity evaluates the test on it now and shows the reasons.
  */
-interface Rel { start: number; count: number; total: number; relationships: { entity: RawEntity | null }[] }
-interface TestData {
-  test: { urn: string; name: string; category: string; description: string | null; definition: { json: string | null };
-    failing: Rel | null; passing: Rel | null } | null;
-}
 
 const PAGE = 50;
 
@@ -29,7 +24,7 @@ export default function TestPage({ params }: { params: string[] }) {
   const [passingStart, setPassingStart] = useState(0);
   const q = useQuery({
     queryKey: ['tests', 'page', urn, failingStart, passingStart],
-    queryFn: ({ signal }) => gql<TestData>(TEST_PAGE, { urn, failingStart, passingStart, count: PAGE }, { signal }),
+    queryFn: ({ signal }) => gql(TEST_PAGE, { urn, failingStart, passingStart, count: PAGE }, { signal }),
     placeholderData: keepPreviousData,
   });
   const t = q.data?.test;
@@ -73,7 +68,7 @@ function pretty(json: string | null): string {
 }
 
 function EntityList({ title, id, rel, testUrn, start, onPage, explain = false }: {
-  title: string; id: string; rel: Rel | null; testUrn: string; start: number; onPage: (n: number) => void; explain?: boolean;
+  title: string; id: string; rel: TestEntities | null; testUrn: string; start: number; onPage: (n: number) => void; explain?: boolean;
 }) {
   const items = (rel?.relationships ?? []).flatMap((r) => (r.entity ? [r.entity] : []));
   const total = rel?.total ?? 0;
@@ -97,7 +92,7 @@ function EntityRow({ entity, testUrn, explain }: { entity: RawEntity; testUrn: s
   const [open, setOpen] = useState(false);
   const why = useQuery({
     queryKey: ['explain-tests', entity.urn],
-    queryFn: ({ signal }) => gql<{ explainTests: { failing: { test: { urn: string } | null }[]; explanations: { test: string; reasons: string[] }[] | null } | null }>(
+    queryFn: ({ signal }) => gql(
       EXPLAIN_TESTS, { urn: entity.urn }, { signal }),
     enabled: open,
   });

@@ -9,13 +9,6 @@ import { Pager } from '../../components/Pager';
 import { RunAllPanel, useRunAll } from './RunAll';
 
 /** /tests: every metadata test with how many entities' stored results fail and pass it. */
-interface ListData {
-  listTests: { start: number; count: number; total: number; tests: {
-    urn: string; name: string; category: string; description: string | null;
-    failing: { total: number | null } | null; passing: { total: number | null } | null;
-  }[] } | null;
-}
-
 const PAGE = 50;
 
 export default function TestsListPage() {
@@ -24,7 +17,7 @@ export default function TestsListPage() {
   const [start, setStart] = useState(0);
   const q = useQuery({
     queryKey: ['tests', 'list', query, start],
-    queryFn: ({ signal }) => gql<ListData>(LIST_TESTS, { input: { start, count: PAGE, query: query || undefined } }, { signal }),
+    queryFn: ({ signal }) => gql(LIST_TESTS, { input: { start, count: PAGE, query: query || undefined } }, { signal }),
     placeholderData: keepPreviousData,
   });
   const list = q.data?.listTests;

@@ -1,19 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import type { EntityTabProps } from '../../entityTabs';
 import { gql } from '../../gql';
-import { ASPECT_HISTORY } from '../../graphql/history';
+import { ASPECT_HISTORY, type AspectVersion as Version } from '../../graphql/history';
 import { entityPath } from '../../entityTypes';
 import { urnName } from '../../entitySummary';
 import { Link } from '../../router';
-
-interface Version {
-  aspectName: string;
-  version: number;
-  createdAt: number;
-  actor: string;
-  runId: string | null;
-  payload: string | null;
-}
 
 /** Top-level keys whose values differ between two JSON objects. */
 function changedKeys(now: unknown, before: unknown): string[] {
@@ -34,7 +25,7 @@ const parse = (s: string | null): unknown => {
 export default function HistoryTab({ urn }: EntityTabProps) {
   const { data, error, isLoading } = useQuery({
     queryKey: ['entity', urn, 'history'],
-    queryFn: ({ signal }) => gql<{ aspectHistory: Version[] }>(ASPECT_HISTORY, { urn, count: 200 }, { signal }),
+    queryFn: ({ signal }) => gql(ASPECT_HISTORY, { urn, count: 200 }, { signal }),
   });
   if (isLoading) return <p className="muted" role="status">Loading…</p>;
   if (error) return <p className="error" role="alert">{(error as Error).message}</p>;

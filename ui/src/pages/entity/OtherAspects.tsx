@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { gql } from '../../gql';
+import { gql, typed } from '../../gql';
 
 /**
  * Aspects the page has no view of its own for — a later DataHub release's (versionProperties, dataTransformLogic, …)
@@ -17,9 +17,9 @@ const SHOWN_ELSEWHERE = new Set([
   'roleMembership', 'origin', 'corpUserStatus', 'dataPlatformInfo', 'upstreamLineage', 'dataJobInputOutput',
 ]);
 
-const ASPECTS = (typename: string) => /* GraphQL */ `
+const ASPECTS = (typename: string) => typed<{ entity: { aspects?: { aspectName: string; payload: string | null }[] | null } | null }, { urn: string }>(/* GraphQL */ `
   query uiAspects($urn: String!) { entity(urn: $urn) { ... on ${typename} { aspects { aspectName payload } } } }
-`;
+`);
 
 function pretty(payload: string): string {
   try {
@@ -34,7 +34,7 @@ export function OtherAspects({ urn, typename }: { urn: string; typename: string 
   const { data, error } = useQuery({
     queryKey: ['entity', urn, 'aspects', typename],
     enabled: valid,
-    queryFn: ({ signal }) => gql<{ entity: { aspects?: { aspectName: string; payload: string | null }[] | null } | null }>(ASPECTS(typename), { urn }, { signal }),
+    queryFn: ({ signal }) => gql(ASPECTS(typename), { urn }, { signal }),
   });
   // Key aspects repeat the urn; the rest have a view of their own on this page.
   const aspects = (data?.entity?.aspects ?? []).filter((a) => !SHOWN_ELSEWHERE.has(a.aspectName) && !a.aspectName.endsWith('Key'));

@@ -1,7 +1,8 @@
 import { useMemo, useState } from 'react';
 import type { EntityTabProps } from '../../entityTabs';
 import { ADD_TAG, ADD_TERM, REMOVE_TAG, REMOVE_TERM, UPDATE_CHART_DOC, UPDATE_DASHBOARD_DOC, UPDATE_DATA_FLOW_DOC, UPDATE_DATA_JOB_DOC, UPDATE_DESCRIPTION,
-  UPDATE_NOTEBOOK_DOC } from '../../graphql/entity';
+  UPDATE_NOTEBOOK_DOC, type DocVariables } from '../../graphql/entity';
+import type { TypedDocument } from '../../gql';
 import { EditableMarkdown } from '../../components/Editable';
 import { Picker } from '../../components/Picker';
 import { Highlight } from '../../components/EntityBits';
@@ -10,7 +11,7 @@ import { TagList, TermList } from '../../components/TagTermLists';
 import { Related } from './Related';
 import { OtherAspects } from './OtherAspects';
 
-const OWN_DOC_MUTATION: Record<string, string> = {
+const OWN_DOC_MUTATION: Record<string, TypedDocument<Record<string, { urn: string } | null>, DocVariables>> = {
   CHART: UPDATE_CHART_DOC, DASHBOARD: UPDATE_DASHBOARD_DOC, DATA_FLOW: UPDATE_DATA_FLOW_DOC, DATA_JOB: UPDATE_DATA_JOB_DOC, NOTEBOOK: UPDATE_NOTEBOOK_DOC,
 };
 const NO_DOC_EDIT = new Set(['CORP_USER', 'DATA_PLATFORM']);

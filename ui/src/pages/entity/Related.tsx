@@ -63,7 +63,7 @@ export function Related({ urn, type }: { urn: string; type: string }) {
   const search = useQuery({
     queryKey: ['entity', urn, 'related'],
     enabled: !!spec,
-    queryFn: ({ signal }) => gql<{ searchAcrossEntities: { total: number; searchResults: { entity: RawEntity }[] } | null }>(SEARCH, { input }, { signal }),
+    queryFn: ({ signal }) => gql(SEARCH, { input }, { signal }),
   });
   const searched = search.data?.searchAcrossEntities;
   return (
@@ -81,7 +81,7 @@ export function Related({ urn, type }: { urn: string; type: string }) {
 function Edges({ urn, spec, id }: { urn: string; spec: { types: string[]; direction: string; title: string }; id: string }) {
   const { data, error } = useQuery({
     queryKey: ['entity', urn, 'edges', spec.types, spec.direction],
-    queryFn: ({ signal }) => gql<{ entity: { relationships: { total: number | null; relationships: { entity: RawEntity | null }[] } | null } | null }>(
+    queryFn: ({ signal }) => gql(
       RELATED_EDGES, { urn, input: { types: spec.types, direction: spec.direction, start: 0, count: 50 } }, { signal }),
   });
   const rel = data?.entity?.relationships;

@@ -1,12 +1,12 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
-import { gql } from '../../gql';
+import { gql, type TypedDocument } from '../../gql';
 
 /** Runs a mutation, then reloads the entity's page data (queryKey ['entity', urn]). Throws the server's message. */
 export function useEntityMutation(urn: string) {
   const client = useQueryClient();
-  return useCallback(async (document: string, variables: Record<string, unknown>) => {
-    const data = await gql<Record<string, unknown>>(document, variables);
+  return useCallback(async <R extends object, V>(document: TypedDocument<R, V>, variables: NoInfer<V>): Promise<R> => {
+    const data = await gql(document, variables);
     const ok = Object.values(data)[0];
     if (ok === false) throw new Error('The server did not apply the change.');
     await client.invalidateQueries({ queryKey: ['entity', urn] });
