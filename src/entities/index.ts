@@ -59,8 +59,9 @@ import { test } from './test.js';
  * EntityType value); to make the type first class add `objectType`, its SDL (`sdl`, with the type's own sub-types),
  * `rootField` if DataHub has one, and `fields`: spread COMMON_FIELDS (graphql-fields.ts) for the shared aspects and
  * map the rest from the aspects through the FieldContext. Give `search` to make it searchable, `browsePath`,
- * `displayName` and `platform` where the urn says them, `edits.description` where updateDescription writes, and
- * `privileges.read` when reading it needs more than viewing. Then list it below. Nothing else needs to change: the
+ * `displayName` and `platform` where the urn says them, `edits.description` where updateDescription writes,
+ * `privileges.read` when reading it needs more than viewing, and `display` for the web UI to list it (then
+ * `npm run build:ui`). Then list it below. Nothing else needs to change: the
  * registry, validation, ingestion, search, relationships and GraphQL pick it up, and test/entities.test.ts checks it
  * against the registry.
  */
