@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { entityTypesModule, OUTPUT } from '../scripts/ui-entity-types.js';
 import { chart } from '../src/entities/chart.js';
 import { dataset } from '../src/entities/dataset.js';
+import { ENTITY_DESCRIPTORS } from '../src/entities/index.js';
 import { query } from '../src/entities/query.js';
 import { tag } from '../src/entities/tag.js';
 
@@ -27,4 +28,10 @@ test('the list holds the types with a display part, in rank order, with their pl
     '] as const;',
     '',
   ].join('\n'));
+});
+
+test('every type the UI lists is served as an object type of its own (its page reads it through `entity(urn:)`)', () => {
+  const listed = ENTITY_DESCRIPTORS.filter((d) => d.display);
+  assert.deepEqual(listed.filter((d) => !d.graphql.objectType || d.graphql.entityType === 'OTHER').map((d) => d.name), []);
+  assert.equal(new Set(listed.map((d) => d.display!.rank)).size, listed.length, 'two listed types share a rank');
 });
