@@ -4,7 +4,7 @@
 // rather than an endpoint it asks: the home page shows its totals without waiting for a second request.
 // scripts/build-ui.js runs it before Vite (`node --import tsx scripts/ui-entity-types.ts`); the output is committed,
 // and test/ui-entity-types.test.ts fails when it differs from what this writes.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Kind, parse } from 'graphql';
 import { ENTITY_DESCRIPTORS, type EntityDescriptor } from '../src/entities/index.js';
@@ -36,4 +36,9 @@ export function entityTypesModule(descriptors: readonly EntityDescriptor[] = ENT
   ].join('\n');
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) writeFileSync(OUTPUT, entityTypesModule());
+// Written only when it changes, so that an unchanged list leaves the file's time alone (the UI's build is stale when a
+// source is newer than it: test/support/ui-build.ts).
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const text = entityTypesModule();
+  if (!existsSync(OUTPUT) || readFileSync(OUTPUT, 'utf8') !== text) writeFileSync(OUTPUT, text);
+}
