@@ -5,7 +5,8 @@ import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_T
 import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
-import { addLatest, aspectKey, checkUpdate, planVersion } from './aspect-updates.js';
+import { addLatest, aspectKey, checkUpdate } from './aspect-updates.js';
+import { planVersions } from './version-plan.js';
 import { edgeChanges } from './edges.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { CharBudgetMap } from './char-budget-map.js';
@@ -14,7 +15,7 @@ import { readJson, readJsonOrNull, sameStored, storeJson, storeJsonAsync, type S
 import type { FacetOp } from './facet-bitmaps.js';
 import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
 import {
-  CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange, truncateChange, upsertChange,
+  CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange, truncateChange,
   type ChangeLogRow, type ChangeRow, type StoredLatest,
 } from './change-log.js';
 import {
@@ -275,47 +276,48 @@ export class SqliteStore implements Store {
     const getLatest = this.stmt(`SELECT metadata, systemmetadata, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
     const copyLatest = this.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
       SELECT urn, aspect, ?, metadata, systemmetadata, createdon, createdby, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
-    const upsertLatest = this.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
-      VALUES (?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
+    const upsertRow = this.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
       systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision`);
     const touch = this.stmt(`UPDATE ${ASPECT_TABLE} SET systemmetadata = ? WHERE urn = ? AND aspect = ? AND version = 0`);
     const trim = this.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version > 0 AND version <= ?`);
     const addEntity = this.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
 
-    const log: ChangeRow[] = [];
     // The stored form of each value text this call wrote or read, so that the log stores it without compressing again.
     const known = new Map<string, StoredJson>();
-    // Entities whose row this call has made sure of (an ingest batch writes a dozen aspects of each entity).
-    const entities = new Set<string>();
-    const results = update.writes.map((w): AspectWriteResult => {
-      const now = w.time ?? Date.now();
-      const ahead = encoded?.get(w);
-      const json = ahead?.json ?? JSON.stringify(w.value);
-      const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
-      if (!entities.has(w.urn)) {
-        addEntity.run(w.urn, w.entityType, now);
-        entities.add(w.urn);
-      }
+    // Entities whose row this call makes sure of, once each (an ingest batch writes a dozen aspects of each entity).
+    const entities = new Map<string, [string, number]>();
+    for (const w of update.writes) if (!entities.has(w.urn)) entities.set(w.urn, [w.entityType, w.time ?? Date.now()]);
+    for (const [urn, [type, on]] of entities) addEntity.run(urn, type, on);
+    const stored = new Map<string, StoredLatest>();
+    for (const w of update.writes) {
+      const k = aspectKey(w);
+      if (stored.has(k)) continue;
       const raw = getLatest.get(w.urn, w.aspect) as RawLatest | undefined;
+      if (!raw) continue;
+      const ahead = encoded?.get(w);
       // The same stored bytes are the same text: a value sent again unchanged is not decompressed to be compared.
-      const cur: StoredLatest | undefined = raw && { ...raw, metadata: ahead && sameStored(ahead.stored, raw.metadata) ? json : readJson(raw.metadata) };
-      if (raw) known.set(cur!.metadata, raw.metadata);
-      const plan = planVersion(cur, w.value, json, sys, historyCap);
-      if (plan.unchanged) {
-        if (plan.touch !== null) touch.run(plan.touch, w.urn, w.aspect);
-        return { urn: w.urn, aspect: w.aspect, changed: false };
-      }
-      if (plan.moveToHistory !== null) {
-        copyLatest.run(plan.moveToHistory, w.urn, w.aspect);
-        trim.run(w.urn, w.aspect, plan.trimThrough);
-      }
-      const stored = ahead?.stored ?? storeJson(json);
-      known.set(json, stored);
-      this.justWritten.add(w.urn, w.aspect, stored, json);
-      upsertLatest.run(w.urn, w.aspect, stored, sys, now, w.actor, plan.revision);
-      log.push(upsertChange(w, json, sys, cur, plan.revision, now));
-      return { urn: w.urn, aspect: w.aspect, changed: true };
-    });
+      const metadata = ahead && sameStored(ahead.stored, raw.metadata) ? ahead.json : readJson(raw.metadata);
+      known.set(metadata, raw.metadata);
+      stored.set(k, { ...raw, metadata });
+    }
+    const plan = planVersions(stored, update.writes, historyCap, (w) => encoded?.get(w)?.json);
+    for (const t of plan.touches) touch.run(t.sys, t.urn, t.aspect);
+    for (const m of plan.copies) copyLatest.run(m.version, m.urn, m.aspect);
+    for (const t of plan.trims) trim.run(t.urn, t.aspect, t.upto);
+    const ahead = new Map<string, StoredJson>();
+    for (const w of update.writes) {
+      const e = encoded?.get(w);
+      if (e) ahead.set(e.json, e.stored);
+    }
+    for (const r of plan.rows) {
+      let value = known.get(r.json);
+      if (value === undefined) known.set(r.json, (value = ahead.get(r.json) ?? storeJson(r.json)));
+      if (r.version === 0) this.justWritten.add(r.urn, r.aspect, value, r.json);
+      upsertRow.run(r.urn, r.aspect, r.version, value, r.sys, r.createdOn, r.createdBy, r.revision);
+    }
+    const log: ChangeRow[] = [...plan.log];
+    const results = plan.results;
     this.upsertTimeseriesRows(update.timeseries ?? [], log, known);
     for (const d of update.deletes ?? []) this.deleteAspectRows(d.urn, [d.aspect], d.actor, log);
     for (const d of update.timeseriesDeletes ?? []) this.deleteTimeseriesRows(d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
