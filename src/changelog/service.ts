@@ -79,7 +79,18 @@ export class ChangeLogService {
   async afterCommit(opts: { bulk?: boolean } = {}): Promise<void> {
     if (this.fault === 'kill-after-commit') process.kill(process.pid, 'SIGKILL');
     await this.follow();
-    await this.catchUpIndexes(opts.bulk ? BULK_STEP : undefined);
+    if (!opts.bulk) {
+      await this.catchUpIndexes();
+      return;
+    }
+    const [head, offsets] = await Promise.all([this.store.lastChangeSeq(), this.store.consumerOffsets()]);
+    const behind = Math.min(head, ...[...this.consumers.keys()].map((n) => offsets.get(n) ?? 0));
+    const restore = await this.store.deferIndexes?.(head - behind);
+    try {
+      await this.catchUpIndexes(BULK_STEP);
+    } finally {
+      await restore?.();
+    }
   }
 
   /** Reads the entries committed since the last call (any server's) and hands them to the listeners. */

@@ -4,6 +4,7 @@ import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type PoolUse, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
 import { addLatest, aspectKey, checkUpdate, lockNames } from './aspect-updates.js';
 import { planVersions } from './version-plan.js';
+import { DEFERRED_INDEX_KEY, deferredIndexes, worthDeferring } from './deferred-indexes.js';
 import { edgeChanges } from './edges.js';
 import { ParsedValues } from './parsed-values.js';
 import { deepFreeze } from '../model/deep-freeze.js';
@@ -179,6 +180,7 @@ export class PostgresStore implements Store {
         await c.query(`INSERT INTO ${MIGRATIONS_TABLE} (version, applied_on) VALUES ($1, $2)`, [m.version, Date.now()]);
       }
       for (const s of timeseriesTableStatements('postgres')) await c.query(s);
+      await this.restoreIndexes(c);
     });
     this.facets.start();
   }
@@ -930,6 +932,32 @@ export class PostgresStore implements Store {
 
   async countRelationships(): Promise<number> {
     return (await this.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE}`)).rows[0].n as number;
+  }
+
+  async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
+    if (!worthDeferring(backlog, await this.countSearchDocs())) return null;
+    await this.tx(async (c) => {
+      const { rows } = await c.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1)`,
+        [deferredIndexes('postgres')]);
+      for (const r of rows) {
+        await c.query(`INSERT INTO ${SETTINGS_TABLE} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [`${DEFERRED_INDEX_KEY}${r.indexname}`, r.indexdef]);
+        await c.query(`DROP INDEX ${r.indexname}`);
+      }
+    });
+    return () => this.tx((c) => this.restoreIndexes(c));
+  }
+
+  /** Creates the indexes a bulk load dropped (deferIndexes), if any: after its catch-up, or at the next start after a crash. */
+  private async restoreIndexes(c: pg.PoolClient): Promise<void> {
+    const { rows } = await c.query(`SELECT key, value FROM ${SETTINGS_TABLE} WHERE starts_with(key, $1)`, [DEFERRED_INDEX_KEY]);
+    if (rows.length === 0) return;
+    // Building an index sorts in memory up to maintenance_work_mem (64 MB by default), then on disk.
+    await c.query(`SET LOCAL maintenance_work_mem = '256MB'`);
+    for (const r of rows) {
+      await c.query(timed(String(r.value).replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '), NO_TIME_LIMIT));
+      await c.query(`DELETE FROM ${SETTINGS_TABLE} WHERE key = $1`, [r.key]);
+    }
+    await c.query(`ANALYZE ${SEARCH_DOCS}, ${SEARCH_TEXT}, ${RELATIONSHIP_TABLE}`);
   }
 
   async getOrSetSetting(key: string, value: string): Promise<string> {

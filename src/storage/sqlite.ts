@@ -7,6 +7,7 @@ import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCou
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 import { addLatest, aspectKey, checkUpdate } from './aspect-updates.js';
 import { planVersions } from './version-plan.js';
+import { DEFERRED_INDEX_KEY, deferredIndexes, worthDeferring } from './deferred-indexes.js';
 import { edgeChanges } from './edges.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { CharBudgetMap } from './char-budget-map.js';
@@ -142,6 +143,7 @@ export class SqliteStore implements Store {
       for (const s of timeseriesTableStatements('sqlite')) db.exec(s);
     });
     apply.immediate();
+    this.restoreIndexes();
     // Gathers statistics the planner lacks (on a new or upgraded database), as SQLite advises at open.
     this.db.pragma('optimize = 0x10002');
     this.facets.start();
@@ -817,6 +819,34 @@ export class SqliteStore implements Store {
     return this.stmt(`SELECT COUNT(*) FROM ${RELATIONSHIP_TABLE}`).pluck().get() as number;
   }
 
+  async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
+    if (!worthDeferring(backlog, await this.countSearchDocs())) return null;
+    this.db.transaction(() => {
+      for (const name of deferredIndexes('sqlite')) {
+        const sql = this.stmt(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?`).pluck().get(name) as string | undefined;
+        if (!sql) continue;
+        this.stmt(`INSERT OR IGNORE INTO ${SETTINGS_TABLE} (key, value) VALUES (?, ?)`).run(`${DEFERRED_INDEX_KEY}${name}`, sql);
+        this.db.exec(`DROP INDEX ${name}`);
+      }
+    }).immediate();
+    return async () => this.restoreIndexes();
+  }
+
+  /** Builds the indexes a bulk load dropped (deferIndexes), if any: after its catch-up, or at the next start after a crash. */
+  private restoreIndexes(): void {
+    const rows = this.stmt(`SELECT key, value FROM ${SETTINGS_TABLE} WHERE key >= ? AND key < ?`)
+      .all(DEFERRED_INDEX_KEY, `${DEFERRED_INDEX_KEY}\uffff`) as { key: string; value: string }[];
+    if (rows.length === 0) return;
+    this.db.transaction(() => {
+      for (const r of rows) {
+        const name = r.key.slice(DEFERRED_INDEX_KEY.length);
+        if (!this.stmt(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?`).get(name)) this.db.exec(r.value);
+        this.stmt(`DELETE FROM ${SETTINGS_TABLE} WHERE key = ?`).run(r.key);
+      }
+    }).immediate();
+    this.db.pragma('optimize');
+  }
+
   async getOrSetSetting(key: string, value: string): Promise<string> {
     this.stmt(`INSERT OR IGNORE INTO ${SETTINGS_TABLE} (key, value) VALUES (?, ?)`).run(key, value);
     return this.stmt(`SELECT value FROM ${SETTINGS_TABLE} WHERE key = ?`).pluck().get(key) as string;
@@ -1090,6 +1120,7 @@ class RecentTexts {
 
 /** The page cache's size unless configured (ALMANAC_SQLITE_CACHE_MB): pages are held only once read. */
 export const DEFAULT_CACHE_MB = 128;
+
 
 /** The latest row of an aspect as SQLite stores it (its value possibly compressed). */
 type RawLatest = Omit<StoredLatest, 'metadata'> & { metadata: StoredJson };
