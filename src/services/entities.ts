@@ -37,6 +37,9 @@ export interface IngestResult {
  * The catalog's rules for entities and aspects: registry checks, payload validation, key aspects for new
  * entities, versioned vs time-series routing. Every batch is all-or-nothing.
  */
+/** Changes from which one ingest call is indexed as a bulk load (src/changelog/service.ts afterCommit). */
+const BULK_BATCH = 5000;
+
 export class EntityService {
   private readonly listeners: ((entityTypes: Set<string>) => void)[] = [];
   /** Where the catalog's warnings go: stderr, or the server's log (src/app.ts). */
@@ -199,7 +202,8 @@ export class EntityService {
     const deleted = deletes.length;
     this.warnKeyDisagreements(input);
     this.notifyWritten(input.map((i) => entitySpec(i.entityType)!.name));
-    if (!opts.indexLater) await this.committed();
+    // A large batch (REST ingestProposalBatch) is indexed as a bulk load is: in large steps.
+    if (!opts.indexLater) await this.committed({ bulk: input.length >= BULK_BATCH });
     const changed = results.filter((r) => r.changed).length;
     const timeseriesCount = input.filter((i) => i.changeType !== 'DELETE' && aspectSpec(i.aspect)!.timeseries).length;
     return { changed, unchanged: results.length - changed, timeseries: timeseriesCount, deleted };
