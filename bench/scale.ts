@@ -19,7 +19,7 @@ import { percentile } from './support.js';
  * `updateDescription` latency and search latency (queries from match-everything to selective, with facets).
  * Not run in CI; a million datasets takes a long time.
  */
-const BATCH = 5000;
+const BATCH = 2000;
 
 export async function load(url: string, n: number): Promise<{ token: string; rows: Row[] }> {
   const catalog = await openCatalog({ ...loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' }) });

@@ -211,7 +211,7 @@ forEachEngine('bulk load', (ctx) => {
       const restore = await c.store.deferIndexes!(1_000_000);
       assert.ok(restore);
       assert.deepEqual(await indexNames(url), all.filter((n) => !deferred.includes(n)));
-      await c.changeLog.catchUpIndexes(20_000);
+      await c.changeLog.catchUpIndexes(10_000);
     } finally {
       await c.store.close(); // dies before building them
     }
