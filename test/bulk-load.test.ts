@@ -167,7 +167,7 @@ forEachEngine('bulk load', (ctx) => {
       .map((a) => ((a as unknown[])[3] as { upstreams: unknown[] }).upstreams.length).reduce((x, y) => x + y, 0);
     const downstreamOf = expected.edges.filter((e) => (e as unknown[])[1] === 'OUTGOING')
       .flatMap((e) => (e as [string, string, number, string[][]])[3]).filter((e) => e[1] === 'DownstreamOf').length;
-    assert.ok(lineage > 10);
+    assert.ok(lineage > 10, `the catalog has lineage to compare (${lineage} upstreams)`);
     assert.equal(downstreamOf, lineage);
     const datasets = new Set(expected.aspects.map((a) => (a as string[])[0]!).filter((u) => u.startsWith('urn:li:dataset:')));
     const everything = expected.searches[0] as [string, number, string[]];
@@ -209,7 +209,7 @@ forEachEngine('bulk load', (ctx) => {
       // Not worth it for a small backlog, nor when the index holds most of what the backlog would add.
       assert.equal(await c.store.deferIndexes!(49_999), null);
       const restore = await c.store.deferIndexes!(1_000_000);
-      assert.ok(restore);
+      assert.ok(restore, 'a backlog of a million entries over a few hundred documents is worth deferring');
       assert.deepEqual(await indexNames(url), all.filter((n) => !deferred.includes(n)));
       await c.changeLog.catchUpIndexes(10_000);
     } finally {
