@@ -1,5 +1,5 @@
 import type { ChangeRecord, Store } from '../storage/types.js';
-import { IndexSet, type IndexComputer, type IndexConsumer } from './index-consumer.js';
+import { BULK_STEP, IndexSet, type IndexComputer, type IndexConsumer } from './index-consumer.js';
 
 /** What a local listener hears: entries committed by any server, in offset order, without values. */
 export type ChangeListener = (entries: readonly ChangeRecord[]) => void;
@@ -76,10 +76,21 @@ export class ChangeLogService {
    * After a write of this process commits: the indexes apply it (and whatever else is pending) before the caller
    * answers, and local listeners hear it.
    */
-  async afterCommit(): Promise<void> {
+  async afterCommit(opts: { bulk?: boolean } = {}): Promise<void> {
     if (this.fault === 'kill-after-commit') process.kill(process.pid, 'SIGKILL');
     await this.follow();
-    await this.catchUpIndexes();
+    if (!opts.bulk) {
+      await this.catchUpIndexes();
+      return;
+    }
+    const [head, offsets] = await Promise.all([this.store.lastChangeSeq(), this.store.consumerOffsets()]);
+    const behind = Math.min(head, ...[...this.consumers.keys()].map((n) => offsets.get(n) ?? 0));
+    const restore = await this.store.deferIndexes?.(head - behind);
+    try {
+      await this.catchUpIndexes(BULK_STEP);
+    } finally {
+      await restore?.();
+    }
   }
 
   /** Reads the entries committed since the last call (any server's) and hands them to the listeners. */
@@ -113,8 +124,8 @@ export class ChangeLogService {
   }
 
   /** Every durable index applies what it has not yet (another server's writes, or a crash's leftovers). */
-  catchUpIndexes(): Promise<void> {
-    return this.indexes.catchUp();
+  catchUpIndexes(step?: number): Promise<void> {
+    return this.indexes.catchUp(step);
   }
 
   /** Each entity urn in the store, a page at a time (the input of a rebuild). */

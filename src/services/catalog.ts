@@ -99,7 +99,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   // Only aspects that declare edges change the relationship index.
   const relationshipIndex = changeLog.addIndex('relationships', (urns, latest) => relationships.edges(urns, latest),
     (e) => e.aspect !== null && aspectDef(e.aspect)?.edges !== undefined);
-  entities.afterCommit(() => changeLog.afterCommit());
+  entities.afterCommit((opts) => changeLog.afterCommit(opts));
   // A write that removed a user answers once the user's tokens are revoked (tokens.heard starts it, below).
   entities.afterCommit(() => tokens.settled());
   // Caches hear other servers' changes too (this server's own writes call the listeners directly as well).

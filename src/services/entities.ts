@@ -37,6 +37,9 @@ export interface IngestResult {
  * The catalog's rules for entities and aspects: registry checks, payload validation, key aspects for new
  * entities, versioned vs time-series routing. Every batch is all-or-nothing.
  */
+/** Changes from which one ingest call is indexed as a bulk load (src/changelog/service.ts afterCommit). */
+const BULK_BATCH = 5000;
+
 export class EntityService {
   private readonly listeners: ((entityTypes: Set<string>) => void)[] = [];
   /** Where the catalog's warnings go: stderr, or the server's log (src/app.ts). */
@@ -55,16 +58,19 @@ export class EntityService {
     for (const l of this.listeners) l(set);
   }
 
-  private readonly afterCommitHooks: (() => Promise<void>)[] = [];
+  private readonly afterCommitHooks: ((opts: { bulk?: boolean }) => Promise<void>)[] = [];
 
-  /** Awaited after every successful write or delete commits (the change log's consumers: search, relationships). */
-  afterCommit(hook: () => Promise<void>): void {
+  /**
+   * Awaited after every successful write or delete commits (the change log's consumers: search, relationships); `bulk`
+   * at the end of a bulk load, whose writes were left to it.
+   */
+  afterCommit(hook: (opts: { bulk?: boolean }) => Promise<void>): void {
     this.afterCommitHooks.push(hook);
   }
 
-  /** Runs the after-commit hooks: for writes made straight through the store (time-series deletions). */
-  async committed(): Promise<void> {
-    for (const h of this.afterCommitHooks) await h();
+  /** Runs the after-commit hooks: for writes made straight through the store (time-series deletions), and after a bulk load. */
+  async committed(opts: { bulk?: boolean } = {}): Promise<void> {
+    for (const h of this.afterCommitHooks) await h(opts);
   }
 
   /** Checks one change against the registry and the aspect's schema; throws 422/400 naming the problem. */
@@ -119,9 +125,10 @@ export class EntityService {
   /**
    * Validates every item first, then writes all of them in one transaction. A batch with PATCH items reads and
    * writes the aspects it touches under lock (store.updateAspects): each patch applies to the value stored when it
-   * runs, so concurrent patches of one aspect all survive.
+   * runs, so concurrent patches of one aspect all survive. `indexLater`: the write is not applied to the derived indexes
+   * before this returns; a bulk load (src/services/bulk-ingest.ts) has them catch up once at its end.
    */
-  async ingest(input: ChangeItem[], actor: Actor): Promise<IngestResult> {
+  async ingest(input: ChangeItem[], actor: Actor, opts: { indexLater?: boolean } = {}): Promise<IngestResult> {
     const patches = input.some((i) => i.changeType === 'PATCH');
     for (const item of input) {
       if (item.changeType === 'PATCH') this.checkTarget(item);
@@ -195,7 +202,8 @@ export class EntityService {
     const deleted = deletes.length;
     this.warnKeyDisagreements(input);
     this.notifyWritten(input.map((i) => entitySpec(i.entityType)!.name));
-    await this.committed();
+    // A large batch (REST ingestProposalBatch) is indexed as a bulk load is: in large steps.
+    if (!opts.indexLater) await this.committed({ bulk: input.length >= BULK_BATCH });
     const changed = results.filter((r) => r.changed).length;
     const timeseriesCount = input.filter((i) => i.changeType !== 'DELETE' && aspectSpec(i.aspect)!.timeseries).length;
     return { changed, unchanged: results.length - changed, timeseries: timeseriesCount, deleted };

@@ -136,17 +136,32 @@ export async function ingestFiles(
 ): Promise<FileIngestSummary> {
   const summary: FileIngestSummary = { files: 0, records: 0, mce: 0, mcp: 0, aspectsChanged: 0, aspectsUnchanged: 0,
     timeseriesRows: 0, failures: [] };
+  try {
+    await ingestEach(entities, files, actor, summary, onProgress, streamAbove);
+  } finally {
+    // A bulk load: the derived indexes catch up once, after the last batch (and before this returns, so that the
+    // caller reads its writes in search and relationships); after a crash, the next start catches up from the log.
+    await entities.committed({ bulk: true });
+  }
+  // Parse failures are found before write failures within a batch; report them in file order.
+  const fileOrder = new Map(files.map((f, i) => [f, i]));
+  summary.failures.sort((a, b) => fileOrder.get(a.file)! - fileOrder.get(b.file)! || a.index - b.index);
+  return summary;
+}
+
+async function ingestEach(entities: EntityService, files: string[], actor: Actor, summary: FileIngestSummary,
+  onProgress: ((file: string, done: number, total: number, unit: 'records' | 'bytes') => void) | undefined, streamAbove: number): Promise<void> {
   for (const file of files) {
     summary.files++;
     let batch: { index: number; items: ChangeItem[] }[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
       try {
-        add(summary, await entities.ingest(batch.flatMap((b) => b.items), actor));
+        add(summary, await entities.ingest(batch.flatMap((b) => b.items), actor, { indexLater: true }));
       } catch {
         for (const b of batch) {
           try {
-            add(summary, await entities.ingest(b.items, actor));
+            add(summary, await entities.ingest(b.items, actor, { indexLater: true }));
           } catch (e) {
             summary.failures.push({ file, index: b.index, urn: b.items[0]?.urn, kind: e instanceof AlmanacError ? 'invalid' : 'unwritten',
               reason: describeFailure(e) });
@@ -189,10 +204,6 @@ export async function ingestFiles(
       }
     }
   }
-  // Parse failures are found before write failures within a batch; report them in file order.
-  const fileOrder = new Map(files.map((f, i) => [f, i]));
-  summary.failures.sort((a, b) => fileOrder.get(a.file)! - fileOrder.get(b.file)! || a.index - b.index);
-  return summary;
 }
 
 function add(s: FileIngestSummary, r: { changed: number; unchanged: number; timeseries: number }) {

@@ -2,7 +2,9 @@ import pg from 'pg';
 import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
 import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type PoolUse, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
-import { addLatest, aspectKey, checkUpdate, lockNames, planVersion } from './aspect-updates.js';
+import { addLatest, aspectKey, checkUpdate, lockNames } from './aspect-updates.js';
+import { planVersions } from './version-plan.js';
+import { DEFERRED_INDEX_KEY, deferredIndexes, worthDeferring } from './deferred-indexes.js';
 import { edgeChanges } from './edges.js';
 import { ParsedValues } from './parsed-values.js';
 import { deepFreeze } from '../model/deep-freeze.js';
@@ -178,6 +180,7 @@ export class PostgresStore implements Store {
         await c.query(`INSERT INTO ${MIGRATIONS_TABLE} (version, applied_on) VALUES ($1, $2)`, [m.version, Date.now()]);
       }
       for (const s of timeseriesTableStatements('postgres')) await c.query(s);
+      await this.restoreIndexes(c);
     });
     this.facets.start();
   }
@@ -313,24 +316,20 @@ export class PostgresStore implements Store {
       run.update.deletes.push(...(update.deletes ?? []));
       run.update.timeseriesDeletes.push(...(update.timeseriesDeletes ?? []));
       run.members.push({ index, writes: update.writes.length });
-      // What the writes after this one will read.
-      for (const aw of update.writes) {
-        const k = aspectKey(aw);
-        if (!readLater.get(k)) continue;
-        const sys = aw.systemMetadata ? JSON.stringify(aw.systemMetadata) : null;
-        const json = JSON.stringify(aw.value);
-        const cur = latest.get(k);
-        const plan = planVersion(cur, aw.value, json, sys, w.historyCap);
-        if (plan.unchanged) {
-          if (plan.touch !== null) {
-            latest.set(k, { ...cur!, systemmetadata: plan.touch });
-            records.set(k, { ...records.get(k)!, systemMetadata: JSON.parse(plan.touch) as SystemMetadata });
+      // What the writes after this one will read: the same plan as the statements will carry out.
+      const readAgain = update.writes.filter((aw) => readLater.get(aspectKey(aw)));
+      if (readAgain.length) {
+        for (const [k, after] of planVersions(latest, readAgain, w.historyCap).latest) {
+          const sys = after.systemmetadata === null ? null : JSON.parse(after.systemmetadata) as SystemMetadata;
+          const aw = after.write;
+          if (!aw) {
+            if (after.systemmetadata !== latest.get(k)!.systemmetadata) records.set(k, { ...records.get(k)!, systemMetadata: sys });
+          } else {
+            records.set(k, { urn: aw.urn, aspect: aw.aspect, version: 0, value: deepFreeze(JSON.parse(after.metadata) as unknown),
+              systemMetadata: sys, createdOn: after.createdOn!, createdBy: aw.actor, revision: after.revision });
           }
-          continue;
+          latest.set(k, { metadata: after.metadata, systemmetadata: after.systemmetadata, revision: after.revision });
         }
-        latest.set(k, { metadata: json, systemmetadata: sys, revision: plan.revision });
-        records.set(k, { urn: aw.urn, aspect: aw.aspect, version: 0, value: deepFreeze(JSON.parse(json) as unknown),
-          systemMetadata: aw.systemMetadata ?? null, createdOn: aw.time ?? Date.now(), createdBy: aw.actor, revision: plan.revision });
       }
       for (const d of update.deletes ?? []) {
         latest.delete(aspectKey(d));
@@ -380,67 +379,27 @@ export class PostgresStore implements Store {
     if (writes.length === 0) return [];
     const entities = new Map<string, [string, number]>();
     for (const w of writes) if (!entities.has(w.urn)) entities.set(w.urn, [w.entityType, w.time ?? Date.now()]);
-    /** The latest of each aspect as this batch leaves it; `stored` while it is the row in the table. */
-    const latest = new Map<string, StoredLatest & { stored: boolean }>();
-    const keep = (k: string, r: StoredLatest) => latest.set(k, { metadata: r.metadata, systemmetadata: r.systemmetadata, revision: Number(r.revision), stored: true });
+    let stored: ReadonlyMap<string, StoredLatest>;
     if (known) {
-      for (const [k, r] of known) keep(k, r);
+      stored = known;
     } else {
       const keys = [...new Map(writes.map((w) => [aspectKey(w), w])).values()];
       const { rows } = await c.query(`SELECT a.urn, a.aspect, a.metadata, a.systemmetadata, a.revision FROM ${ASPECT_TABLE} a
         JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`,
       [keys.map((w) => w.urn), keys.map((w) => w.aspect)]);
-      for (const r of rows) keep(aspectKey(r), r);
+      stored = new Map(rows.map((r) => [aspectKey(r), r as StoredLatest]));
     }
-    const moves: { urn: string; aspect: string; version: number; trim: number }[] = [];
-    /** Rows written by this batch, by aspect: the last one is the latest, earlier ones become history. */
-    const rowsOut = new Map<string, [string, string, number, string, string | null, number, string, number][]>();
-    const touches = new Map<string, [string, string, string]>();
-    const results = writes.map((w): AspectWriteResult => {
-      const now = w.time ?? Date.now();
-      const json = JSON.stringify(w.value);
-      const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
-      const k = aspectKey(w);
-      const cur = latest.get(k);
-      const plan = planVersion(cur, w.value, json, sys, historyCap);
-      if (plan.unchanged) {
-        if (plan.touch !== null) {
-          if (cur!.stored) touches.set(k, [w.urn, w.aspect, plan.touch]);
-          else rowsOut.get(k)!.at(-1)![4] = plan.touch; // the value written earlier in this batch takes the newer metadata
-          cur!.systemmetadata = plan.touch;
-        }
-        return { urn: w.urn, aspect: w.aspect, changed: false };
-      }
-      if (plan.moveToHistory !== null) {
-        if (cur!.stored) moves.push({ urn: w.urn, aspect: w.aspect, version: plan.moveToHistory, trim: plan.trimThrough! });
-        else rowsOut.get(k)!.at(-1)![2] = plan.moveToHistory; // written earlier in this batch: it goes straight to history
-      }
-      let list = rowsOut.get(k);
-      if (!list) rowsOut.set(k, (list = []));
-      list.push([w.urn, w.aspect, 0, json, sys, now, w.actor, plan.revision]);
-      log.push(upsertChange(w, json, sys, cur, plan.revision, now));
-      latest.set(k, { metadata: json, systemmetadata: sys, revision: plan.revision, stored: false });
-      return { urn: w.urn, aspect: w.aspect, changed: true };
-    });
-    if (touches.size) {
+    const plan = planVersions(stored, writes, historyCap);
+    log.push(...plan.log);
+    if (plan.touches.length) {
       // Before the statement below, which may copy a touched row to history (one statement must not change a row twice).
-      const t = [...touches.values()];
+      const t = plan.touches;
       await c.query(`UPDATE ${ASPECT_TABLE} a SET systemmetadata = k.sys FROM UNNEST($1::text[], $2::text[], $3::text[]) AS k(urn, aspect, sys)
-        WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version = 0`, [t.map((x) => x[0]), t.map((x) => x[1]), t.map((x) => x[2])]);
+        WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version = 0`, [t.map((x) => x.urn), t.map((x) => x.aspect), t.map((x) => x.sys)]);
     }
-    // History at or below `upto` goes (the cap). Rows that this batch would copy or write there are left out in
-    // memory; the DELETE below removes the stored ones (it sees the table as it was before the statement).
-    const upto = new Map<string, { urn: string; aspect: string; version: number }>();
-    const trim = (urn: string, aspect: string, version: number) => {
-      const k = aspectKey({ urn, aspect });
-      upto.set(k, { urn, aspect, version: Math.max(upto.get(k)?.version ?? -Infinity, version) });
-    };
-    for (const m of moves) trim(m.urn, m.aspect, m.trim);
-    for (const l of rowsOut.values()) if (l.length > 1) trim(l[0]![0], l[0]![1], l.at(-1)![7] - 1 - Math.max(historyCap - 1, 0));
-    const kept = (k: string, version: number) => version === 0 || version > (upto.get(k)?.version ?? -Infinity);
-    const copied = moves.filter((m) => kept(aspectKey(m), m.version));
-    const out = [...rowsOut].flatMap(([k, l]) => l.filter((r) => kept(k, r[2])));
-    const trims = [...upto.values()];
+    const copied = plan.copies;
+    const out = plan.rows;
+    const trims = plan.trims;
 
     // One statement, so one round trip under the aspects' locks: the entities, the stored latest copied to history
     // under its revision, the new rows, the history beyond the cap, and (`appendLog`) the log entries. Its parts see
@@ -457,7 +416,8 @@ export class PostgresStore implements Store {
         AS k(urn, aspect, version) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0)`);
     }
     if (out.length) {
-      const [urn, aspect, version, metadata, sys, on, by, revision] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => $(out.map((r) => r[i])));
+      const [urn, aspect, version, metadata, sys, on, by, revision] = (['urn', 'aspect', 'version', 'json', 'sys', 'createdOn', 'createdBy', 'revision'] as const)
+        .map((f) => $(out.map((r) => r[f])));
       parts.push(`versions AS (INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
         SELECT * FROM UNNEST(${urn}::text[], ${aspect}::text[], ${version}::bigint[], ${metadata}::text[], ${sys}::text[], ${on}::bigint[],
         ${by}::text[], ${revision}::bigint[])
@@ -466,11 +426,11 @@ export class PostgresStore implements Store {
     }
     if (trims.length) {
       parts.push(`trimmed AS (DELETE FROM ${ASPECT_TABLE} a USING UNNEST(${$(trims.map((x) => x.urn))}::text[], ${$(trims.map((x) => x.aspect))}::text[],
-        ${$(trims.map((x) => x.version))}::bigint[]) AS k(urn, aspect, upto) WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version > 0
+        ${$(trims.map((x) => x.upto))}::bigint[]) AS k(urn, aspect, upto) WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version > 0
         AND a.version <= k.upto)`);
     }
     await runTogether(c, parts, params, $, appendLog ? log : []);
-    return results;
+    return plan.results;
   }
 
   /**
@@ -972,6 +932,32 @@ export class PostgresStore implements Store {
 
   async countRelationships(): Promise<number> {
     return (await this.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE}`)).rows[0].n as number;
+  }
+
+  async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
+    if (!worthDeferring(backlog, await this.countSearchDocs())) return null;
+    await this.tx(async (c) => {
+      const { rows } = await c.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1)`,
+        [deferredIndexes('postgres')]);
+      for (const r of rows) {
+        await c.query(`INSERT INTO ${SETTINGS_TABLE} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [`${DEFERRED_INDEX_KEY}${r.indexname}`, r.indexdef]);
+        await c.query(`DROP INDEX ${r.indexname}`);
+      }
+    });
+    return () => this.tx((c) => this.restoreIndexes(c));
+  }
+
+  /** Creates the indexes a bulk load dropped (deferIndexes), if any: after its catch-up, or at the next start after a crash. */
+  private async restoreIndexes(c: pg.PoolClient): Promise<void> {
+    const { rows } = await c.query(`SELECT key, value FROM ${SETTINGS_TABLE} WHERE starts_with(key, $1)`, [DEFERRED_INDEX_KEY]);
+    if (rows.length === 0) return;
+    // Building an index sorts in memory up to maintenance_work_mem (64 MB by default), then on disk.
+    await c.query(`SET LOCAL maintenance_work_mem = '256MB'`);
+    for (const r of rows) {
+      await c.query(timed(String(r.value).replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '), NO_TIME_LIMIT));
+      await c.query(`DELETE FROM ${SETTINGS_TABLE} WHERE key = $1`, [r.key]);
+    }
+    await c.query(`ANALYZE ${SEARCH_DOCS}, ${SEARCH_TEXT}, ${RELATIONSHIP_TABLE}`);
   }
 
   async getOrSetSetting(key: string, value: string): Promise<string> {

@@ -5,7 +5,9 @@ import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_T
 import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
-import { addLatest, aspectKey, checkUpdate, planVersion } from './aspect-updates.js';
+import { addLatest, aspectKey, checkUpdate } from './aspect-updates.js';
+import { planVersions } from './version-plan.js';
+import { DEFERRED_INDEX_KEY, deferredIndexes, worthDeferring } from './deferred-indexes.js';
 import { edgeChanges } from './edges.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { CharBudgetMap } from './char-budget-map.js';
@@ -14,7 +16,7 @@ import { readJson, readJsonOrNull, sameStored, storeJson, storeJsonAsync, type S
 import type { FacetOp } from './facet-bitmaps.js';
 import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
 import {
-  CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange, truncateChange, upsertChange,
+  CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange, truncateChange,
   type ChangeLogRow, type ChangeRow, type StoredLatest,
 } from './change-log.js';
 import {
@@ -141,6 +143,7 @@ export class SqliteStore implements Store {
       for (const s of timeseriesTableStatements('sqlite')) db.exec(s);
     });
     apply.immediate();
+    this.restoreIndexes();
     // Gathers statistics the planner lacks (on a new or upgraded database), as SQLite advises at open.
     this.db.pragma('optimize = 0x10002');
     this.facets.start();
@@ -275,47 +278,48 @@ export class SqliteStore implements Store {
     const getLatest = this.stmt(`SELECT metadata, systemmetadata, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
     const copyLatest = this.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
       SELECT urn, aspect, ?, metadata, systemmetadata, createdon, createdby, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
-    const upsertLatest = this.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
-      VALUES (?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
+    const upsertRow = this.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
       systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision`);
     const touch = this.stmt(`UPDATE ${ASPECT_TABLE} SET systemmetadata = ? WHERE urn = ? AND aspect = ? AND version = 0`);
     const trim = this.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version > 0 AND version <= ?`);
     const addEntity = this.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
 
-    const log: ChangeRow[] = [];
     // The stored form of each value text this call wrote or read, so that the log stores it without compressing again.
     const known = new Map<string, StoredJson>();
-    // Entities whose row this call has made sure of (an ingest batch writes a dozen aspects of each entity).
-    const entities = new Set<string>();
-    const results = update.writes.map((w): AspectWriteResult => {
-      const now = w.time ?? Date.now();
-      const ahead = encoded?.get(w);
-      const json = ahead?.json ?? JSON.stringify(w.value);
-      const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
-      if (!entities.has(w.urn)) {
-        addEntity.run(w.urn, w.entityType, now);
-        entities.add(w.urn);
-      }
+    // Entities whose row this call makes sure of, once each (an ingest batch writes a dozen aspects of each entity).
+    const entities = new Map<string, [string, number]>();
+    for (const w of update.writes) if (!entities.has(w.urn)) entities.set(w.urn, [w.entityType, w.time ?? Date.now()]);
+    for (const [urn, [type, on]] of entities) addEntity.run(urn, type, on);
+    const stored = new Map<string, StoredLatest>();
+    for (const w of update.writes) {
+      const k = aspectKey(w);
+      if (stored.has(k)) continue;
       const raw = getLatest.get(w.urn, w.aspect) as RawLatest | undefined;
+      if (!raw) continue;
+      const ahead = encoded?.get(w);
       // The same stored bytes are the same text: a value sent again unchanged is not decompressed to be compared.
-      const cur: StoredLatest | undefined = raw && { ...raw, metadata: ahead && sameStored(ahead.stored, raw.metadata) ? json : readJson(raw.metadata) };
-      if (raw) known.set(cur!.metadata, raw.metadata);
-      const plan = planVersion(cur, w.value, json, sys, historyCap);
-      if (plan.unchanged) {
-        if (plan.touch !== null) touch.run(plan.touch, w.urn, w.aspect);
-        return { urn: w.urn, aspect: w.aspect, changed: false };
-      }
-      if (plan.moveToHistory !== null) {
-        copyLatest.run(plan.moveToHistory, w.urn, w.aspect);
-        trim.run(w.urn, w.aspect, plan.trimThrough);
-      }
-      const stored = ahead?.stored ?? storeJson(json);
-      known.set(json, stored);
-      this.justWritten.add(w.urn, w.aspect, stored, json);
-      upsertLatest.run(w.urn, w.aspect, stored, sys, now, w.actor, plan.revision);
-      log.push(upsertChange(w, json, sys, cur, plan.revision, now));
-      return { urn: w.urn, aspect: w.aspect, changed: true };
-    });
+      const metadata = ahead && sameStored(ahead.stored, raw.metadata) ? ahead.json : readJson(raw.metadata);
+      known.set(metadata, raw.metadata);
+      stored.set(k, { ...raw, metadata });
+    }
+    const plan = planVersions(stored, update.writes, historyCap, (w) => encoded?.get(w)?.json);
+    for (const t of plan.touches) touch.run(t.sys, t.urn, t.aspect);
+    for (const m of plan.copies) copyLatest.run(m.version, m.urn, m.aspect);
+    for (const t of plan.trims) trim.run(t.urn, t.aspect, t.upto);
+    const ahead = new Map<string, StoredJson>();
+    for (const w of update.writes) {
+      const e = encoded?.get(w);
+      if (e) ahead.set(e.json, e.stored);
+    }
+    for (const r of plan.rows) {
+      let value = known.get(r.json);
+      if (value === undefined) known.set(r.json, (value = ahead.get(r.json) ?? storeJson(r.json)));
+      if (r.version === 0) this.justWritten.add(r.urn, r.aspect, value, r.json);
+      upsertRow.run(r.urn, r.aspect, r.version, value, r.sys, r.createdOn, r.createdBy, r.revision);
+    }
+    const log: ChangeRow[] = [...plan.log];
+    const results = plan.results;
     this.upsertTimeseriesRows(update.timeseries ?? [], log, known);
     for (const d of update.deletes ?? []) this.deleteAspectRows(d.urn, [d.aspect], d.actor, log);
     for (const d of update.timeseriesDeletes ?? []) this.deleteTimeseriesRows(d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
@@ -815,6 +819,34 @@ export class SqliteStore implements Store {
     return this.stmt(`SELECT COUNT(*) FROM ${RELATIONSHIP_TABLE}`).pluck().get() as number;
   }
 
+  async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
+    if (!worthDeferring(backlog, await this.countSearchDocs())) return null;
+    this.db.transaction(() => {
+      for (const name of deferredIndexes('sqlite')) {
+        const sql = this.stmt(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?`).pluck().get(name) as string | undefined;
+        if (!sql) continue;
+        this.stmt(`INSERT OR IGNORE INTO ${SETTINGS_TABLE} (key, value) VALUES (?, ?)`).run(`${DEFERRED_INDEX_KEY}${name}`, sql);
+        this.db.exec(`DROP INDEX ${name}`);
+      }
+    }).immediate();
+    return async () => this.restoreIndexes();
+  }
+
+  /** Builds the indexes a bulk load dropped (deferIndexes), if any: after its catch-up, or at the next start after a crash. */
+  private restoreIndexes(): void {
+    const rows = this.stmt(`SELECT key, value FROM ${SETTINGS_TABLE} WHERE key >= ? AND key < ?`)
+      .all(DEFERRED_INDEX_KEY, `${DEFERRED_INDEX_KEY}\uffff`) as { key: string; value: string }[];
+    if (rows.length === 0) return;
+    this.db.transaction(() => {
+      for (const r of rows) {
+        const name = r.key.slice(DEFERRED_INDEX_KEY.length);
+        if (!this.stmt(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?`).get(name)) this.db.exec(r.value);
+        this.stmt(`DELETE FROM ${SETTINGS_TABLE} WHERE key = ?`).run(r.key);
+      }
+    }).immediate();
+    this.db.pragma('optimize');
+  }
+
   async getOrSetSetting(key: string, value: string): Promise<string> {
     this.stmt(`INSERT OR IGNORE INTO ${SETTINGS_TABLE} (key, value) VALUES (?, ?)`).run(key, value);
     return this.stmt(`SELECT value FROM ${SETTINGS_TABLE} WHERE key = ?`).pluck().get(key) as string;
@@ -1088,6 +1120,7 @@ class RecentTexts {
 
 /** The page cache's size unless configured (ALMANAC_SQLITE_CACHE_MB): pages are held only once read. */
 export const DEFAULT_CACHE_MB = 128;
+
 
 /** The latest row of an aspect as SQLite stores it (its value possibly compressed). */
 type RawLatest = Omit<StoredLatest, 'metadata'> & { metadata: StoredJson };

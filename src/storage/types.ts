@@ -433,6 +433,13 @@ export interface Store {
   /** Deletes the time-series rows written by this run; returns how many went. */
   deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number>;
 
+  /**
+   * Before a bulk load's indexes catch up on `backlog` log entries: when that is most of what the indexes will hold,
+   * drops the secondary indexes of the derived tables that entries would update one random page at a time, so that
+   * the returned function builds each once, sorted. Null when not worth it. The definitions are kept in the database
+   * first: a crash in between leaves them to be built at the next start (migrate).
+   */
+  deferIndexes?(backlog: number): Promise<(() => Promise<void>) | null>;
   // Several servers on one database (issue 16; added for src/changelog/follower.ts and src/services/jobs.ts)
   /**
    * Calls `wake` whenever a writer (any process) announces new change-log entries (with the newest offset it

@@ -1,0 +1,112 @@
+import { aspectKey, planVersion } from './aspect-updates.js';
+import { upsertChange, type ChangeRow, type StoredLatest } from './change-log.js';
+import type { AspectWrite, AspectWriteResult } from './types.js';
+
+/**
+ * The one version-planning algorithm: what a batch of versioned aspect writes does to the stored rows, decided in
+ * memory before any statement runs, the same way for both engines and for single writes, groups and bulk loads.
+ * The engines only read the latest rows of the aspects written (under their locks) and carry out the plan.
+ *
+ * Writes apply in order: an aspect written twice in a batch sees its first new value as the latest (which then goes
+ * straight to history, or nowhere if the history cap leaves no room for it).
+ */
+
+/** A row to write: version 0 is the new latest (inserted, or replacing the stored one); above 0 a history row. */
+export interface PlannedRow {
+  urn: string;
+  aspect: string;
+  version: number;
+  json: string;
+  sys: string | null;
+  createdOn: number;
+  createdBy: string;
+  revision: number;
+}
+
+/** The latest of an aspect as a plan leaves it; `write` when this plan wrote it, `stored` while it is the stored row. */
+export interface PlannedLatest extends StoredLatest {
+  stored: boolean;
+  write?: AspectWrite;
+  createdOn?: number;
+}
+
+export interface VersionsPlan {
+  results: AspectWriteResult[];
+  /** Stored latest rows whose system metadata changes (a value sent again unchanged); carried out before `copies`. */
+  touches: { urn: string; aspect: string; sys: string }[];
+  /** Stored latest rows copied to history under this version (their revision), those the history cap keeps. */
+  copies: { urn: string; aspect: string; version: number }[];
+  /** New rows, by aspect in the order first written. */
+  rows: PlannedRow[];
+  /** History rows of version 1..upto of these aspects go (the cap); never a row this plan copies or writes. */
+  trims: { urn: string; aspect: string; upto: number }[];
+  /** One log entry per new version, in write order. */
+  log: ChangeRow[];
+  /** Every aspect written, as the plan leaves it. */
+  latest: Map<string, PlannedLatest>;
+  /** The JSON text of each write, as planned (JSON.stringify unless the caller had it). */
+  json: Map<AspectWrite, string>;
+}
+
+/**
+ * `stored`: the latest row of each aspect written that has one (by aspectKey). `jsonOf`: a write's text when the
+ * caller has it already (SQLite encodes values ahead of the lock).
+ */
+export function planVersions(stored: ReadonlyMap<string, StoredLatest>, writes: readonly AspectWrite[], historyCap: number,
+  jsonOf?: (w: AspectWrite) => string | undefined): VersionsPlan {
+  const latest = new Map<string, PlannedLatest>();
+  for (const w of writes) {
+    const k = aspectKey(w);
+    const s = stored.get(k);
+    if (s && !latest.has(k)) latest.set(k, { metadata: s.metadata, systemmetadata: s.systemmetadata, revision: Number(s.revision), stored: true });
+  }
+  const touches = new Map<string, { urn: string; aspect: string; sys: string }>();
+  const moves: { urn: string; aspect: string; version: number; trim: number }[] = [];
+  /** Rows written by this batch, by aspect: the last one is the latest, earlier ones become history. */
+  const written = new Map<string, PlannedRow[]>();
+  const log: ChangeRow[] = [];
+  const json = new Map<AspectWrite, string>();
+  const results = writes.map((w): AspectWriteResult => {
+    const now = w.time ?? Date.now();
+    const text = jsonOf?.(w) ?? JSON.stringify(w.value);
+    json.set(w, text);
+    const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
+    const k = aspectKey(w);
+    const cur = latest.get(k);
+    const plan = planVersion(cur, w.value, text, sys, historyCap);
+    if (plan.unchanged) {
+      if (plan.touch !== null) {
+        if (cur!.stored) touches.set(k, { urn: w.urn, aspect: w.aspect, sys: plan.touch });
+        else written.get(k)!.at(-1)!.sys = plan.touch; // the value written earlier in this batch takes the newer metadata
+        cur!.systemmetadata = plan.touch;
+      }
+      return { urn: w.urn, aspect: w.aspect, changed: false };
+    }
+    if (plan.moveToHistory !== null) {
+      if (cur!.stored) moves.push({ urn: w.urn, aspect: w.aspect, version: plan.moveToHistory, trim: plan.trimThrough! });
+      else written.get(k)!.at(-1)!.version = plan.moveToHistory; // written earlier in this batch: straight to history
+    }
+    let list = written.get(k);
+    if (!list) written.set(k, (list = []));
+    list.push({ urn: w.urn, aspect: w.aspect, version: 0, json: text, sys, createdOn: now, createdBy: w.actor, revision: plan.revision });
+    log.push(upsertChange(w, text, sys, cur, plan.revision, now));
+    latest.set(k, { metadata: text, systemmetadata: sys, revision: plan.revision, stored: false, write: w, createdOn: now });
+    return { urn: w.urn, aspect: w.aspect, changed: true };
+  });
+  // History at or below `upto` goes (the cap); rows this batch would copy or write there are left out.
+  const upto = new Map<string, { urn: string; aspect: string; upto: number }>();
+  const trim = (urn: string, aspect: string, version: number) => {
+    const k = aspectKey({ urn, aspect });
+    upto.set(k, { urn, aspect, upto: Math.max(upto.get(k)?.upto ?? -Infinity, version) });
+  };
+  for (const m of moves) trim(m.urn, m.aspect, m.trim);
+  for (const l of written.values()) if (l.length > 1) trim(l[0]!.urn, l[0]!.aspect, l.at(-1)!.revision - 1 - Math.max(historyCap - 1, 0));
+  const kept = (k: string, version: number) => version === 0 || version > (upto.get(k)?.upto ?? -Infinity);
+  const rows: PlannedRow[] = [];
+  for (const [k, l] of written) for (const r of l) if (kept(k, r.version)) rows.push(r);
+  return {
+    results, touches: [...touches.values()], log, latest, json, rows,
+    copies: moves.filter((m) => kept(aspectKey(m), m.version)).map(({ urn, aspect, version }) => ({ urn, aspect, version })),
+    trims: [...upto.values()],
+  };
+}
