@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { NAME_WORDS_PG, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_TEXT, SEARCH_VALUES, type Dialect } from './schema.js';
+import { NAME_WORDS_PG, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_TEXT, SEARCH_VALUES, SEARCH_WORDS, type Dialect } from './schema.js';
 import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchDocQuery, SearchSort } from './types.js';
 
 /**
@@ -120,11 +120,19 @@ export function textQuery(dialect: Dialect, terms: readonly string[], where?: Se
   return without([words, ...required].join(' AND '));
 }
 
+/**
+ * PostgreSQL: the ids of the documents that have, for every term, a word starting with it (as `term:*` in a tsquery),
+ * each term a range of the words' B-tree read from the index alone.
+ */
+export function wordDocsSql(terms: readonly string[], p: SqlParams): string {
+  return terms.map((t) => `SELECT w.doc_id FROM ${SEARCH_WORDS} w WHERE w.word >= ${p.add(t)} AND w.word < ${p.add(t + MAX_CHAR)}`).join(' INTERSECT ');
+}
+
 /** `unindexed`: SQLite must not drive the query from the matches (a unary + on the id), but walk another index. */
 function matchSql(q: SearchDocQuery, p: SqlParams, negated = false, unindexed = false): string {
   if (q.terms.length === 0) return '1 = 1';
+  if (p.dialect === 'postgres') return `d.id ${negated ? 'NOT ' : ''}IN (${wordDocsSql(q.terms, p)})`;
   const t = p.add(textQuery(p.dialect, q.terms, q.where, negated));
-  if (p.dialect === 'postgres') return `d.id ${negated ? 'NOT ' : ''}IN (SELECT t.doc_id FROM ${SEARCH_TEXT} t WHERE t.tsv @@ to_tsquery('simple', ${t}))`;
   return `${unindexed ? '+' : ''}d.id IN (SELECT rowid FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${t})`;
 }
 
@@ -255,7 +263,7 @@ function partMatchSql(q: SearchDocQuery, p: SqlParams, part: Part, unindexed = f
     const tq = textQuery(p.dialect, q.terms);
     const named = () => `${NAME_WORDS_PG.replaceAll('name_key', 'd.name_key').replaceAll('qualified_key', 'd.qualified_key')} @@ to_tsquery('simple', ${p.add(tq)})`;
     if (part === 'name') return named();
-    const anywhere = `d.id IN (SELECT t.doc_id FROM ${SEARCH_TEXT} t WHERE t.tsv @@ to_tsquery('simple', ${p.add(tq)}))`;
+    const anywhere = `d.id IN (${wordDocsSql(q.terms, p)})`;
     return part === 'all' ? anywhere : `${anywhere} AND NOT ${named()}`;
   }
   const t = p.add(partQuery(p.dialect, q.terms, part, q.where));
@@ -321,10 +329,10 @@ function rankedPage(dialect: Dialect, q: SearchDocQuery, key: string | null, par
       WHERE ${SEARCH_FTS} MATCH ${p.add(partQuery(dialect, q.terms, part, q.where))} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
       ORDER BY bm25(${SEARCH_FTS}, 10.0, 1.0, 0.0), d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
   }
-  const tq = p.add(textQuery(dialect, q.terms));
+  // The matches from the words' index; their text (at most RANK_LIMIT of them) read for the rank.
   return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d JOIN ${SEARCH_TEXT} t ON t.doc_id = d.id
-    WHERE t.tsv @@ to_tsquery('simple', ${tq})${part === 'all' ? '' : ` AND ${partMatchSql(q, p, part)}`} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
-    ORDER BY ts_rank(t.tsv, to_tsquery('simple', ${tq})) DESC, d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
+    WHERE ${partMatchSql(q, p, part)} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
+    ORDER BY ts_rank(t.tsv, to_tsquery('simple', ${p.add(textQuery(dialect, q.terms))})) DESC, d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
 }
 
 /** The matches of one part outside the name tiers by name: dense ones (SQLite) found by walking the name index. */
