@@ -18,7 +18,7 @@ import {
   timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import {
-  addCountDeltas, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageSteps, type PageRow, docKeys, textDigest, type CountedDoc,
+  addCountDeltas, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageSteps, type PageRow, docKeys, textDigest, textWords, type CountedDoc,
   addRewriteDeltas, valueChanges,
 } from './search-sql.js';
 import type {
@@ -709,10 +709,10 @@ export class PostgresStore implements Store {
     const ids = new Map([...held].map(([urn, r]) => [urn, Number(r.id)]));
     const fresh = sorted.filter((d) => !held.has(d.urn));
     if (fresh.length) {
-      const { rows } = await c.query(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key)
-        SELECT * FROM UNNEST($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[]) ON CONFLICT (urn) DO NOTHING RETURNING id, urn`,
+      const { rows } = await c.query(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key, text_words)
+        SELECT * FROM UNNEST($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[]) ON CONFLICT (urn) DO NOTHING RETURNING id, urn`,
       [fresh.map((d) => d.urn), fresh.map((d) => d.entityType), fresh.map((d) => d.removed), fresh.map((d) => d.sortName), fresh.map((d) => digests.get(d.urn)),
-        fresh.map((d) => docKeys(d)[0]), fresh.map((d) => docKeys(d)[1])]);
+        fresh.map((d) => docKeys(d)[0]), fresh.map((d) => docKeys(d)[1]), fresh.map(textWords)]);
       for (const r of rows) ids.set(r.urn as string, Number(r.id));
       // Inserted meanwhile by a writer outside the index's consumer lock: taken as existing documents.
       const raced = fresh.filter((d) => !ids.has(d.urn)).map((d) => d.urn);
@@ -722,11 +722,11 @@ export class PostgresStore implements Store {
     const oldValues = new Map<number, (readonly [string, string])[]>();
     if (kept.length) {
       await c.query(`UPDATE ${SEARCH_DOCS} d SET entity_type = u.entity_type, removed = u.removed, sort_name = u.sort_name, text_digest = u.digest,
-          name_key = u.name_key, qualified_key = u.qualified_key
-        FROM UNNEST($1::bigint[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[])
-          AS u(id, entity_type, removed, sort_name, digest, name_key, qualified_key) WHERE d.id = u.id`,
+          name_key = u.name_key, qualified_key = u.qualified_key, text_words = u.text_words
+        FROM UNNEST($1::bigint[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[])
+          AS u(id, entity_type, removed, sort_name, digest, name_key, qualified_key, text_words) WHERE d.id = u.id`,
       [kept.map((d) => ids.get(d.urn)), kept.map((d) => d.entityType), kept.map((d) => d.removed), kept.map((d) => d.sortName), kept.map((d) => digests.get(d.urn)),
-        kept.map((d) => docKeys(d)[0]), kept.map((d) => docKeys(d)[1])]);
+        kept.map((d) => docKeys(d)[0]), kept.map((d) => docKeys(d)[1]), kept.map(textWords)]);
       const { rows } = await c.query(`SELECT doc_id, field, value FROM ${SEARCH_VALUES} WHERE doc_id = ANY($1)`, [kept.map((d) => ids.get(d.urn))]);
       for (const r of rows) {
         const id = Number(r.doc_id);

@@ -194,8 +194,33 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
       // index alone; the GIN index it replaces visits a heap row of the text table for every match (at 100,000
       // documents a word in most of them took 100–150 ms to match, 10–20 ms here). SQLite's FTS5 is unchanged.
       version: 15,
-      statements: d === 'postgres' ? searchWordStatements() : [],
+      statements: [...(d === 'postgres' ? searchWordStatements() : []), ...textWordsStatements(d)],
     },
+  ];
+}
+
+/**
+ * Each document's number of distinct words (name and text): where more documents match than are ranked, the matches
+ * outside the name tiers come by it, fewest first (with one occurrence of the word, BM25 puts the shorter document
+ * first), rather than by name. Counted for the documents already indexed from the text index (PostgreSQL's words,
+ * SQLite's FTS5 vocabulary); the indexes let a page of dense matches be read in that order without sorting them all.
+ */
+function textWordsStatements(d: Dialect): string[] {
+  const count = d === 'postgres'
+    ? `UPDATE ${SEARCH_DOCS} d SET text_words = length(t.tsv) FROM ${SEARCH_TEXT} t WHERE t.doc_id = d.id`
+    : `UPDATE ${SEARCH_DOCS} SET text_words = (SELECT n FROM temp.${SEARCH_FTS}_words WHERE doc = ${SEARCH_DOCS}.id)`;
+  return [
+    `ALTER TABLE ${SEARCH_DOCS} ADD COLUMN text_words INTEGER`,
+    ...(d === 'sqlite'
+      ? [`CREATE VIRTUAL TABLE temp.${SEARCH_FTS}_vocab USING fts5vocab(main, ${SEARCH_FTS}, 'instance')`,
+        `CREATE TABLE temp.${SEARCH_FTS}_words AS SELECT doc, COUNT(DISTINCT term) AS n FROM temp.${SEARCH_FTS}_vocab
+           WHERE col <> 'flags' GROUP BY doc`,
+        `CREATE UNIQUE INDEX temp.${SEARCH_FTS}_words_doc ON ${SEARCH_FTS}_words (doc)`]
+      : []),
+    count,
+    ...(d === 'sqlite' ? [`DROP TABLE temp.${SEARCH_FTS}_words`, `DROP TABLE temp.${SEARCH_FTS}_vocab`] : []),
+    `CREATE INDEX ${SEARCH_DOCS}_text_words ON ${SEARCH_DOCS} (removed, text_words, sort_name${d === 'postgres' ? ', id' : ''})`,
+    `CREATE INDEX ${SEARCH_DOCS}_name_length ON ${SEARCH_DOCS} (removed, length(name_key), sort_name${d === 'postgres' ? ', id' : ''})`,
   ];
 }
 

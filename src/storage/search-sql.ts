@@ -335,11 +335,26 @@ function rankedPage(dialect: Dialect, q: SearchDocQuery, key: string | null, par
     ORDER BY ts_rank(t.tsv, to_tsquery('simple', ${p.add(textQuery(dialect, q.terms))})) DESC, d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
 }
 
-/** The matches of one part outside the name tiers by name: dense ones (SQLite) found by walking the name index. */
-function namedPage(dialect: Dialect, q: SearchDocQuery, key: string | null, part: Part, walk: boolean, offset: number, limit: number): Statement {
+/**
+ * Too many matches to rank: the static half of BM25 instead. With the word found once, a shorter field ranks higher,
+ * so name matches come by the length of the name and text matches by the document's number of words (fewest
+ * first), ties by name. Each order is an index: dense matches (SQLite) are found by walking it, not sorted.
+ */
+type StaticOrder = 'nameLength' | 'textWords';
+
+const STATIC_ORDER: Record<StaticOrder, { index: string; order: string }> = {
+  nameLength: { index: `${SEARCH_DOCS}_name_length`, order: 'length(d.name_key), d.sort_name, d.id' },
+  textWords: { index: `${SEARCH_DOCS}_text_words`, order: 'd.text_words, d.sort_name, d.id' },
+};
+
+/** The matches of one part outside the name tiers in a static order (STATIC_ORDER). */
+function staticPage(dialect: Dialect, q: SearchDocQuery, key: string | null, part: Part, by: StaticOrder, walk: boolean, offset: number, limit: number): Statement {
   const p = new SqlParams(dialect);
-  return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d WHERE ${partMatchSql(q, p, part, walk)} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
-    ORDER BY d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
+  const { index, order } = STATIC_ORDER[by];
+  // Walking: the index's order is the page's (its leading removal column fixed by the query's condition).
+  const docs = walk ? `${SEARCH_DOCS} d INDEXED BY ${index}` : `${SEARCH_DOCS} d`;
+  return stmt(p, `SELECT d.urn FROM ${docs} WHERE ${partMatchSql(q, p, part, walk)} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
+    ORDER BY ${order} LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
 }
 
 /** How many documents match the terms in their names; with `cap`, counting stops there. */
@@ -407,11 +422,11 @@ export function* pageSteps(dialect: Dialect, q: SearchDocQuery & { sort: SearchS
     const others = named - tiers;
     segments.push({ size: others, page: others <= RANK_LIMIT
       ? (o, l) => rankedPage(dialect, q, outside, 'name', o, l)
-      : (o, l) => namedPage(dialect, q, outside, 'name', walk(others), o, l) });
+      : (o, l) => staticPage(dialect, q, outside, 'name', 'nameLength', walk(others), o, l) });
     // With no name match outside the tiers, "in the text only" is "outside the tiers": no second text condition.
     segments.push({ size: total - named, page: others === 0
-      ? (o, l) => namedPage(dialect, q, outside, 'all', walk(total - named), o, l)
-      : (o, l) => namedPage(dialect, q, null, 'textOnly', walk(total - named), o, l) });
+      ? (o, l) => staticPage(dialect, q, outside, 'all', 'textWords', walk(total - named), o, l)
+      : (o, l) => staticPage(dialect, q, null, 'textOnly', 'textWords', walk(total - named), o, l) });
   }
   const out: Statement[] = [];
   let at = 0;
@@ -422,6 +437,11 @@ export function* pageSteps(dialect: Dialect, q: SearchDocQuery & { sort: SearchS
     at += s.size;
   }
   return out.length ? [...urns, ...urnsOf(yield out)] : urns;
+}
+
+/** A document's number of distinct words (name and text), as stored: what large match sets are ordered by (migration 15). */
+export function textWords(d: SearchDoc): number {
+  return new Set(`${d.name} ${d.text}`.split(' ').filter(Boolean)).size;
 }
 
 /** A document's name keys as stored: [name_key, qualified_key]. */

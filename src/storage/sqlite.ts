@@ -22,7 +22,7 @@ import {
   timeseriesTableNames, timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import {
-  addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, docKeys, ftsFlags, textDigest, type FacetRow, numeric, pageSteps, type PageRow, type CountedDoc, type Statement,
+  addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, docKeys, ftsFlags, textDigest, type FacetRow, numeric, pageSteps, type PageRow, type CountedDoc, type Statement, textWords,
   addRewriteDeltas, valueChanges,
 } from './search-sql.js';
 import type {
@@ -570,10 +570,10 @@ export class SqliteStore implements Store {
   private writeSearchDocs(docs: readonly SearchDoc[]): void {
     {
       const deltas = new Map<string, number>();
-      const insertDoc = this.stmt(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key)
-        VALUES (?, ?, ?, ?, ?, ?, ?)`);
+      const insertDoc = this.stmt(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key, text_words)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
       const updateDoc = this.stmt(`UPDATE ${SEARCH_DOCS} SET entity_type = ?, removed = ?, sort_name = ?, text_digest = ?, name_key = ?,
-        qualified_key = ? WHERE id = ?`);
+        qualified_key = ?, text_words = ? WHERE id = ?`);
       const insertText = this.stmt(`INSERT INTO ${SEARCH_FTS} (rowid, name, body, flags) VALUES (?, ?, ?, ?)`);
       const deleteText = this.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`);
       const insertValue = this.stmt(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num) VALUES (?, ?, ?, ?)`);
@@ -586,9 +586,9 @@ export class SqliteStore implements Store {
         let id: number;
         if (old) {
           id = old.id;
-          updateDoc.run(d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), id);
+          updateDoc.run(d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), textWords(d), id);
         } else {
-          id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d)).lastInsertRowid);
+          id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), textWords(d)).lastInsertRowid);
         }
         if (old?.textDigest !== digest) {
           if (old) deleteText.run(id);
