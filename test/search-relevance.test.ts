@@ -51,7 +51,7 @@ function expected(docs: readonly SearchDoc[], terms: readonly string[], keep: (d
   // More name matches than RANK_LIMIT come by the length of the name (fewer are ranked: compared as a set).
   const named = rest.filter((d) => hasAll(d.name.split(' ')));
   if (named.length > RANK_LIMIT) named.sort((a, b) => a.nameKey!.length - b.nameKey!.length || then(a, b));
-  // The text-only matches by their number of distinct words, fewest first.
+  // The text-only matches by their number of words, fewest first.
   const textOnly = rest.filter((d) => !hasAll(d.name.split(' '))).sort((a, b) => textWords(a) - textWords(b) || then(a, b));
   return { total: matches.length, tiers, named: named.map((d) => d.urn), namedInOrder: named.length > RANK_LIMIT, textOnly: textOnly.map((d) => d.urn) };
 }

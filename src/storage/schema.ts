@@ -200,28 +200,45 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
 }
 
 /**
- * Each document's number of distinct words (name and text): where more documents match than are ranked, the matches
- * outside the name tiers come by it, fewest first (with one occurrence of the word, BM25 puts the shorter document
- * first), rather than by name. Counted for the documents already indexed from the text index (PostgreSQL's words,
- * SQLite's FTS5 vocabulary); the indexes let a page of dense matches be read in that order without sorting them all.
+ * Each document's number of words (name and text): where more documents match than are ranked, the matches outside
+ * the name tiers come by it, fewest first (with the word found once, BM25 puts the shorter document first), rather
+ * than by name. The documents already indexed are counted from the text index (SQLite: FTS5's record of each one's
+ * size, read by FTS_WORDS_FUNCTION; PostgreSQL: the positions of its words). The indexes let a page of dense matches
+ * be read in that order without sorting them all.
  */
 function textWordsStatements(d: Dialect): string[] {
-  const count = d === 'postgres'
-    ? `UPDATE ${SEARCH_DOCS} d SET text_words = length(t.tsv) FROM ${SEARCH_TEXT} t WHERE t.doc_id = d.id`
-    : `UPDATE ${SEARCH_DOCS} SET text_words = (SELECT n FROM temp.${SEARCH_FTS}_words WHERE doc = ${SEARCH_DOCS}.id)`;
   return [
     `ALTER TABLE ${SEARCH_DOCS} ADD COLUMN text_words INTEGER`,
-    ...(d === 'sqlite'
-      ? [`CREATE VIRTUAL TABLE temp.${SEARCH_FTS}_vocab USING fts5vocab(main, ${SEARCH_FTS}, 'instance')`,
-        `CREATE TABLE temp.${SEARCH_FTS}_words AS SELECT doc, COUNT(DISTINCT term) AS n FROM temp.${SEARCH_FTS}_vocab
-           WHERE col <> 'flags' GROUP BY doc`,
-        `CREATE UNIQUE INDEX temp.${SEARCH_FTS}_words_doc ON ${SEARCH_FTS}_words (doc)`]
-      : []),
-    count,
-    ...(d === 'sqlite' ? [`DROP TABLE temp.${SEARCH_FTS}_words`, `DROP TABLE temp.${SEARCH_FTS}_vocab`] : []),
+    d === 'postgres'
+      ? `UPDATE ${SEARCH_DOCS} d SET text_words = (SELECT COALESCE(SUM(COALESCE(array_length(x.positions, 1), 1)), 0) FROM unnest(t.tsv) x)
+          FROM ${SEARCH_TEXT} t WHERE t.doc_id = d.id`
+      : `UPDATE ${SEARCH_DOCS} SET text_words = (SELECT ${FTS_WORDS_FUNCTION}(sz) FROM ${SEARCH_FTS}_docsize s WHERE s.id = ${SEARCH_DOCS}.id)`,
     `CREATE INDEX ${SEARCH_DOCS}_text_words ON ${SEARCH_DOCS} (removed, text_words, sort_name${d === 'postgres' ? ', id' : ''})`,
     `CREATE INDEX ${SEARCH_DOCS}_name_length ON ${SEARCH_DOCS} (removed, length(name_key), sort_name${d === 'postgres' ? ', id' : ''})`,
   ];
+}
+
+/** SQLite: the SQL function migration 15 reads FTS5's document sizes with (ftsWords). */
+export const FTS_WORDS_FUNCTION = 'almanac_fts_words';
+
+/**
+ * The words of the name and text columns in an FTS5 document-size record: one varint a column (name, body, flags),
+ * in SQLite's varint format (big-endian, 7 bits a byte while the high bit is set).
+ */
+export function ftsWords(sz: Uint8Array): number {
+  let total = 0;
+  let at = 0;
+  for (let column = 0; column < 2 && at < sz.length; column++) {
+    let v = 0;
+    for (let i = 0; i < 9 && at < sz.length; i++) {
+      const b = sz[at++]!;
+      if (i === 8) { v = v * 256 + b; break; }
+      v = v * 128 + (b & 0x7f);
+      if (!(b & 0x80)) break;
+    }
+    total += v;
+  }
+  return total;
 }
 
 /**

@@ -439,9 +439,9 @@ export function* pageSteps(dialect: Dialect, q: SearchDocQuery & { sort: SearchS
   return out.length ? [...urns, ...urnsOf(yield out)] : urns;
 }
 
-/** A document's number of distinct words (name and text), as stored: what large match sets are ordered by (migration 15). */
+/** A document's number of words (name and text), as stored: what large match sets are ordered by (migration 15). */
 export function textWords(d: SearchDoc): number {
-  return new Set(`${d.name} ${d.text}`.split(' ').filter(Boolean)).size;
+  return `${d.name} ${d.text}`.split(' ').filter(Boolean).length;
 }
 
 /** A document's name keys as stored: [name_key, qualified_key]. */

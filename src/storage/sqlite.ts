@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
+import { ACTIVITY_TABLE, FTS_WORDS_FUNCTION, ftsWords, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
 import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
@@ -120,6 +120,8 @@ export class SqliteStore implements Store {
     this.db.pragma(`cache_size = -${Math.round((opts.cacheMb ?? DEFAULT_CACHE_MB) * 1024)}`);
     // The query planner's statistics (ANALYZE), sampled so that gathering them stays a matter of milliseconds.
     this.db.pragma('analysis_limit = 1000');
+    // Migration 15 counts the words of the documents already indexed from FTS5's record of each one's size.
+    this.db.function(FTS_WORDS_FUNCTION, { deterministic: true }, (sz: unknown) => (sz instanceof Uint8Array ? ftsWords(sz) : null));
     // WAL mode has created -wal and -shm by now: check them (a crash may have left older ones behind).
     if (onDisk) for (const f of [`${file}-wal`, `${file}-shm`]) keepPrivate(f);
     if (onDisk) this.checkpointer = new SqliteCheckpointer(file, (pages) => { if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${pages}`); });
