@@ -18,7 +18,7 @@ import {
   timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import {
-  addCountDeltas, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageSteps, type PageRow, docKeys, textDigest, textWords, type CountedDoc,
+  addCountDeltas, countable, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageSteps, type PageRow, docKeys, textDigest, textWords, type CountedDoc,
   addRewriteDeltas, valueChanges,
 } from './search-sql.js';
 import type {
@@ -80,6 +80,9 @@ function unavailableOr(e: unknown): unknown {
   if (!isDatabaseUnreachable(e)) return e;
   return Object.assign(databaseUnavailable(), { cause: e });
 }
+
+/** Filter-only searches matching at most this many documents are paged from the facet index's match set. */
+const FEW_MATCHES = 20_000;
 
 export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
@@ -807,10 +810,18 @@ export class PostgresStore implements Store {
 
   async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) {
     const counted = countStatement('postgres', q);
-    // The total from the facet index's match set when it has one (its facets then reuse it).
-    const matched = q.facetsFollow ? (await this.facets.matchSet({ terms: q.terms, where: q.where }, true))?.size : undefined;
-    const total = matched ?? Number((await this.query(counted.sql, counted.params)).rows[0].n);
+    // The total from the facet index's match set when it has one (kept for the facets that follow): counting words
+    // or filter values in SQL joins every match with the documents (at 100,000 documents, a word in all: 170 ms).
+    const set = countable(q) ? null : await this.facets.matchSet({ terms: q.terms, where: q.where }, q.facetsFollow);
+    const total = set?.size ?? Number((await this.query(counted.sql, counted.params)).rows[0].n);
     if (q.count === 0 || total === 0) return { total, urns: [] };
+    if (set && q.terms.length === 0 && q.sort.by !== 'field' && total <= FEW_MATCHES) {
+      // Filters that leave few documents: those documents sorted, rather than the filters joined in SQL.
+      const dir = q.sort.by === 'name' && q.sort.descending ? 'DESC' : 'ASC';
+      const { rows } = await this.query(`SELECT urn FROM ${SEARCH_DOCS} WHERE id = ANY($1::bigint[]) ORDER BY sort_name ${dir}, urn ${dir}
+        LIMIT $2 OFFSET $3`, [set.toArray(), q.count, q.start]);
+      return { total, urns: rows.map((r) => r.urn as string) };
+    }
     const steps = pageSteps('postgres', q, total, Number.POSITIVE_INFINITY);
     let step = steps.next();
     while (!step.done) {

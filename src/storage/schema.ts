@@ -214,7 +214,9 @@ function textWordsStatements(d: Dialect): string[] {
           FROM ${SEARCH_TEXT} t WHERE t.doc_id = d.id`
       : `UPDATE ${SEARCH_DOCS} SET text_words = (SELECT ${FTS_WORDS_FUNCTION}(sz) FROM ${SEARCH_FTS}_docsize s WHERE s.id = ${SEARCH_DOCS}.id)`,
     `CREATE INDEX ${SEARCH_DOCS}_text_words ON ${SEARCH_DOCS} (removed, text_words, sort_name${d === 'postgres' ? ', id' : ''})`,
-    `CREATE INDEX ${SEARCH_DOCS}_name_length ON ${SEARCH_DOCS} (removed, length(name_key), sort_name${d === 'postgres' ? ', id' : ''})`,
+    // SQLite walks dense name matches in this order; PostgreSQL sorts the matches of its name-words index (where an
+    // index in this order would be taken for the prefix tier's order, scanning every live document).
+    ...(d === 'sqlite' ? [`CREATE INDEX ${SEARCH_DOCS}_name_length ON ${SEARCH_DOCS} (removed, length(name_key), sort_name)`] : []),
   ];
 }
 

@@ -128,6 +128,23 @@ export function wordDocsSql(terms: readonly string[], p: SqlParams): string {
   return terms.map((t) => `SELECT w.doc_id FROM ${SEARCH_WORDS} w WHERE w.word >= ${p.add(t)} AND w.word < ${p.add(t + MAX_CHAR)}`).join(' INTERSECT ');
 }
 
+/**
+ * PostgreSQL: whether document `d` has, for every term, a word starting with it, probed rather than listed: the words
+ * that start with the term are found first (one index descent each, once for the statement), then each probe is one
+ * descent a word. For walking documents in an order of the page's own, where most of them match (a probe of the
+ * whole prefix range instead reads every entry of the range for each document).
+ */
+function wordProbeSql(terms: readonly string[], p: SqlParams): string {
+  return terms.map((t) => {
+    const [from, to, to2] = [p.add(t), p.add(t + MAX_CHAR), p.add(t + MAX_CHAR)];
+    const first = `SELECT min(w.word) FROM ${SEARCH_WORDS} w WHERE w.word >= ${from} AND w.word < ${to}`;
+    const words = `ARRAY(WITH RECURSIVE l(word) AS (SELECT (${first}) UNION ALL
+      SELECT (SELECT min(w.word) FROM ${SEARCH_WORDS} w WHERE w.word > l.word AND w.word < ${to2}) FROM l WHERE l.word IS NOT NULL)
+      SELECT l.word FROM l WHERE l.word IS NOT NULL)`;
+    return `EXISTS (SELECT 1 FROM ${SEARCH_WORDS} w WHERE w.word = ANY(${words}) AND w.doc_id = d.id)`;
+  }).join(' AND ');
+}
+
 /** `unindexed`: SQLite must not drive the query from the matches (a unary + on the id), but walk another index. */
 function matchSql(q: SearchDocQuery, p: SqlParams, negated = false, unindexed = false): string {
   if (q.terms.length === 0) return '1 = 1';
@@ -263,7 +280,8 @@ function partMatchSql(q: SearchDocQuery, p: SqlParams, part: Part, unindexed = f
     const tq = textQuery(p.dialect, q.terms);
     const named = () => `${NAME_WORDS_PG.replaceAll('name_key', 'd.name_key').replaceAll('qualified_key', 'd.qualified_key')} @@ to_tsquery('simple', ${p.add(tq)})`;
     if (part === 'name') return named();
-    const anywhere = `d.id IN (${wordDocsSql(q.terms, p)})`;
+    // Walking an order (unindexed): each document probed; otherwise the matches listed.
+    const anywhere = unindexed ? wordProbeSql(q.terms, p) : `d.id IN (${wordDocsSql(q.terms, p)})`;
     return part === 'all' ? anywhere : `${anywhere} AND NOT ${named()}`;
   }
   const t = p.add(partQuery(p.dialect, q.terms, part, q.where));
@@ -352,9 +370,10 @@ function staticPage(dialect: Dialect, q: SearchDocQuery, key: string | null, par
   const p = new SqlParams(dialect);
   const { index, order } = STATIC_ORDER[by];
   // Walking: the index's order is the page's (its leading removal column fixed by the query's condition).
-  const docs = walk ? `${SEARCH_DOCS} d INDEXED BY ${index}` : `${SEARCH_DOCS} d`;
-  return stmt(p, `SELECT d.urn FROM ${docs} WHERE ${partMatchSql(q, p, part, walk)} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
-    ORDER BY ${order} LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
+  // PostgreSQL always walks (its planner chooses the index) and probes each document's words (wordProbeSql).
+  const docs = walk && p.dialect === 'sqlite' ? `${SEARCH_DOCS} d INDEXED BY ${index}` : `${SEARCH_DOCS} d`;
+  return stmt(p, `SELECT d.urn FROM ${docs} WHERE ${partMatchSql(q, p, part, walk || p.dialect === 'postgres')}
+    AND ${conditionSql(q.where, p)}${notTierSql(key, p)} ORDER BY ${order} LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
 }
 
 /** How many documents match the terms in their names; with `cap`, counting stops there. */
