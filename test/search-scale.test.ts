@@ -86,7 +86,7 @@ forEachEngine('search at scale (service)', (ctx) => {
   test('"payments", mentioned by every dataset: the dataset named so first, then the names starting with it', async () => {
     const found = await search({ query: 'payments', count: 5 });
     assert.equal(found.total, data.length);
-    assert.ok(found.total > RANK_LIMIT);
+    assert.ok(found.total > RANK_LIMIT, `more matches than RANK_LIMIT (${found.total})`);
     const prefixed = data.filter((x) => x.name !== 'payments' && nameKey(x.name).startsWith('payments'))
       .sort((a, b) => nameKey(a.name).length - nameKey(b.name).length || (nameKey(a.name) < nameKey(b.name) ? -1 : 1));
     assert.deepEqual(found.urns, [data[data.length - 1]!.urn, ...prefixed.slice(0, 4).map((x) => x.urn)]);
