@@ -150,7 +150,7 @@ forEachEngine('search at scale (service)', (ctx) => {
     assert.equal(Number(row!.same), Number(row!.n));
   });
 
-  test('the words index follows the text index through rewrites and deletions (PostgreSQL)', async (s) => {
+  test('the words index follows the text index through rewrites, deletions and truncation (PostgreSQL)', async (s) => {
     if (ctx.engine !== 'postgres') return s.skip('SQLite matches words in FTS5');
     const changed = data.slice(0, 200);
     for (const d of changed) d.rare = true;
@@ -163,5 +163,8 @@ forEachEngine('search at scale (service)', (ctx) => {
     assert.equal(await diff(`SELECT COUNT(*) AS n FROM (${fromText} EXCEPT SELECT word, doc_id FROM almanac_search_words) x`), 0, 'no word missing');
     assert.equal(await diff(`SELECT COUNT(*) AS n FROM (SELECT word, doc_id FROM almanac_search_words EXCEPT ${fromText}) x`), 0, 'no word left over');
     assert.equal((await search({ query: 'zyzzyva', count: 0 })).total, 201);
+    // Emptied with the text table (as a rebuild of the index would): nothing left behind.
+    await store.query('TRUNCATE almanac_search_text');
+    assert.equal(await diff('SELECT COUNT(*) AS n FROM almanac_search_words'), 0, 'emptied with the text table');
   });
 });

@@ -245,7 +245,7 @@ export function ftsWords(sz: Uint8Array): number {
 
 /**
  * The words table and the triggers that keep it in step with every write of the text table (the write path, a bulk
- * load, a restore): set by set, from each statement's old and new rows.
+ * load, a restore, a truncation): set by set, from each statement's old and new rows.
  */
 function searchWordStatements(): string[] {
   const words = (rows: string) => `SELECT x.word, r.doc_id FROM ${rows} r CROSS JOIN unnest(tsvector_to_array(r.tsv)) AS x(word)`;
@@ -264,6 +264,8 @@ function searchWordStatements(): string[] {
     trigger('inserted', 'INSERT', 'NEW TABLE AS added'),
     trigger('deleted', 'DELETE', 'OLD TABLE AS gone'),
     trigger('updated', 'UPDATE', 'OLD TABLE AS gone NEW TABLE AS added'),
+    fn('truncated', `TRUNCATE ${SEARCH_WORDS}`),
+    `CREATE TRIGGER ${SEARCH_WORDS}_truncated AFTER TRUNCATE ON ${SEARCH_TEXT} FOR EACH STATEMENT EXECUTE FUNCTION ${SEARCH_WORDS}_truncated()`,
     `INSERT INTO ${SEARCH_WORDS} (word, doc_id) SELECT x.word, t.doc_id FROM ${SEARCH_TEXT} t CROSS JOIN unnest(tsvector_to_array(t.tsv)) AS x(word)
       ORDER BY 1, 2`,
     `DROP INDEX ${SEARCH_TEXT}_tsv`,
