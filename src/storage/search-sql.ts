@@ -153,7 +153,7 @@ function matchSql(q: SearchDocQuery, p: SqlParams, negated = false, unindexed = 
   return `${unindexed ? '+' : ''}d.id IN (SELECT rowid FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${t})`;
 }
 
-/** Matches this dense are paged by walking the name index (about 1/share rows read per result). */
+/** Matches this dense are paged by walking an index in the page's order (about 1/share rows read per result). */
 export const DENSE_SHARE = 0.05;
 
 /** Whether every condition of the query is answered by the FTS flags (then counting needs no other table). */
@@ -226,8 +226,8 @@ export function countStatement(dialect: Dialect, q: SearchDocQuery): Statement {
 
 /**
  * Relevance ranks every match (bm25 in SQLite, ts_rank in PostgreSQL), which costs in proportion to the matches:
- * above this many, the matches outside the name tiers are ordered by where they match (name, then text) and by name
- * within each (pageSteps).
+ * above this many, the matches outside the name tiers are ordered by where they match (name, then text) and within
+ * each by the length of the field (STATIC_ORDER; pageSteps).
  */
 export const RANK_LIMIT = 5_000;
 
@@ -397,9 +397,9 @@ function nameCount(dialect: Dialect, q: SearchDocQuery, cap?: number): Statement
  * documents named exactly as the query, then those whose urn's name is the query, then those whose name starts with
  * it), counted from the name-key indexes (a first page needs no count unless the tiers leave room); then the other
  * matches by relevance (bm25, ts_rank). Ranking costs in proportion to the matches, so above RANK_LIMIT
- * the rest comes as the other documents that match in their names (ranked if they are few, else by name), then those
- * that match in their text only, by name — walking the name index when they are dense, so that a word found in every
- * document still answers within the latency target. The segments partition the matches: pages across them neither
+ * the rest comes as the other documents that match in their names (ranked if they are few, else shortest name first),
+ * then those that match in their text only, fewest words first (STATIC_ORDER) — walking that order's index when they
+ * are dense, so that a word found in every document still answers within the latency target. The segments partition the matches: pages across them neither
  * repeat nor skip a document, and the total is unchanged.
  */
 export function* pageSteps(dialect: Dialect, q: SearchDocQuery & { sort: SearchSort; start: number; count: number }, total: number, all: number):
