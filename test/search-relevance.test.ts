@@ -4,7 +4,7 @@ import { batches, catalogProposals, rng, type Proposal } from '../bench/generate
 import { systemActor } from '../src/services/actor.js';
 import { changeFromProposal } from '../src/services/ingest-format.js';
 import { nameKey, words } from '../src/services/search.js';
-import { RANK_LIMIT } from '../src/storage/search-sql.js';
+import { RANK_LIMIT, textWords } from '../src/storage/search-sql.js';
 import type { SearchCondition, SearchDoc, Store } from '../src/storage/types.js';
 import { forEachEngine, storeFor } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';
@@ -12,7 +12,8 @@ import { startApp, type TestApp } from './support/app.js';
 /**
  * Relevance at any size (issue 30): a document named exactly as the query comes first, then those whose name starts
  * with it (shortest first), then the rest by relevance — also when more documents match than RANK_LIMIT, where the
- * rest comes as the other name matches, then the text-only matches by name. Checked against a brute-force order.
+ * rest comes as the other name matches, then the text-only matches, each by BM25's static part (the shorter name, the
+ * fewer words first), never by name alone. Checked against a brute-force order.
  */
 
 const ds = (name: string, platform = 'hive') => `urn:li:dataset:(urn:li:dataPlatform:${platform},${name},PROD)`;
@@ -28,7 +29,10 @@ function doc(urn: string, display: string, text: string, opts: { qualified?: str
   };
 }
 
-/** The order the rules give, by brute force: tiers exactly, then the other name matches (as a set), then the text-only matches by name. */
+/**
+ * The order the rules give, by brute force: tiers exactly, then the other name matches (ranked, as a set; above
+ * RANK_LIMIT by the length of the name), then the text-only matches by their number of words.
+ */
 function expected(docs: readonly SearchDoc[], terms: readonly string[], keep: (d: SearchDoc) => boolean, ranked: boolean) {
   const key = terms.join(' ');
   const hasAll = (ws: string[]) => terms.every((t) => ws.some((w) => w.startsWith(t)));
@@ -41,11 +45,14 @@ function expected(docs: readonly SearchDoc[], terms: readonly string[], keep: (d
     || (tier(a) === 2 ? a.nameKey!.length - b.nameKey!.length || cmp(a.nameKey!, b.nameKey!) : cmp(a.urn, b.urn))).map((d) => d.urn);
   const rest = matches.filter((d) => tier(d) === 3);
   if (ranked) return { total: matches.length, tiers, named: rest.map((d) => d.urn), namedInOrder: false, textOnly: [] as string[] };
-  const byName = (a: SearchDoc, b: SearchDoc) => cmp(a.sortName, b.sortName) || cmp(a.urn, b.urn);
-  // More name matches than RANK_LIMIT come by name (fewer are ranked: compared as a set).
+  // Ties by name, then in the order of indexing (the documents' order here).
+  const order = new Map(docs.map((d, i) => [d, i]));
+  const then = (a: SearchDoc, b: SearchDoc) => cmp(a.sortName, b.sortName) || order.get(a)! - order.get(b)!;
+  // More name matches than RANK_LIMIT come by the length of the name (fewer are ranked: compared as a set).
   const named = rest.filter((d) => hasAll(d.name.split(' ')));
-  if (named.length > RANK_LIMIT) named.sort(byName);
-  const textOnly = rest.filter((d) => !hasAll(d.name.split(' '))).sort(byName);
+  if (named.length > RANK_LIMIT) named.sort((a, b) => a.nameKey!.length - b.nameKey!.length || then(a, b));
+  // The text-only matches by their number of words, fewest first.
+  const textOnly = rest.filter((d) => !hasAll(d.name.split(' '))).sort((a, b) => textWords(a) - textWords(b) || then(a, b));
   return { total: matches.length, tiers, named: named.map((d) => d.urn), namedInOrder: named.length > RANK_LIMIT, textOnly: textOnly.map((d) => d.urn) };
 }
 
@@ -98,9 +105,9 @@ forEachEngine('search relevance (store)', (ctx) => {
     const t = want.tiers.length;
     const n = want.named.length;
     assert.deepEqual(full.urns.slice(0, t), want.tiers, 'the name tiers first, in order');
-    if (want.namedInOrder) assert.deepEqual(full.urns.slice(t, t + n), want.named, 'then the other name matches, by name');
+    if (want.namedInOrder) assert.deepEqual(full.urns.slice(t, t + n), want.named, 'then the other name matches, shortest name first');
     else assert.deepEqual(full.urns.slice(t, t + n).sort(), [...want.named].sort(), 'then the other name matches');
-    assert.deepEqual(full.urns.slice(t + n), want.textOnly, 'then the text-only matches by name');
+    assert.deepEqual(full.urns.slice(t + n), want.textOnly, 'then the text-only matches, fewest words first');
     for (const [start, count] of [[0, 1], [0, 10], [t - 1, 3], [t, 5], [t + n - 2, 4], [t + n, 7], [want.total - 3, 10], [want.total, 5], [3, 2_000]]) {
       if (start! < 0) continue;
       const got = await page(terms, where, start!, count!);
@@ -109,7 +116,7 @@ forEachEngine('search relevance (store)', (ctx) => {
     return full;
   }
 
-  test('above RANK_LIMIT: exact names, then prefixes, then other name matches, then text-only matches by name', async () => {
+  test('above RANK_LIMIT: exact names, then prefixes, then other name matches, then text-only matches by length', async () => {
     const full = await check(['payments'], live, (d) => !d.removed);
     assert.ok(full.total > RANK_LIMIT, `more matches than RANK_LIMIT (${full.total})`);
     assert.deepEqual(full.urns.slice(0, 7), ['urn:li:chart:(looker,payments)', ds('payments'), ds('payments', 'snowflake'),
@@ -118,7 +125,7 @@ forEachEngine('search relevance (store)', (ctx) => {
     assert.deepEqual(datasets.urns.slice(0, 3), [ds('payments'), ds('payments', 'snowflake'), ds('payments_v2')]);
   });
 
-  test('more name matches than RANK_LIMIT outside the tiers: by name, then the text-only matches', async () => {
+  test('more name matches than RANK_LIMIT outside the tiers: shortest name first, then the text-only matches', async () => {
     // Every generated document's urn names its schema `sch`; one document says "schedule" in its text only.
     const full = await check(['sch'], live, (d) => !d.removed);
     assert.ok(full.total > RANK_LIMIT + 1, `more name matches than RANK_LIMIT (${full.total})`);

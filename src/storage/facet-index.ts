@@ -1,6 +1,6 @@
 import { BITMAP_FIELDS, FacetDocs, RoaringBitmap32, urnHash, type Bitmap, type FacetDoc, type FacetOp } from './facet-bitmaps.js';
-import { SEARCH_DOCS, SEARCH_FTS, SEARCH_TEXT, SEARCH_VALUES, type Dialect } from './schema.js';
-import { countable, SqlParams, textQuery, type Statement } from './search-sql.js';
+import { SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, type Dialect } from './schema.js';
+import { countable, SqlParams, textQuery, wordDocsSql, type Statement } from './search-sql.js';
 import type { FacetCount, FacetSpec, SearchDocQuery } from './types.js';
 
 /**
@@ -327,7 +327,7 @@ export class FacetIndex {
     const { dialect } = this.engine;
     const p = new SqlParams(dialect);
     if (dialect === 'postgres') {
-      const ids = await this.engine.ids({ sql: `SELECT doc_id FROM ${SEARCH_TEXT} WHERE tsv @@ to_tsquery('simple', ${p.add(textQuery(dialect, q.terms))})`, params: p.list });
+      const ids = await this.engine.ids({ sql: wordDocsSql(q.terms, p), params: p.list });
       kept.andInPlace(bitmapOf(ids));
       return kept;
     }

@@ -20,7 +20,7 @@ import {
   timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import {
-  addCountDeltas, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageSteps, type PageRow, docKeys, textDigest, type CountedDoc,
+  addCountDeltas, countable, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageSteps, type PageRow, docKeys, textDigest, textWords, type CountedDoc,
   addRewriteDeltas, valueChanges,
 } from './search-sql.js';
 import type {
@@ -83,6 +83,9 @@ function unavailableOr(e: unknown): unknown {
   return Object.assign(databaseUnavailable(), { cause: e });
 }
 
+/** Filter-only searches matching at most this many documents are paged from the facet index's match set. */
+const FEW_MATCHES = 20_000;
+
 export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
   private readonly pool: pg.Pool;
@@ -94,7 +97,11 @@ export class PostgresStore implements Store {
   readonly facets: FacetIndex = new FacetIndex({
     dialect: 'postgres',
     rows: async (s) => (await this.query(s.sql, s.params)).rows,
-    ids: async (s) => (await this.pool.query({ text: s.sql, values: s.params, rowMode: 'array' })).rows.map((r) => Number(r[0])),
+    // One text of all the ids rather than a row each: at 100,000 ids, 2–5 times quicker to receive and parse.
+    ids: async (s) => {
+      const all = (await this.pool.query(`SELECT string_agg(t.id::text, ',') AS ids FROM (${s.sql}) AS t(id)`, s.params)).rows[0].ids as string | null;
+      return all ? all.split(',').map(Number) : [];
+    },
     changesAfter: (after, limit) => this.changesAfter(after, limit),
     firstChangeSeq: () => this.firstChangeSeq(),
     consumerOffsets: () => this.consumerOffsets(),
@@ -669,10 +676,10 @@ export class PostgresStore implements Store {
     const ids = new Map([...held].map(([urn, r]) => [urn, Number(r.id)]));
     const fresh = sorted.filter((d) => !held.has(d.urn));
     if (fresh.length) {
-      const { rows } = await c.query(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key)
-        SELECT * FROM UNNEST($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[]) ON CONFLICT (urn) DO NOTHING RETURNING id, urn`,
+      const { rows } = await c.query(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key, text_words)
+        SELECT * FROM UNNEST($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[]) ON CONFLICT (urn) DO NOTHING RETURNING id, urn`,
       [fresh.map((d) => d.urn), fresh.map((d) => d.entityType), fresh.map((d) => d.removed), fresh.map((d) => d.sortName), fresh.map((d) => digests.get(d.urn)),
-        fresh.map((d) => docKeys(d)[0]), fresh.map((d) => docKeys(d)[1])]);
+        fresh.map((d) => docKeys(d)[0]), fresh.map((d) => docKeys(d)[1]), fresh.map(textWords)]);
       for (const r of rows) ids.set(r.urn as string, Number(r.id));
       // Inserted meanwhile by a writer outside the index's consumer lock: taken as existing documents.
       const raced = fresh.filter((d) => !ids.has(d.urn)).map((d) => d.urn);
@@ -682,11 +689,11 @@ export class PostgresStore implements Store {
     const oldValues = new Map<number, (readonly [string, string])[]>();
     if (kept.length) {
       await c.query(`UPDATE ${SEARCH_DOCS} d SET entity_type = u.entity_type, removed = u.removed, sort_name = u.sort_name, text_digest = u.digest,
-          name_key = u.name_key, qualified_key = u.qualified_key
-        FROM UNNEST($1::bigint[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[])
-          AS u(id, entity_type, removed, sort_name, digest, name_key, qualified_key) WHERE d.id = u.id`,
+          name_key = u.name_key, qualified_key = u.qualified_key, text_words = u.text_words
+        FROM UNNEST($1::bigint[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[])
+          AS u(id, entity_type, removed, sort_name, digest, name_key, qualified_key, text_words) WHERE d.id = u.id`,
       [kept.map((d) => ids.get(d.urn)), kept.map((d) => d.entityType), kept.map((d) => d.removed), kept.map((d) => d.sortName), kept.map((d) => digests.get(d.urn)),
-        kept.map((d) => docKeys(d)[0]), kept.map((d) => docKeys(d)[1])]);
+        kept.map((d) => docKeys(d)[0]), kept.map((d) => docKeys(d)[1]), kept.map(textWords)]);
       const { rows } = await c.query(`SELECT doc_id, field, value FROM ${SEARCH_VALUES} WHERE doc_id = ANY($1)`, [kept.map((d) => ids.get(d.urn))]);
       for (const r of rows) {
         const id = Number(r.doc_id);
@@ -767,10 +774,18 @@ export class PostgresStore implements Store {
 
   async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) {
     const counted = countStatement('postgres', q);
-    // The total from the facet index's match set when it has one (its facets then reuse it).
-    const matched = q.facetsFollow ? (await this.facets.matchSet({ terms: q.terms, where: q.where }, true))?.size : undefined;
-    const total = matched ?? Number((await this.query(counted.sql, counted.params)).rows[0].n);
+    // The total from the facet index's match set when it has one (kept for the facets that follow): counting words
+    // or filter values in SQL joins every match with the documents (at 100,000 documents, a word in all: 170 ms).
+    const set = countable(q) ? null : await this.facets.matchSet({ terms: q.terms, where: q.where }, q.facetsFollow);
+    const total = set?.size ?? Number((await this.query(counted.sql, counted.params)).rows[0].n);
     if (q.count === 0 || total === 0) return { total, urns: [] };
+    if (set && q.terms.length === 0 && q.sort.by !== 'field' && total <= FEW_MATCHES) {
+      // Filters that leave few documents: those documents sorted, rather than the filters joined in SQL.
+      const dir = q.sort.by === 'name' && q.sort.descending ? 'DESC' : 'ASC';
+      const { rows } = await this.query(`SELECT urn FROM ${SEARCH_DOCS} WHERE id = ANY($1::bigint[]) ORDER BY sort_name ${dir}, urn ${dir}
+        LIMIT $2 OFFSET $3`, [set.toArray(), q.count, q.start]);
+      return { total, urns: rows.map((r) => r.urn as string) };
+    }
     const steps = pageSteps('postgres', q, total, Number.POSITIVE_INFINITY);
     let step = steps.next();
     while (!step.done) {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { NAME_WORDS_PG, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_TEXT, SEARCH_VALUES, type Dialect } from './schema.js';
+import { NAME_WORDS_PG, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_TEXT, SEARCH_VALUES, SEARCH_WORDS, type Dialect } from './schema.js';
 import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchDocQuery, SearchSort } from './types.js';
 
 /**
@@ -120,15 +120,40 @@ export function textQuery(dialect: Dialect, terms: readonly string[], where?: Se
   return without([words, ...required].join(' AND '));
 }
 
+/**
+ * PostgreSQL: the ids of the documents that have, for every term, a word starting with it (as `term:*` in a tsquery),
+ * each term a range of the words' B-tree read from the index alone.
+ */
+export function wordDocsSql(terms: readonly string[], p: SqlParams): string {
+  return terms.map((t) => `SELECT w.doc_id FROM ${SEARCH_WORDS} w WHERE w.word >= ${p.add(t)} AND w.word < ${p.add(t + MAX_CHAR)}`).join(' INTERSECT ');
+}
+
+/**
+ * PostgreSQL: whether document `d` has, for every term, a word starting with it, probed rather than listed: the words
+ * that start with the term are found first (one index descent each, once for the statement), then each probe is one
+ * descent a word. For walking documents in an order of the page's own, where most of them match (a probe of the
+ * whole prefix range instead reads every entry of the range for each document).
+ */
+function wordProbeSql(terms: readonly string[], p: SqlParams): string {
+  return terms.map((t) => {
+    const [from, to, to2] = [p.add(t), p.add(t + MAX_CHAR), p.add(t + MAX_CHAR)];
+    const first = `SELECT min(w.word) FROM ${SEARCH_WORDS} w WHERE w.word >= ${from} AND w.word < ${to}`;
+    const words = `ARRAY(WITH RECURSIVE l(word) AS (SELECT (${first}) UNION ALL
+      SELECT (SELECT min(w.word) FROM ${SEARCH_WORDS} w WHERE w.word > l.word AND w.word < ${to2}) FROM l WHERE l.word IS NOT NULL)
+      SELECT l.word FROM l WHERE l.word IS NOT NULL)`;
+    return `EXISTS (SELECT 1 FROM ${SEARCH_WORDS} w WHERE w.word = ANY(${words}) AND w.doc_id = d.id)`;
+  }).join(' AND ');
+}
+
 /** `unindexed`: SQLite must not drive the query from the matches (a unary + on the id), but walk another index. */
 function matchSql(q: SearchDocQuery, p: SqlParams, negated = false, unindexed = false): string {
   if (q.terms.length === 0) return '1 = 1';
+  if (p.dialect === 'postgres') return `d.id ${negated ? 'NOT ' : ''}IN (${wordDocsSql(q.terms, p)})`;
   const t = p.add(textQuery(p.dialect, q.terms, q.where, negated));
-  if (p.dialect === 'postgres') return `d.id ${negated ? 'NOT ' : ''}IN (SELECT t.doc_id FROM ${SEARCH_TEXT} t WHERE t.tsv @@ to_tsquery('simple', ${t}))`;
   return `${unindexed ? '+' : ''}d.id IN (SELECT rowid FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${t})`;
 }
 
-/** Matches this dense are paged by walking the name index (about 1/share rows read per result). */
+/** Matches this dense are paged by walking an index in the page's order (about 1/share rows read per result). */
 export const DENSE_SHARE = 0.05;
 
 /** Whether every condition of the query is answered by the FTS flags (then counting needs no other table). */
@@ -201,8 +226,8 @@ export function countStatement(dialect: Dialect, q: SearchDocQuery): Statement {
 
 /**
  * Relevance ranks every match (bm25 in SQLite, ts_rank in PostgreSQL), which costs in proportion to the matches:
- * above this many, the matches outside the name tiers are ordered by where they match (name, then text) and by name
- * within each (pageSteps).
+ * above this many, the matches outside the name tiers are ordered by where they match (name, then text) and within
+ * each by the length of the field (STATIC_ORDER; pageSteps).
  */
 export const RANK_LIMIT = 5_000;
 
@@ -255,7 +280,8 @@ function partMatchSql(q: SearchDocQuery, p: SqlParams, part: Part, unindexed = f
     const tq = textQuery(p.dialect, q.terms);
     const named = () => `${NAME_WORDS_PG.replaceAll('name_key', 'd.name_key').replaceAll('qualified_key', 'd.qualified_key')} @@ to_tsquery('simple', ${p.add(tq)})`;
     if (part === 'name') return named();
-    const anywhere = `d.id IN (SELECT t.doc_id FROM ${SEARCH_TEXT} t WHERE t.tsv @@ to_tsquery('simple', ${p.add(tq)}))`;
+    // Walking an order (unindexed): each document probed; otherwise the matches listed.
+    const anywhere = unindexed ? wordProbeSql(q.terms, p) : `d.id IN (${wordDocsSql(q.terms, p)})`;
     return part === 'all' ? anywhere : `${anywhere} AND NOT ${named()}`;
   }
   const t = p.add(partQuery(p.dialect, q.terms, part, q.where));
@@ -321,17 +347,33 @@ function rankedPage(dialect: Dialect, q: SearchDocQuery, key: string | null, par
       WHERE ${SEARCH_FTS} MATCH ${p.add(partQuery(dialect, q.terms, part, q.where))} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
       ORDER BY bm25(${SEARCH_FTS}, 10.0, 1.0, 0.0), d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
   }
-  const tq = p.add(textQuery(dialect, q.terms));
+  // The matches from the words' index; their text (at most RANK_LIMIT of them) read for the rank.
   return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d JOIN ${SEARCH_TEXT} t ON t.doc_id = d.id
-    WHERE t.tsv @@ to_tsquery('simple', ${tq})${part === 'all' ? '' : ` AND ${partMatchSql(q, p, part)}`} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
-    ORDER BY ts_rank(t.tsv, to_tsquery('simple', ${tq})) DESC, d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
+    WHERE ${partMatchSql(q, p, part)} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
+    ORDER BY ts_rank(t.tsv, to_tsquery('simple', ${p.add(textQuery(dialect, q.terms))})) DESC, d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
 }
 
-/** The matches of one part outside the name tiers by name: dense ones (SQLite) found by walking the name index. */
-function namedPage(dialect: Dialect, q: SearchDocQuery, key: string | null, part: Part, walk: boolean, offset: number, limit: number): Statement {
+/**
+ * Too many matches to rank: the static half of BM25 instead. With the word found once, a shorter field ranks higher,
+ * so name matches come by the length of the name and text matches by the document's number of words (fewest
+ * first), ties by name. Each order is an index: dense matches (SQLite) are found by walking it, not sorted.
+ */
+type StaticOrder = 'nameLength' | 'textWords';
+
+const STATIC_ORDER: Record<StaticOrder, { index: string; order: string }> = {
+  nameLength: { index: `${SEARCH_DOCS}_name_length`, order: 'length(d.name_key), d.sort_name, d.id' },
+  textWords: { index: `${SEARCH_DOCS}_text_words`, order: 'd.text_words, d.sort_name, d.id' },
+};
+
+/** The matches of one part outside the name tiers in a static order (STATIC_ORDER). */
+function staticPage(dialect: Dialect, q: SearchDocQuery, key: string | null, part: Part, by: StaticOrder, walk: boolean, offset: number, limit: number): Statement {
   const p = new SqlParams(dialect);
-  return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d WHERE ${partMatchSql(q, p, part, walk)} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
-    ORDER BY d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
+  const { index, order } = STATIC_ORDER[by];
+  // Walking: the index's order is the page's (its leading removal column fixed by the query's condition).
+  // PostgreSQL always walks (its planner chooses the index) and probes each document's words (wordProbeSql).
+  const docs = walk && p.dialect === 'sqlite' ? `${SEARCH_DOCS} d INDEXED BY ${index}` : `${SEARCH_DOCS} d`;
+  return stmt(p, `SELECT d.urn FROM ${docs} WHERE ${partMatchSql(q, p, part, walk || p.dialect === 'postgres')}
+    AND ${conditionSql(q.where, p)}${notTierSql(key, p)} ORDER BY ${order} LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
 }
 
 /** How many documents match the terms in their names; with `cap`, counting stops there. */
@@ -355,9 +397,9 @@ function nameCount(dialect: Dialect, q: SearchDocQuery, cap?: number): Statement
  * documents named exactly as the query, then those whose urn's name is the query, then those whose name starts with
  * it), counted from the name-key indexes (a first page needs no count unless the tiers leave room); then the other
  * matches by relevance (bm25, ts_rank). Ranking costs in proportion to the matches, so above RANK_LIMIT
- * the rest comes as the other documents that match in their names (ranked if they are few, else by name), then those
- * that match in their text only, by name — walking the name index when they are dense, so that a word found in every
- * document still answers within the latency target. The segments partition the matches: pages across them neither
+ * the rest comes as the other documents that match in their names (ranked if they are few, else shortest name first),
+ * then those that match in their text only, fewest words first (STATIC_ORDER) — walking that order's index when they
+ * are dense, so that a word found in every document still answers within the latency target. The segments partition the matches: pages across them neither
  * repeat nor skip a document, and the total is unchanged.
  */
 export function* pageSteps(dialect: Dialect, q: SearchDocQuery & { sort: SearchSort; start: number; count: number }, total: number, all: number):
@@ -399,11 +441,11 @@ export function* pageSteps(dialect: Dialect, q: SearchDocQuery & { sort: SearchS
     const others = named - tiers;
     segments.push({ size: others, page: others <= RANK_LIMIT
       ? (o, l) => rankedPage(dialect, q, outside, 'name', o, l)
-      : (o, l) => namedPage(dialect, q, outside, 'name', walk(others), o, l) });
+      : (o, l) => staticPage(dialect, q, outside, 'name', 'nameLength', walk(others), o, l) });
     // With no name match outside the tiers, "in the text only" is "outside the tiers": no second text condition.
     segments.push({ size: total - named, page: others === 0
-      ? (o, l) => namedPage(dialect, q, outside, 'all', walk(total - named), o, l)
-      : (o, l) => namedPage(dialect, q, null, 'textOnly', walk(total - named), o, l) });
+      ? (o, l) => staticPage(dialect, q, outside, 'all', 'textWords', walk(total - named), o, l)
+      : (o, l) => staticPage(dialect, q, null, 'textOnly', 'textWords', walk(total - named), o, l) });
   }
   const out: Statement[] = [];
   let at = 0;
@@ -414,6 +456,11 @@ export function* pageSteps(dialect: Dialect, q: SearchDocQuery & { sort: SearchS
     at += s.size;
   }
   return out.length ? [...urns, ...urnsOf(yield out)] : urns;
+}
+
+/** A document's number of words (name and text), as stored: what large match sets are ordered by (migration 15). */
+export function textWords(d: SearchDoc): number {
+  return `${d.name} ${d.text}`.split(' ').filter(Boolean).length;
 }
 
 /** A document's name keys as stored: [name_key, qualified_key]. */

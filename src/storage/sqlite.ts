@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
+import { ACTIVITY_TABLE, FTS_WORDS_FUNCTION, ftsWords, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
 import { deadLetterOf, webhookOf } from './webhook-rows.js';
 import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
@@ -24,7 +24,7 @@ import {
   timeseriesTableNames, timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import {
-  addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, docKeys, ftsFlags, textDigest, type FacetRow, numeric, pageSteps, type PageRow, type CountedDoc, type Statement,
+  addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, docKeys, ftsFlags, textDigest, type FacetRow, numeric, pageSteps, type PageRow, type CountedDoc, type Statement, textWords,
   addRewriteDeltas, valueChanges,
 } from './search-sql.js';
 import type {
@@ -122,6 +122,8 @@ export class SqliteStore implements Store {
     this.db.pragma(`cache_size = -${Math.round((opts.cacheMb ?? DEFAULT_CACHE_MB) * 1024)}`);
     // The query planner's statistics (ANALYZE), sampled so that gathering them stays a matter of milliseconds.
     this.db.pragma('analysis_limit = 1000');
+    // Migration 15 counts the words of the documents already indexed from FTS5's record of each one's size.
+    this.db.function(FTS_WORDS_FUNCTION, { deterministic: true }, (sz: unknown) => (sz instanceof Uint8Array ? ftsWords(sz) : null));
     // WAL mode has created -wal and -shm by now: check them (a crash may have left older ones behind).
     if (onDisk) for (const f of [`${file}-wal`, `${file}-shm`]) keepPrivate(f);
     if (onDisk) this.checkpointer = new SqliteCheckpointer(file, (pages) => { if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${pages}`); });
@@ -574,10 +576,10 @@ export class SqliteStore implements Store {
   private writeSearchDocs(docs: readonly SearchDoc[]): void {
     {
       const deltas = new Map<string, number>();
-      const insertDoc = this.stmt(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key)
-        VALUES (?, ?, ?, ?, ?, ?, ?)`);
+      const insertDoc = this.stmt(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key, text_words)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
       const updateDoc = this.stmt(`UPDATE ${SEARCH_DOCS} SET entity_type = ?, removed = ?, sort_name = ?, text_digest = ?, name_key = ?,
-        qualified_key = ? WHERE id = ?`);
+        qualified_key = ?, text_words = ? WHERE id = ?`);
       const insertText = this.stmt(`INSERT INTO ${SEARCH_FTS} (rowid, name, body, flags) VALUES (?, ?, ?, ?)`);
       const deleteText = this.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`);
       const insertValue = this.stmt(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num) VALUES (?, ?, ?, ?)`);
@@ -590,9 +592,9 @@ export class SqliteStore implements Store {
         let id: number;
         if (old) {
           id = old.id;
-          updateDoc.run(d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), id);
+          updateDoc.run(d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), textWords(d), id);
         } else {
-          id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d)).lastInsertRowid);
+          id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), textWords(d)).lastInsertRowid);
         }
         if (old?.textDigest !== digest) {
           if (old) deleteText.run(id);
