@@ -138,10 +138,19 @@ export class IndexSet {
     return out;
   }
 
+  /**
+   * The offset up to which every index has applied the log, as far as this process knows (from its own steps and the
+   * offsets it last read; another process may have gone further). Infinity with no index.
+   */
+  appliedTo(): number {
+    if (this.consumers.size === 0) return Infinity;
+    return this.known ? Math.min(...this.known.values()) : 0;
+  }
+
   private async run(): Promise<void> {
     if (this.consumers.size === 0) return;
     for (;;) {
-      const offsets = this.known ?? (await this.offsets());
+      const offsets = this.known ?? (this.known = await this.offsets());
       const entries = await this.store.changesAfter(Math.min(...offsets.values()), BATCH);
       if (entries.length === 0) return;
       const to = entries[entries.length - 1]!.seq;
