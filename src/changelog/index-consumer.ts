@@ -138,6 +138,11 @@ export class IndexSet {
     return out;
   }
 
+  /** Resolves once no step is under way or scheduled (whatever their outcome). */
+  async idle(): Promise<void> {
+    while (this.next ?? this.running) await (this.next ?? this.running)!.catch(() => {});
+  }
+
   /**
    * The offset up to which every index has applied the log, as far as this process knows (from its own steps and the
    * offsets it last read; another process may have gone further). Infinity with no index.

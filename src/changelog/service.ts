@@ -118,6 +118,8 @@ export class ChangeLogService {
     clearTimeout(this.indexingTimer);
     this.indexingTimer = undefined;
     await this.indexesCurrent();
+    // A step the timer started before is let finish: the store closes next.
+    await this.indexes.idle();
   }
 
   /**

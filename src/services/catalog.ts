@@ -142,10 +142,11 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
       await follower;
     },
     close: async () => {
-      // What this process wrote is indexed before it stops (else the next start, or another server, would do it).
-      await changeLog.stop().catch((e: unknown) => changeLog.warn(`the indexes could not apply the change log before closing: ${String(e)}`, { err: e }));
       await webhooks.stop();
       await (await follower)?.stop().catch(() => {});
+      // What this process wrote is indexed before it stops (else the next start, or another server, would do it), and
+      // no index step outlives the store.
+      await changeLog.stop().catch((e: unknown) => changeLog.warn(`the indexes could not apply the change log before closing: ${String(e)}`, { err: e }));
       await s.close();
     },
   };
