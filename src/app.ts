@@ -32,5 +32,6 @@ export async function createApp(catalog: Catalog, opts: { logger?: FastifyServer
   catalog.metadataTests.warn = (message, fields) => app.log.warn(fields, message);
   catalog.entities.warn = (message, fields) => app.log.warn(fields, message);
   catalog.search.warn = (message, fields) => app.log.warn(fields, message);
+  catalog.changeLog.warn = (message, fields) => app.log.warn(fields, message);
   return app;
 }

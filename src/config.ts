@@ -29,6 +29,11 @@ export interface Config {
   policyCacheMs: number;
   /** Memory for reused GraphQL answers (src/services/response-cache.ts); 0 turns reuse off. */
   responseCacheBytes: number;
+  /**
+   * How long after a write its server starts applying it to the search and relationship indexes, unless a read of
+   * them comes first (src/changelog/service.ts); the writes made meanwhile share one step.
+   */
+  indexDelayMs: number;
   /** Maximum age per time-series aspect, e.g. `datasetProfile:90d,operation:30d` (empty: keep everything). */
   timeseriesRetention: Retention;
   /** How often the retention jobs run (time-series retention, change-log trimming). */
@@ -72,6 +77,12 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/**
+ * ALMANAC_INDEX_DELAY_MS by default. Under 32 concurrent single-aspect writes the indexes then apply about a hundred
+ * writes per step; a search waits for the step only when it follows writes not yet applied.
+ */
+export const DEFAULT_INDEX_DELAY_MS = 20;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -176,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenCacheMs: int(env, 'ALMANAC_TOKEN_CACHE_MS', 2_000, 0, 2_000),
     policyCacheMs: int(env, 'ALMANAC_POLICY_CACHE_MS', 2_000, 0, 2_000),
     responseCacheBytes: int(env, 'ALMANAC_RESPONSE_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
+    indexDelayMs: int(env, 'ALMANAC_INDEX_DELAY_MS', DEFAULT_INDEX_DELAY_MS, 0, 60_000),
     timeseriesRetention: retention(env.ALMANAC_TIMESERIES_RETENTION),
     retentionIntervalMs: int(env, 'ALMANAC_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 7 * 86_400_000),
     changeLogRetentionDays: int(env, 'ALMANAC_CHANGE_LOG_RETENTION_DAYS', 7, 1, 3_650),

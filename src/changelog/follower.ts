@@ -7,8 +7,8 @@ import type { ChangeLogService } from './service.js';
  * Each serving process follows the change log so that a write through any of them is seen through every other within
  * a second: the log is read from this process's offset (exact: nothing is missed or applied twice), the local
  * listeners (token, policy and response caches) hear the new entries, and the durable indexes are checked a little
- * later, catching up only when the writer has not applied its own entries (it does so before answering, so normally
- * there is nothing left to do; a writer that died in between leaves them to the others).
+ * later, catching up only when the writer has not applied its own entries (it does so within ALMANAC_INDEX_DELAY_MS of
+ * answering, so normally there is nothing left to do; a writer that died in between leaves them to the others).
  *
  * Three things wake it:
  * - PostgreSQL's NOTIFY, which every writer sends in its transaction (delivered on commit), heard through LISTEN on a

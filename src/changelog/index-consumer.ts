@@ -149,10 +149,24 @@ export class IndexSet {
     return out;
   }
 
+  /** Resolves once no step is under way or scheduled (whatever their outcome). */
+  async idle(): Promise<void> {
+    while (this.next ?? this.running) await (this.next ?? this.running)!.catch(() => {});
+  }
+
+  /**
+   * The offset up to which every index has applied the log, as far as this process knows (from its own steps and the
+   * offsets it last read; another process may have gone further). Infinity with no index.
+   */
+  appliedTo(): number {
+    if (this.consumers.size === 0) return Infinity;
+    return this.known ? Math.min(...this.known.values()) : 0;
+  }
+
   private async run(step: number): Promise<void> {
     if (this.consumers.size === 0) return;
     for (;;) {
-      const offsets = this.known ?? (await this.offsets());
+      const offsets = this.known ?? (this.known = await this.offsets());
       const entries = await this.store.changesAfter(Math.min(...offsets.values()), step);
       if (entries.length === 0) return;
       const to = entries[entries.length - 1]!.seq;

@@ -9,14 +9,20 @@ export type IndexName = 'search' | 'relationships';
 
 /** Entries read per step by the local follower. */
 const FOLLOW_BATCH = 1000;
+/**
+ * How far (in log entries) the indexes may fall behind this process's writes before a write waits for them: the bound
+ * on what other readers may miss while indexing runs after the answers.
+ */
+export const MAX_INDEX_LAG = 5000;
 
 /**
  * The catalog's change log, as the services see it. Every write appends its entries in its own transaction
  * (src/storage); this service feeds them on:
  * - to the derived indexes (search, relationships), durable consumers that store the offset they applied with each
- *   update: the writing process applies its own entries before its request returns (read-your-writes), and every
- *   process catches up from the stored offsets when it starts, so a crash between a commit and its index update
- *   leaves the index behind, never wrong;
+ *   update: the writing process applies its entries right after its requests answer, many writes in one step, and
+ *   every read of an index in this process first waits until the index holds every write this process has committed
+ *   (`indexesCurrent`: read-your-writes). Every process catches up from the stored offsets when it starts, so a crash
+ *   between a commit and its index update leaves the index behind, never wrong;
  * - to this process's listeners (caches: tokens, policies), with an offset kept in memory from the head at start;
  *   they hear the entries of every server once the follower (`follow`) reads them.
  */
@@ -29,8 +35,17 @@ export class ChangeLogService {
 
   /** A fault the crash-recovery tests inject (ALMANAC_TEST_FAULT), armed once the server serves. */
   private fault: string | undefined;
+  /** The newest log offset this process has committed (or heard of) that its index readers must see applied. */
+  private wanted = 0;
+  /** Where a failure of indexing after the answers goes (the next read or write of the index tries again). */
+  warn: (message: string, fields: Record<string, unknown>) => void = (m) => process.stderr.write(`almanac: warning: ${m}\n`);
 
-  constructor(readonly store: Store) {
+  /**
+   * `indexDelayMs`: how long after a write the indexes start applying it, unless a read of them asks first; the writes
+   * committed meanwhile share the step (one read of the log and of their entities, one transaction; an entity written
+   * several times is indexed once).
+   */
+  constructor(readonly store: Store, private readonly indexDelayMs: number) {
     this.indexes = new IndexSet(store);
   }
 
@@ -73,16 +88,36 @@ export class ChangeLogService {
   }
 
   /**
-   * After a write of this process commits: the indexes apply it (and whatever else is pending) before the caller
-   * answers, and local listeners hear it.
+   * After a write of this process commits: local listeners hear it before the caller answers (caches drop what it
+   * changed), and the indexes apply it right after, together with the other writes committed meanwhile — one step for
+   * many writes, which is what lets a busy server index a write for much less than a step of its own. Readers of the
+   * indexes in this process wait for that step (`indexesCurrent`). A write waits for it too when the indexes are more
+   * than MAX_INDEX_LAG entries behind, so that they never fall far behind for other processes' readers.
    */
   async afterCommit(opts: { bulk?: boolean } = {}): Promise<void> {
     if (this.fault === 'kill-after-commit') process.kill(process.pid, 'SIGKILL');
     await this.follow();
-    if (!opts.bulk) {
+    if (this.followed !== null && this.followed > this.wanted) this.wanted = this.followed;
+    if (opts.bulk) {
+      await this.bulkCatchUp();
+      return;
+    }
+    if (this.stopped || this.wanted - this.indexes.appliedTo() > MAX_INDEX_LAG) {
       await this.catchUpIndexes();
       return;
     }
+    this.indexingTimer ??= setTimeout(() => {
+      this.indexingTimer = undefined;
+      this.catchUpIndexes().catch((e: unknown) => this.warn(`the indexes could not apply the change log (retried at the next read or write): ${String(e)}`,
+        { err: e }));
+    }, this.indexDelayMs);
+  }
+
+  /**
+   * A bulk load's end: the indexes catch up with its whole backlog before the loader's call returns, in large steps,
+   * with the derived tables' secondary indexes dropped first and built once after when that is cheaper (deferIndexes).
+   */
+  private async bulkCatchUp(): Promise<void> {
     const [head, offsets] = await Promise.all([this.store.lastChangeSeq(), this.store.consumerOffsets()]);
     const behind = Math.min(head, ...[...this.consumers.keys()].map((n) => offsets.get(n) ?? 0));
     const restore = await this.store.deferIndexes?.(head - behind);
@@ -90,6 +125,37 @@ export class ChangeLogService {
       await this.catchUpIndexes(BULK_STEP);
     } finally {
       await restore?.();
+    }
+  }
+
+  private indexingTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  /** Applies what is pending to the indexes now and stops scheduling (the catalog closes). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.indexingTimer);
+    this.indexingTimer = undefined;
+    await this.indexesCurrent();
+    // A step the timer started before is let finish: the store closes next.
+    await this.indexes.idle();
+  }
+
+  /**
+   * Resolves once the indexes have applied every entry this process committed before the call (its own writes, and
+   * what it heard of others'): what a read of the search or relationship index awaits, so that a search right after
+   * a write sees it. At once when nothing is pending; otherwise it joins the step under way or the next one.
+   */
+  indexesCurrent(): Promise<void> | undefined {
+    return this.indexes.appliedTo() < this.wanted ? this.awaitIndexes(this.wanted) : undefined;
+  }
+
+  private async awaitIndexes(target: number): Promise<void> {
+    for (let stalled = 0; this.indexes.appliedTo() < target;) {
+      const before = this.indexes.appliedTo();
+      await this.catchUpIndexes();
+      // A step always reads the log up to its head; no progress twice over would be a bug, not a wait.
+      if (this.indexes.appliedTo() <= before && ++stalled > 2) throw new Error(`the indexes stay at offset ${before}, behind ${target}`);
     }
   }
 

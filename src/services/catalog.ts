@@ -1,5 +1,6 @@
 import { ChangeFeed } from '../changelog/feed.js';
 import { ChangeFollower, type FollowerOptions } from '../changelog/follower.js';
+import { awaitingIndexes } from '../changelog/index-reads.js';
 import { ChangeLogService } from '../changelog/service.js';
 import { WebhookService } from '../changelog/webhooks.js';
 import type { Config } from '../config.js';
@@ -8,7 +9,7 @@ import { aspectSpec } from '../model/registry.js';
 import { ResponseCache } from './response-cache.js';
 import { trackingReads } from './read-tracking.js';
 import { openStore } from '../storage/index.js';
-import type { PoolUse, Store } from '../storage/types.js';
+import type { ChangeRecord, PoolUse, Store } from '../storage/types.js';
 import { systemActor } from './actor.js';
 import type { Authorizer } from './authz.js';
 import { EditService } from './edits.js';
@@ -84,8 +85,11 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   // The deployment's own aspects and entity types (none unless ALMANAC_REGISTRY names a file): one registry per process.
   applyRegistryExtension(config.registry ?? { aspects: new Map(), entities: [] });
   // Every store call of a GraphQL request is noted, so that its answer can be reused while what it read is unchanged.
-  const s = trackingReads(store ?? (await openStore(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs,
+  const tracked = trackingReads(store ?? (await openStore(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs,
     sqliteCacheMb: config.sqliteCacheMb })));
+  // The indexes apply this process's writes after the writes answer; every read of them waits until they hold those.
+  const changeLog = new ChangeLogService(tracked, config.indexDelayMs);
+  const s = awaitingIndexes(tracked, () => changeLog.indexesCurrent());
   const entities = new EntityService(s, config.historyCap);
   const tokens = await TokenService.create(s, entities, {
     secret: config.tokenSecret, cacheMs: config.tokenCacheMs, allowNoExpiry: config.allowNoExpiryTokens,
@@ -93,12 +97,11 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   const policies = new PolicyService(entities, s, config.policyCacheMs);
   const search = new SearchService(s);
   const relationships = new RelationshipService(s);
-  const changeLog = new ChangeLogService(s);
   // Time series are not searched: their entries leave the search index as it is.
   changeLog.addIndex('search', (urns, latest) => search.documents(urns, latest), (e) => e.aspect === null || !aspectSpec(e.aspect)?.timeseries);
   // Only aspects that declare edges change the relationship index.
-  const relationshipIndex = changeLog.addIndex('relationships', (urns, latest) => relationships.edges(urns, latest),
-    (e) => e.aspect !== null && aspectDef(e.aspect)?.edges !== undefined);
+  const changesEdges = (e: ChangeRecord) => e.aspect !== null && aspectDef(e.aspect)?.edges !== undefined;
+  const relationshipIndex = changeLog.addIndex('relationships', (urns, latest) => relationships.edges(urns, latest), changesEdges);
   entities.afterCommit((opts) => changeLog.afterCommit(opts));
   // A write that removed a user answers once the user's tokens are revoked (tokens.heard starts it, below).
   entities.afterCommit(() => tokens.settled());
@@ -108,6 +111,9 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   let follower: Promise<ChangeFollower> | undefined;
   const responses = new ResponseCache(config.responseCacheBytes);
   changeLog.onChange((entries) => responses.invalidate(entries));
+  // Answers that read the relationship index go as soon as a write may change it (its index step comes after the
+  // answer), and again once the index is updated (an answer computed meanwhile is not kept).
+  changeLog.onChange((entries) => { if (entries.some(changesEdges)) responses.relationshipsChanged(); });
   relationshipIndex.onApplied(() => responses.relationshipsChanged());
   // Indexes catch up from their stored offsets (a crash between a commit and its index update), then are rebuilt
   // whole if a migration emptied them.
@@ -138,6 +144,9 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
     close: async () => {
       await webhooks.stop();
       await (await follower)?.stop().catch(() => {});
+      // What this process wrote is indexed before it stops (else the next start, or another server, would do it), and
+      // no index step outlives the store.
+      await changeLog.stop().catch((e: unknown) => changeLog.warn(`the indexes could not apply the change log before closing: ${String(e)}`, { err: e }));
       await s.close();
     },
   };

@@ -179,9 +179,14 @@ export class SqliteStore implements Store {
   }
 
   async writeAspects(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[] = []): Promise<AspectWriteResult[]> {
+    const texts = writes.map((w) => JSON.stringify(w.value));
+    if (texts.reduce((n, t) => n + t.length, 0) < ENCODE_IN_POOL_FROM) {
+      const now = new Map(writes.map((w, i) => [w, { json: texts[i]!, stored: storeJson(texts[i]!) }]));
+      return this.grouped(() => this.writeLocked({ writes, timeseries }, historyCap, now));
+    }
     // The write takes its place in the commit order now; its values are encoded meanwhile, before its group commits.
     let encoded: Map<AspectWrite, EncodedValue> | undefined;
-    const prepared = encodeAhead(writes).then((e) => { encoded = e; });
+    const prepared = encodeAhead(writes, texts).then((e) => { encoded = e; });
     return this.grouped(() => this.writeLocked({ writes, timeseries }, historyCap, encoded), prepared);
   }
 
@@ -1122,6 +1127,12 @@ class RecentTexts {
 
 /** The page cache's size unless configured (ALMANAC_SQLITE_CACHE_MB): pages are held only once read. */
 export const DEFAULT_CACHE_MB = 128;
+/**
+ * Values of a write whose JSON is smaller than this in all are compressed on the event loop's thread: zlib on the
+ * thread pool costs about five times the CPU for a value of a few kB (a stream, a hop to the pool and back), which is
+ * what a request writing one aspect pays. Larger writes (ingest batches) are compressed on the pool, on the other cores.
+ */
+const ENCODE_IN_POOL_FROM = 256 * 1024;
 
 
 /** The latest row of an aspect as SQLite stores it (its value possibly compressed). */
@@ -1149,10 +1160,10 @@ interface EncodedValue {
  * Serialises and, where large, compresses the values of a write on libuv's thread pool before the write takes the
  * database lock: the compression of a large batch runs beside the event loop rather than inside the transaction.
  */
-async function encodeAhead(writes: readonly AspectWrite[]): Promise<Map<AspectWrite, EncodedValue>> {
+async function encodeAhead(writes: readonly AspectWrite[], texts: readonly string[]): Promise<Map<AspectWrite, EncodedValue>> {
   const out = new Map<AspectWrite, EncodedValue>();
-  await Promise.all(writes.map(async (w) => {
-    const json = JSON.stringify(w.value);
+  await Promise.all(writes.map(async (w, i) => {
+    const json = texts[i]!;
     out.set(w, { json, stored: await storeJsonAsync(json) });
   }));
   return out;
