@@ -7,6 +7,7 @@ import { edgeChanges } from './edges.js';
 import { ParsedValues } from './parsed-values.js';
 import { deepFreeze } from '../model/deep-freeze.js';
 import { databaseUnavailable } from '../errors.js';
+import { ReplicaSet, type ReadRoutingStats, type ReplicaStatus } from './postgres-replicas.js';
 import type { FacetOp } from './facet-bitmaps.js';
 import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
 import {
@@ -46,6 +47,22 @@ export interface PostgresTimeouts {
   /** How long a statement may go unanswered before it fails and its connection is dropped; 0: no limit. */
   queryTimeoutMs?: number;
 }
+
+/** The pool and read replicas (defaults: DEFAULT_POOL_SIZE, no replicas, DEFAULT_READ_WAIT_MS, no statement_timeout). */
+export interface PostgresOptions extends PostgresTimeouts {
+  /** Connections of the pool (and of each replica's pool); the LISTEN connection comes on top. */
+  poolSize?: number;
+  /** PostgreSQL's own statement_timeout, set on each pooled connection (the server cancels the statement); 0: none. */
+  statementTimeoutMs?: number;
+  /** Streaming standbys that serve reads (src/storage/postgres-replicas.ts). */
+  readUrls?: readonly string[];
+  /** How long a read waits for a replica to replay past what it needs before the primary serves it. */
+  readWaitMs?: number;
+  /** Where replica warnings go (a replica out of rotation, back in rotation). */
+  log?: (level: 'warn' | 'info', message: string) => void;
+}
+export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_READ_WAIT_MS = 250;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 /** The time limit of statements that may rightly take long (migrations, VACUUM): none, in effect (setTimeout's largest). */
@@ -99,7 +116,11 @@ export class PostgresStore implements Store {
   });
   private readonly facetTx = new Map<pg.PoolClient, { ops: FacetOp[]; move?: { from: number; to: number } }>();
 
-  constructor(connectionString: string, poolSize = 10, timeouts: PostgresTimeouts = {}) {
+  /** Read replicas, when DATABASE_READ_URL names some. */
+  private readonly replicas?: ReplicaSet;
+
+  constructor(connectionString: string, timeouts: PostgresOptions = {}) {
+    const poolSize = timeouts.poolSize ?? DEFAULT_POOL_SIZE;
     const queryTimeout = timeouts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     this.clientConfig = {
       connectionString,
@@ -115,6 +136,20 @@ export class PostgresStore implements Store {
     // fails its user's next statement, and runExclusive hears of it — the event itself must never crash the process.
     this.pool.on('error', () => {});
     this.pool.on('connect', (c) => c.on('error', () => {}));
+    // A SET rather than a startup parameter, which PgBouncer refuses; it is queued before the connection's first use.
+    const statementTimeout = timeouts.statementTimeoutMs ?? 0;
+    if (statementTimeout > 0) this.pool.on('connect', (c) => void c.query(`SET statement_timeout = ${Math.floor(statementTimeout)}`).catch(() => {}));
+    if (timeouts.readUrls?.length) {
+      this.replicas = new ReplicaSet(timeouts.readUrls, { ...this.clientConfig, max: poolSize }, this.pool, {
+        waitMs: timeouts.readWaitMs ?? DEFAULT_READ_WAIT_MS, unreachable: isDatabaseUnreachable,
+        log: timeouts.log ?? ((level, m) => process.stderr.write(`almanac: ${level === 'warn' ? 'warning: ' : ''}${m}\n`)),
+      });
+    }
+  }
+
+  /** The read replicas' state and where reads went (none without DATABASE_READ_URL). */
+  readReplicas(): { status: ReplicaStatus[]; stats: ReadRoutingStats } | undefined {
+    return this.replicas && { status: this.replicas.status(), stats: this.replicas.stats };
   }
 
   connections(): PoolUse {
@@ -124,6 +159,8 @@ export class PostgresStore implements Store {
   /** A statement on a connection of the pool; the database out of reach is a typed 503. */
   private async query(text: string, params?: unknown[]): Promise<pg.QueryResult> {
     try {
+      // A request's reads may be served by a caught-up replica (postgres-replicas.ts); everything else by the primary.
+      if (this.replicas) return await this.replicas.query(text, params, () => this.pool.query(text, params));
       return await this.pool.query(text, params);
     } catch (e) {
       throw unavailableOr(e);
@@ -148,6 +185,8 @@ export class PostgresStore implements Store {
       this.facetTx.set(c, changes);
       const r = await fn(c);
       await c.query('COMMIT');
+      // Its position, for reads from replicas to wait for (committed: a failure here is no reason to refuse the write).
+      if (this.replicas) await this.replicas.committed(c).catch(() => {});
       // This process's changes of the search tables, to its facet index right after they commit.
       this.facetTx.delete(c);
       if (changes.ops.length || changes.move) this.facets.committed(changes.ops, changes.move);
@@ -169,6 +208,7 @@ export class PostgresStore implements Store {
   async migrate(): Promise<void> {
     await this.tx(async (c) => {
       await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await c.query('SET LOCAL statement_timeout = 0');
       await c.query(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, applied_on BIGINT NOT NULL)`);
       const done = new Set((await c.query(`SELECT version FROM ${MIGRATIONS_TABLE}`)).rows.map((r) => r.version as number));
       for (const m of migrations('postgres')) {
@@ -180,12 +220,14 @@ export class PostgresStore implements Store {
       for (const s of timeseriesTableStatements('postgres')) await c.query(s);
     });
     this.facets.start();
+    await this.replicas?.start();
   }
 
   async close(): Promise<void> {
     await this.facets.close();
     // Writes already asked for are made first (a group waiting for its turn starts as another ends).
     while (this.groupsDone.size) await Promise.all(this.groupsDone);
+    await this.replicas?.close();
     await this.pool.end();
   }
 
@@ -673,10 +715,15 @@ export class PostgresStore implements Store {
   async reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void> {
     // Plain VACUUM never blocks readers or writers but only trims empty pages at the end of the table; old rows
     // sit at its start, so after a large truncation the table is rewritten (its size then really falls).
+    const c = await this.connect();
     try {
-      await this.pool.query(timed(`VACUUM (${rewrite ? 'FULL, ' : ''}ANALYZE) ${tableFor(entityType, aspect)}`, NO_TIME_LIMIT));
+      // Nor does statement_timeout (ALMANAC_PG_STATEMENT_TIMEOUT_MS): lifted for this connection, closed after.
+      await c.query('SET statement_timeout = 0');
+      await c.query(timed(`VACUUM (${rewrite ? 'FULL, ' : ''}ANALYZE) ${tableFor(entityType, aspect)}`, NO_TIME_LIMIT));
     } catch (e) {
       throw unavailableOr(e);
+    } finally {
+      c.release(true);
     }
   }
 
@@ -869,6 +916,8 @@ export class PostgresStore implements Store {
   async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
     const { rows } = await this.query(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 ORDER BY seq LIMIT $2`,
       [after, limit]);
+    // Whoever applies these entries (dropping caches) must not then read a replica that has not replayed them.
+    if (rows.length && this.replicas) await this.replicas.observePrimary().catch((e) => { throw unavailableOr(e); });
     return (rows as ChangeLogRow[]).map(toChange);
   }
 
