@@ -17,8 +17,10 @@ const contexts = new WeakMap<FastifyRequest, ReadContext>();
 export const readRoutingPlugin = fp(async (app: FastifyInstance) => {
   app.addHook('onRequest', (request, _reply, done) => {
     const presented = request.headers[MIN_LSN_HEADER];
+    const path = request.url.split('?')[0]!;
     const ctx: ReadContext = {
-      replicaOk: request.method === 'GET' || request.method === 'HEAD' || (request.method === 'POST' && /\/graphql$/.test(request.url.split('?')[0]!)),
+      // /metrics reports the primary's state (the change log's consumers and their lag), not a replica's.
+      replicaOk: ((request.method === 'GET' || request.method === 'HEAD') && path !== '/metrics') || (request.method === 'POST' && /\/graphql$/.test(path)),
       // A malformed position is ignored: the read is then as fresh as this server's own view, never an error.
       ...(typeof presented === 'string' && LSN_PATTERN.test(presented.trim()) ? { minLsn: presented.trim() } : {}),
     };
