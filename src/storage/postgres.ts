@@ -7,6 +7,7 @@ import { edgeChanges } from './edges.js';
 import { ParsedValues } from './parsed-values.js';
 import { deepFreeze } from '../model/deep-freeze.js';
 import { databaseUnavailable } from '../errors.js';
+import { clientWithStatementTimeout } from './postgres-connections.js';
 import { ReplicaSet, type ReadRoutingStats, type ReplicaStatus } from './postgres-replicas.js';
 import type { FacetOp } from './facet-bitmaps.js';
 import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
@@ -130,15 +131,13 @@ export class PostgresStore implements Store {
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
     };
-    this.pool = new pg.Pool({ ...this.clientConfig, max: poolSize });
+    const statementTimeout = timeouts.statementTimeoutMs ?? 0;
+    this.pool = new pg.Pool({ ...this.clientConfig, max: poolSize, ...(statementTimeout > 0 ? { Client: clientWithStatementTimeout(statementTimeout) } : {}) });
     // A database restart ends every session. An idle client that loses its connection is dropped by the pool (which
     // then reports it here); a client lost while in use (a transaction between statements, a job's lock connection)
     // fails its user's next statement, and runExclusive hears of it — the event itself must never crash the process.
     this.pool.on('error', () => {});
     this.pool.on('connect', (c) => c.on('error', () => {}));
-    // A SET rather than a startup parameter, which PgBouncer refuses; it is queued before the connection's first use.
-    const statementTimeout = timeouts.statementTimeoutMs ?? 0;
-    if (statementTimeout > 0) this.pool.on('connect', (c) => void c.query(`SET statement_timeout = ${Math.floor(statementTimeout)}`).catch(() => {}));
     if (timeouts.readUrls?.length) {
       this.replicas = new ReplicaSet(timeouts.readUrls, { ...this.clientConfig, max: poolSize }, this.pool, {
         waitMs: timeouts.readWaitMs ?? DEFAULT_READ_WAIT_MS, unreachable: isDatabaseUnreachable,
