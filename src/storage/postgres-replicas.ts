@@ -162,8 +162,10 @@ export class ReplicaSet {
     } catch (e) {
       if (TIMED_OUT(e)) throw e;
       const code = (e as { code?: string }).code ?? '';
-      if (this.opts.unreachable(e)) this.down(replica, e);
-      else if (!RETRY_ON_PRIMARY.has(code)) throw e;
+      if (!RETRY_ON_PRIMARY.has(code)) {
+        if (!this.opts.unreachable(e)) throw e;
+        this.down(replica, e);
+      }
       // A read is safe to run twice: the primary answers it instead, and the caller never sees the replica's failure.
       this.stats.retriedOnPrimary++;
       return onPrimary();

@@ -88,8 +88,12 @@ export function isDatabaseUnreachable(e: unknown): boolean {
 }
 const UNREACHABLE_SYSCALL_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH',
   'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-/** admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections, query_canceled (a statement timeout). */
-const UNREACHABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+/**
+ * admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections, query_canceled (a statement timeout), and
+ * read_only_sql_transaction: Almanac never writes in a read-only transaction, so a write refused so reached a standby
+ * (a failover under way: the address already leads to a server not yet promoted).
+ */
+const UNREACHABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014', '25006']);
 /** What the pg driver says of a connection it lost or gave up on (its errors carry no code). */
 const UNREACHABLE_MESSAGES = /^(Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
 
