@@ -146,9 +146,9 @@ export class ReplicaSet {
    * Runs `sql` on a replica when the request allows it and one is caught up, else (or when the replica fails it) on
    * the primary through `onPrimary`.
    */
-  async query(sql: string, params: unknown[] | undefined, onPrimary: () => Promise<pg.QueryResult>): Promise<pg.QueryResult> {
+  async query(statement: string | pg.QueryConfig | pg.QueryArrayConfig, params: unknown[] | undefined, onPrimary: () => Promise<pg.QueryResult>): Promise<pg.QueryResult> {
     const ctx = readContext();
-    if (!ctx?.replicaOk || !replicaCanRun(sql)) return onPrimary();
+    if (!ctx?.replicaOk || !replicaCanRun(typeof statement === 'string' ? statement : statement.text)) return onPrimary();
     const needed = ctx.minLsn && lsnValue(ctx.minLsn) > this.floor ? lsnValue(ctx.minLsn) : this.floor;
     const replica = await this.pick(needed);
     if (!replica) {
@@ -156,7 +156,7 @@ export class ReplicaSet {
       return onPrimary();
     }
     try {
-      const result = await replica.pool.query(sql, params);
+      const result = await replica.pool.query(statement as string, params);
       this.stats.replica++;
       return result;
     } catch (e) {

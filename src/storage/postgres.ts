@@ -114,7 +114,7 @@ export class PostgresStore implements Store {
   readonly facets: FacetIndex = new FacetIndex({
     dialect: 'postgres',
     rows: async (s) => (await this.query(s.sql, s.params)).rows,
-    ids: async (s) => (await this.pool.query({ text: s.sql, values: s.params, rowMode: 'array' })).rows.map((r) => Number(r[0])),
+    ids: async (s) => (await this.query({ text: s.sql, values: s.params, rowMode: 'array' })).rows.map((r) => Number(r[0])),
     changesAfter: (after, limit) => this.changesAfter(after, limit),
     firstChangeSeq: () => this.firstChangeSeq(),
     consumerOffsets: () => this.consumerOffsets(),
@@ -160,11 +160,11 @@ export class PostgresStore implements Store {
   }
 
   /** A statement on a connection of the pool; the database out of reach is a typed 503. */
-  private async query(text: string, params?: unknown[]): Promise<pg.QueryResult> {
+  private async query(text: string | pg.QueryConfig | pg.QueryArrayConfig, params?: unknown[]): Promise<pg.QueryResult> {
     try {
       // A request's reads may be served by a caught-up replica (postgres-replicas.ts); everything else by the primary.
-      if (this.replicas) return await this.replicas.query(text, params, () => this.pool.query(text, params));
-      return await this.pool.query(text, params);
+      if (this.replicas) return await this.replicas.query(text, params, () => this.pool.query(text as string, params));
+      return await this.pool.query(text as string, params);
     } catch (e) {
       throw unavailableOr(e);
     }
