@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.js';
 import { ASPECT_TABLE } from '../src/storage/schema.js';
 import { Cluster, HAVE_PG_BIN, PG_BIN } from './support/pg-cluster.js';
 import { runCli, startServer, type ServerProcess } from './support/processes.js';
@@ -25,6 +26,40 @@ async function eventually(what: string, probe: () => Promise<true | string>, lim
     await sleep(100);
   }
 }
+
+describe('read replica and pool configuration', () => {
+  const pgUrl = 'postgres://a@primary:5432/almanac';
+  test('DATABASE_READ_URL: comma-separated postgres URLs beside a PostgreSQL DATABASE_URL; the pool and waits are bounded numbers', () => {
+    const c = loadConfig({ DATABASE_URL: pgUrl, DATABASE_READ_URL: ' postgres://a@r1/almanac , postgresql://a@r2:5433/almanac,', ALMANAC_PG_POOL_SIZE: '25',
+      ALMANAC_PG_STATEMENT_TIMEOUT_MS: '30000', ALMANAC_READ_WAIT_MS: '0' });
+    assert.deepEqual([c.databaseReadUrls, c.databasePoolSize, c.databaseStatementTimeoutMs, c.databaseReadWaitMs],
+      [['postgres://a@r1/almanac', 'postgresql://a@r2:5433/almanac'], 25, 30000, 0]);
+    const d = loadConfig({ DATABASE_URL: pgUrl });
+    assert.deepEqual([d.databaseReadUrls, d.databasePoolSize, d.databaseStatementTimeoutMs, d.databaseReadWaitMs], [[], 10, 0, 250]);
+  });
+  test('a wrong value stops the start with one line naming the variable (and never showing a password)', () => {
+    const refused = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (e) {
+        assert.ok(e instanceof ConfigError);
+        return e.message;
+      }
+      return 'accepted';
+    };
+    assert.deepEqual([
+      refused({ DATABASE_URL: 'sqlite:./x.db', DATABASE_READ_URL: 'postgres://a@r1/almanac' }),
+      refused({ DATABASE_URL: pgUrl, DATABASE_READ_URL: 'mysql://a:secret@r1/almanac' }),
+      refused({ DATABASE_URL: pgUrl, ALMANAC_PG_POOL_SIZE: '0' }),
+      refused({ DATABASE_URL: pgUrl, ALMANAC_READ_WAIT_MS: 'soon' }),
+    ], [
+      'DATABASE_READ_URL needs a PostgreSQL DATABASE_URL (replicas of it)',
+      "DATABASE_READ_URL: each replica must be a postgres://… URL, got 'mysql://a:…@r1/almanac'",
+      'ALMANAC_PG_POOL_SIZE must be between 1 and 1000, got 0',
+      "ALMANAC_READ_WAIT_MS must be a whole number, got 'soon'",
+    ]);
+  });
+});
 
 describe('read replicas (PostgreSQL only: a primary and a standby of the test\'s own)', async () => {
   if (!HAVE_PG_BIN) {
