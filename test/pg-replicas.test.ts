@@ -42,7 +42,7 @@ describe('read replica and pool configuration', () => {
       try {
         loadConfig(env);
       } catch (e) {
-        assert.ok(e instanceof ConfigError);
+        assert.ok(e instanceof ConfigError, `a ConfigError: ${e}`);
         return e.message;
       }
       return 'accepted';
