@@ -124,28 +124,28 @@ export class PostgresStore implements Store {
   /** Read replicas, when DATABASE_READ_URL names some. */
   private readonly replicas?: ReplicaSet;
 
-  constructor(connectionString: string, timeouts: PostgresOptions = {}) {
-    const poolSize = timeouts.poolSize ?? DEFAULT_POOL_SIZE;
-    const queryTimeout = timeouts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  constructor(connectionString: string, options: PostgresOptions = {}) {
+    const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
+    const queryTimeout = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     this.clientConfig = {
       connectionString,
-      connectionTimeoutMillis: timeouts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       ...(queryTimeout > 0 ? { query_timeout: queryTimeout } : {}),
       // A peer gone without a word (a failover, a network cut) is found out by TCP rather than never.
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
     };
-    const statementTimeout = timeouts.statementTimeoutMs ?? 0;
+    const statementTimeout = options.statementTimeoutMs ?? 0;
     this.pool = new pg.Pool({ ...this.clientConfig, max: poolSize, ...(statementTimeout > 0 ? { Client: clientWithStatementTimeout(statementTimeout) } : {}) });
     // A database restart ends every session. An idle client that loses its connection is dropped by the pool (which
     // then reports it here); a client lost while in use (a transaction between statements, a job's lock connection)
     // fails its user's next statement, and runExclusive hears of it — the event itself must never crash the process.
     this.pool.on('error', () => {});
     this.pool.on('connect', (c) => c.on('error', () => {}));
-    if (timeouts.readUrls?.length) {
-      this.replicas = new ReplicaSet(timeouts.readUrls, { ...this.clientConfig, max: poolSize }, this.pool, {
-        waitMs: timeouts.readWaitMs ?? DEFAULT_READ_WAIT_MS, unreachable: isDatabaseUnreachable,
-        log: timeouts.log ?? ((level, m) => process.stderr.write(`almanac: ${level === 'warn' ? 'warning: ' : ''}${m}\n`)),
+    if (options.readUrls?.length) {
+      this.replicas = new ReplicaSet(options.readUrls, { ...this.clientConfig, max: poolSize }, this.pool, {
+        waitMs: options.readWaitMs ?? DEFAULT_READ_WAIT_MS, unreachable: isDatabaseUnreachable,
+        log: options.log ?? ((level, m) => process.stderr.write(`almanac: ${level === 'warn' ? 'warning: ' : ''}${m}\n`)),
       });
     }
   }
