@@ -1,41 +1,133 @@
-import { CONNECTIONS, compare, flag, loadCatalog, postgresEngine, round2, saveResults, startAlmanac, type Row, type Server } from './harness.js';
-import { catalogProposals } from './generate.js';
-import { expectData, readRequest } from './read.js';
+import { readFileSync, readdirSync } from 'node:fs';
+import autocannon from 'autocannon';
+import { Cluster, HAVE_PG_BIN, PG_BIN } from '../test/support/pg-cluster.js';
+import { CLOCK_TICKS, CONNECTIONS, cpuMs, flag, loadCatalog, round2, ROUNDS, saveResults, SECONDS, startAlmanac, type Row, type Server } from './harness.js';
+import { catalogProposals, generatedDatasets, SHOWCASE_URN, type Proposal } from './generate.js';
+import { READ_QUERY } from './read.js';
+import { median } from './support.js';
 
 /**
- * Read throughput of one and of two Almanac processes on one PostgreSQL database (`node bin/almanac.js serve`, each
- * on its own port): the `read` request, 32 connections in all (split evenly across the servers for the 2-server
- * figure, autocannon against both at once), against bare Fastify answering the same bytes; the 2/1 ratio.
- * `--servers N` measures 1..N.
+ * Scale-out on one PostgreSQL (issue 31): 1, 2 and 4 `almanac serve` processes (`--servers 1,2,4`), and for each the
+ * CPU time that the servers and PostgreSQL spend together per 1,000 requests — from /proc, so that the figure says
+ * whether coordination costs grow with the number of servers even on a machine with too few cores for throughput to
+ * grow. Three loads, CONNECTIONS connections in all, spread evenly over the servers:
+ * - `reads`: the read scenario's dataset query, every answer computed (ALMANAC_RESPONSE_CACHE_MB=0: a reused answer
+ *   would cost the database nothing and hide it);
+ * - `ingest-single`: `ingestProposal`, one new aspect per request;
+ * - `mixed`: nine reads, then one ingest, per connection.
+ * PostgreSQL is a cluster of the benchmark's own (initdb, a free port): its processes' CPU is counted exactly, the
+ * postmaster's and every backend's, live or ended (the postmaster's children's times).
  */
 const BASE_DATASETS = Number(process.env.BENCH_BASE_DATASETS ?? 200);
 
+/** CPU (user + system, ms) of the cluster: the postmaster, its live children, and the children it has reaped. */
+export function clusterCpuMs(postmasterPid: number): number {
+  const ticks = (pid: number, children: boolean) => {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    return Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0);
+  };
+  let total = ticks(postmasterPid, true);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const f = readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      if (Number(f[1]) === postmasterPid) total += Number(f[11]) + Number(f[12]);
+    } catch { /* ended meanwhile */ }
+  }
+  return (total * 1000) / CLOCK_TICKS;
+}
+
+interface Load {
+  name: 'reads' | 'ingest-single' | 'mixed';
+  requests: (token: string, next: () => Proposal) => object[];
+}
+
+const readReq = (token: string) => ({ method: 'POST', path: '/api/graphql',
+  headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  body: JSON.stringify({ query: READ_QUERY, variables: { urn: SHOWCASE_URN } }) });
+const ingestReq = (token: string, next: () => Proposal) => ({ method: 'POST', path: '/aspects?action=ingestProposal',
+  headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-restli-protocol-version': '2.0.0' },
+  setupRequest: (r: object) => ({ ...r, body: JSON.stringify({ proposal: next() }) }) });
+
+const LOADS: Load[] = [
+  { name: 'reads', requests: (token) => [readReq(token)] },
+  { name: 'ingest-single', requests: (token, next) => [ingestReq(token, next)] },
+  { name: 'mixed', requests: (token, next) => [...Array.from({ length: 9 }, () => readReq(token)), ingestReq(token, next)] },
+];
+
+interface MultiServerRow extends Row {
+  /** CPU time of the servers and PostgreSQL together per 1,000 requests, ms (median of the rounds). */
+  cpuMsPer1000: number;
+  serverCpuMsPer1000: number;
+  postgresCpuMsPer1000: number;
+  failed: number;
+}
+
+interface Measured { rps: number; p99: number; requests: number; failed: number; serverCpuMs: number; pgCpuMs: number }
+
+async function measure(servers: Server[], postmaster: number, requests: object[], seconds: number): Promise<Measured> {
+  const serverCpu = () => servers.reduce((n, s) => n + cpuMs(s.pid), 0);
+  const s0 = serverCpu();
+  const p0 = clusterCpuMs(postmaster);
+  const runs = await Promise.all(servers.map((s) => autocannon({ url: s.base, connections: Math.max(1, Math.round(CONNECTIONS / servers.length)),
+    duration: seconds, requests: requests as never })));
+  return {
+    rps: runs.reduce((n, r) => n + r.requests.average, 0), p99: Math.max(...runs.map((r) => r.latency.p99)),
+    requests: runs.reduce((n, r) => n + r.requests.total, 0), failed: runs.reduce((n, r) => n + r.non2xx + r.errors, 0),
+    serverCpuMs: serverCpu() - s0, pgCpuMs: clusterCpuMs(postmaster) - p0,
+  };
+}
+
 export async function run(args: string[]) {
-  const max = Number(flag(args, 'servers') ?? 2);
-  const engine = await postgresEngine();
-  if (!engine) {
-    console.log('PostgreSQL unreachable: multi-server needs it; skipped');
+  const counts = (flag(args, 'servers') ?? '1,2,4').split(',').map(Number);
+  if (!HAVE_PG_BIN) {
+    console.log(`multi-server starts a PostgreSQL cluster of its own and needs initdb in ${PG_BIN} (ALMANAC_TEST_PG_BIN); skipped`);
     return;
   }
-  console.log(`${CONNECTIONS} connections in all, PostgreSQL, the read request of the read scenario`);
-  const rows: Row[] = [];
+  const cluster = await Cluster.create(['shared_buffers=256MB']);
+  const postmaster = Number(readFileSync(`${cluster.data}/postmaster.pid`, 'utf8').split('\n')[0]);
+  const rows: MultiServerRow[] = [];
   const servers: Server[] = [];
   try {
-    const { token } = await loadCatalog(engine.url, catalogProposals({ datasets: BASE_DATASETS }));
-    const req = readRequest(token);
-    for (let n = 1; n <= max; n++) {
-      servers.push(await startAlmanac(engine.url));
-      const bytes = await expectData(servers[servers.length - 1]!, req, 'read');
-      rows.push(await compare('multi-server', 'postgres', `${n} server${n > 1 ? 's' : ''}: dataset(urn)`, servers, req, bytes));
+    await cluster.sql('CREATE DATABASE almanac');
+    const url = `${cluster.url}/almanac`;
+    const { token } = await loadCatalog(url, catalogProposals({ datasets: BASE_DATASETS }));
+    const fresh = generatedDatasets({ datasets: Number.MAX_SAFE_INTEGER, seed: 11 }, 5_000_000);
+    const next = () => fresh.next().value as Proposal;
+    console.log(`PostgreSQL of its own (fsync off), ${CONNECTIONS} connections in all, ${ROUNDS} rounds of ${SECONDS} s; CPU of servers + PostgreSQL per 1,000 requests`);
+    for (const n of counts) {
+      while (servers.length < n) servers.push(await startAlmanac(url, { env: { ALMANAC_RESPONSE_CACHE_MB: '0' } }));
+      const active = servers.slice(0, n);
+      for (const load of LOADS) {
+        const reqs = load.requests(token, next);
+        await measure(active, postmaster, reqs, 2); // warm-up: JIT, pools filled on every server
+        const rounds: Measured[] = [];
+        for (let r = 0; r < ROUNDS; r++) rounds.push(await measure(active, postmaster, reqs, SECONDS));
+        const per1000 = (m: Measured, ms: number) => (ms / Math.max(1, m.requests)) * 1000;
+        const row: MultiServerRow = {
+          scenario: 'multi-server', engine: 'postgres', target: `${n} server${n > 1 ? 's' : ''}: ${load.name}`,
+          rps: Math.round(median(rounds.map((m) => m.rps))), p99: median(rounds.map((m) => m.p99)),
+          serverCpuMsPerRequest: round2(median(rounds.map((m) => per1000(m, m.serverCpuMs))) / 1000),
+          cpuMsPer1000: Math.round(median(rounds.map((m) => per1000(m, m.serverCpuMs + m.pgCpuMs)))),
+          serverCpuMsPer1000: Math.round(median(rounds.map((m) => per1000(m, m.serverCpuMs)))),
+          postgresCpuMsPer1000: Math.round(median(rounds.map((m) => per1000(m, m.pgCpuMs)))),
+          failed: rounds.reduce((k, m) => k + m.failed, 0),
+        };
+        rows.push(row);
+        console.log(`  ${row.target.padEnd(28)} ${String(row.rps).padStart(6)} req/s  p99 ${String(row.p99).padStart(4)} ms  `
+          + `CPU/1,000 req: ${row.cpuMsPer1000} ms (servers ${row.serverCpuMsPer1000}, PostgreSQL ${row.postgresCpuMsPer1000})${row.failed ? `  ${row.failed} failed` : ''}`);
+      }
     }
-    const one = rows[0]!.rps!;
-    for (const r of rows.slice(1)) {
-      r.note = `${round2(r.rps! / one)}× one server's req/s`;
+    // Against the one-server figure of the same load.
+    for (const r of rows) {
+      const one = rows.find((o) => o.target === `${counts[0]} server${counts[0]! > 1 ? 's' : ''}: ${r.target.split(': ')[1]}`)!;
+      if (one === r) continue;
+      r.note = `CPU/1,000 req ${round2(r.cpuMsPer1000 / one.cpuMsPer1000)}× and ${round2(r.rps! / one.rps!)}× req/s of ${one.target.split(':')[0]}`;
       console.log(`  ${r.target}: ${r.note}`);
     }
   } finally {
     for (const s of servers) await s.stop();
-    await engine.cleanup();
+    cluster.destroy();
   }
-  saveResults('multi-server', rows, { baseDatasets: BASE_DATASETS, scaling: rows.length > 1 ? round2(rows[rows.length - 1]!.rps! / rows[0]!.rps!) : null });
+  saveResults('multi-server', rows, { baseDatasets: BASE_DATASETS, servers: counts, loadAverage: (await import('node:os')).loadavg() });
 }

@@ -26,6 +26,7 @@ const ON_DEMAND: Record<string, () => Promise<Bench>> = {
   profile: async () => (await import('./profile.js')).run,
   ui: async () => (await import('./ui.js')).run,
   startup: async () => (await import('./startup.js')).run,
+  capacity: async () => (await import('./capacity.js')).run,
 };
 
 const argv = process.argv.slice(2);

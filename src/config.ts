@@ -44,6 +44,14 @@ export interface Config {
   databaseConnectTimeoutMs: number;
   /** PostgreSQL: how long a statement may go unanswered before it fails (503) and its connection is dropped; 0: no limit. */
   databaseQueryTimeoutMs: number;
+  /** PostgreSQL: connections of the pool (ALMANAC_PG_POOL_SIZE), and of each read replica's. */
+  databasePoolSize: number;
+  /** PostgreSQL: the server's statement_timeout on every pooled connection (ALMANAC_PG_STATEMENT_TIMEOUT_MS); 0: none. */
+  databaseStatementTimeoutMs: number;
+  /** PostgreSQL: streaming standbys that serve reads (DATABASE_READ_URL, comma-separated). */
+  databaseReadUrls: string[];
+  /** PostgreSQL: how long a read waits for a replica to replay what it needs before the primary serves it. */
+  databaseReadWaitMs: number;
   /** SQLite: the page cache in MiB (ALMANAC_SQLITE_CACHE_MB); unset, the store's default (DEFAULT_CACHE_MB, 128). */
   sqliteCacheMb?: number;
   /** GET /metrics and the request observations behind it (ALMANAC_METRICS, on unless `false`). */
@@ -193,12 +201,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     changeLogRetentionDays: int(env, 'ALMANAC_CHANGE_LOG_RETENTION_DAYS', 7, 1, 3_650),
     databaseConnectTimeoutMs: int(env, 'ALMANAC_DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
     databaseQueryTimeoutMs: int(env, 'ALMANAC_DB_QUERY_TIMEOUT_MS', 60_000, 0, 86_400_000),
+    databasePoolSize: int(env, 'ALMANAC_PG_POOL_SIZE', 10, 1, 1_000),
+    databaseStatementTimeoutMs: int(env, 'ALMANAC_PG_STATEMENT_TIMEOUT_MS', 0, 0, 86_400_000),
+    databaseReadUrls: readUrls(env.DATABASE_READ_URL, databaseUrl),
+    databaseReadWaitMs: int(env, 'ALMANAC_READ_WAIT_MS', 250, 0, 60_000),
     sqliteCacheMb: env.ALMANAC_SQLITE_CACHE_MB?.trim() ? int(env, 'ALMANAC_SQLITE_CACHE_MB', 0, 2, 65_536) : undefined,
     metrics: bool(env, 'ALMANAC_METRICS', true),
     metricsToken: metricsToken(env),
     registry: registry(env.ALMANAC_REGISTRY?.trim()),
     trustProxy: trustProxy(env.ALMANAC_TRUST_PROXY),
   };
+}
+
+/** Read replicas: postgres:// URLs separated by commas, only beside a PostgreSQL DATABASE_URL. */
+function readUrls(raw: string | undefined, databaseUrl: string): string[] {
+  const urls = (raw ?? '').split(',').map((u) => u.trim()).filter((u) => u !== '');
+  if (!urls.length) return [];
+  if (!databaseUrl.startsWith('postgres')) throw new ConfigError('DATABASE_READ_URL needs a PostgreSQL DATABASE_URL (replicas of it)');
+  for (const u of urls) {
+    if (!/^postgres(ql)?:\/\/.+/.test(u)) throw new ConfigError(`DATABASE_READ_URL: each replica must be a postgres://… URL, got '${u.replace(/:[^:@/]*@/, ':…@')}'`);
+  }
+  return urls;
 }
 
 function registry(file: string | undefined): RegistryExtension | undefined {

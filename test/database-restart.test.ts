@@ -1,25 +1,22 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { ASPECT_TABLE } from '../src/storage/schema.js';
-import { freePort, runCli, startServer, type ServerProcess } from './support/processes.js';
+import { Cluster, HAVE_PG_BIN, PG_BIN, TcpForwarder } from './support/pg-cluster.js';
+import { runCli, startServer, type ServerProcess } from './support/processes.js';
 import { IN_CI } from './support/run-env.js';
 
 /**
  * A PostgreSQL restart under load (issue 29, item 17): two servers on one database, eight clients writing through
  * both, and the database restarted mid-load. Both servers must live through it, answer every request they cannot
  * serve with 503 and Retry-After (never a 500, never a hang), keep every write they acknowledged, and bring the
- * derived indexes up to date once the database is back.
+ * derived indexes up to date once the database is back. The same again for a failover (issue 31): the primary crashes,
+ * its synchronous standby is promoted and the servers' database address is moved to it.
  *
  * PostgreSQL only by nature: the test restarts a cluster, so it starts one of its own (initdb and pg_ctl from
  * PG_BIN, on a free port and a temporary folder, run as the postgres user when the test runs as root). Without
  * initdb it is skipped loudly, except in CI, where it fails.
  */
-const PG_BIN = process.env.ALMANAC_TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 /** How long a client waits for an answer before it counts the request as hung. */
 const CLIENT_TIMEOUT_MS = 15_000;
 const CLIENTS = 8;
@@ -34,55 +31,6 @@ const UNAVAILABLE_MESSAGE = 'The database is unavailable; try again shortly';
 const ds = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;
 const UPSTREAM = ds('restart_upstream');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Runs a PostgreSQL tool as the postgres user when we are root (initdb and the server refuse root). */
-function pgTool(tool: string, args: string[]): string {
-  const bin = path.join(PG_BIN, tool);
-  const [cmd, argv] = process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
-  return execFileSync(cmd, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-/** A PostgreSQL cluster of the test's own, on 127.0.0.1:port with trust authentication. */
-class Cluster {
-  readonly data: string;
-  constructor(readonly dir: string, readonly port: number) {
-    this.data = path.join(dir, 'data');
-  }
-
-  static async create(): Promise<Cluster> {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'almanac-pg-'));
-    if (process.getuid?.() === 0) {
-      const id = (what: '-u' | '-g') => Number(execFileSync('id', [what, 'postgres'], { encoding: 'utf8' }).trim());
-      chownSync(dir, id('-u'), id('-g'));
-    }
-    const cluster = new Cluster(dir, await freePort());
-    pgTool('initdb', ['-D', cluster.data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
-    cluster.start();
-    return cluster;
-  }
-
-  get url(): string {
-    return `postgres://postgres@127.0.0.1:${this.port}`;
-  }
-
-  start(): void {
-    pgTool('pg_ctl', ['start', '-w', '-D', this.data, '-l', path.join(this.dir, 'log'),
-      '-o', `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`]);
-  }
-
-  /** A fast shutdown: every session is terminated (FATAL 57P01), as a maintenance restart does. */
-  stop(mode: 'fast' | 'immediate' = 'fast'): void {
-    pgTool('pg_ctl', ['stop', '-w', '-D', this.data, '-m', mode]);
-  }
-
-  /** Stops it if it runs, and removes its files. */
-  destroy(): void {
-    try {
-      this.stop('immediate');
-    } catch { /* not running */ }
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
 
 /** One client request's outcome: the status, or how it failed without one. */
 interface Outcome {
@@ -141,8 +89,21 @@ async function eventually(what: string, probe: () => Promise<true | string>, lim
   }
 }
 
-describe('a PostgreSQL restart under load (PostgreSQL only: a cluster of the test\'s own is restarted)', async () => {
-  if (!existsSync(path.join(PG_BIN, 'initdb'))) {
+/**
+ * `restart`: the cluster stops (fast) and starts again. `failover` (issue 31): the servers reach the database through
+ * an address that a failover moves (a TCP forwarder standing for a virtual IP or a managed database's endpoint); the
+ * primary, with a synchronous standby, crashes (immediate stop), the standby is promoted and the address moved to it.
+ */
+type Outage = 'restart' | 'failover';
+const OUTAGE_TITLES: Record<Outage, [string, string]> = {
+  restart: ['a PostgreSQL restart under load (PostgreSQL only: a cluster of the test\'s own is restarted)',
+    'two servers live through a PostgreSQL restart: 503 with Retry-After meanwhile, every acknowledged write kept and indexed'],
+  failover: ['a PostgreSQL failover under load (PostgreSQL only: a primary and a synchronous standby of the test\'s own)',
+    'two servers live through the primary\'s crash and the standby\'s promotion: 503 with Retry-After meanwhile, every acknowledged write kept and indexed'],
+};
+
+for (const kind of ['restart', 'failover'] as const) describe(OUTAGE_TITLES[kind][0], async () => {
+  if (!HAVE_PG_BIN) {
     if (IN_CI) {
       test('initdb is installed', () => assert.fail(`the restart test needs PostgreSQL's initdb in ${PG_BIN} (set ALMANAC_TEST_PG_BIN)`));
       return;
@@ -153,6 +114,8 @@ describe('a PostgreSQL restart under load (PostgreSQL only: a cluster of the tes
   }
 
   let cluster: Cluster | undefined;
+  let standby: Cluster | undefined;
+  let forwarder: TcpForwarder | undefined;
   const servers: ServerProcess[] = [];
   let url = '';
   let token = '';
@@ -160,11 +123,20 @@ describe('a PostgreSQL restart under load (PostgreSQL only: a cluster of the tes
 
   before(async () => {
     cluster = await Cluster.create();
-    const admin = new pg.Client({ connectionString: `${cluster.url}/postgres` });
-    await admin.connect();
-    await admin.query('CREATE DATABASE almanac');
-    await admin.end();
+    await cluster.sql('CREATE DATABASE almanac');
     url = `${cluster.url}/almanac`;
+    if (kind === 'failover') {
+      standby = await Cluster.standbyOf(cluster, 'standby');
+      // Synchronous: a commit is acknowledged once the standby has it, so a crash of the primary loses no acknowledged write.
+      await cluster.sql("ALTER SYSTEM SET synchronous_standby_names = 'standby'");
+      await cluster.sql('SELECT pg_reload_conf()');
+      await eventually('the standby replicates synchronously', async () => {
+        const rows = await cluster!.sql('SELECT application_name, sync_state FROM pg_stat_replication');
+        return JSON.stringify(rows) === JSON.stringify([{ application_name: 'standby', sync_state: 'sync' }]) || JSON.stringify(rows);
+      });
+      forwarder = await TcpForwarder.start(cluster.port);
+      url = `postgres://postgres@127.0.0.1:${forwarder.port}/almanac`;
+    }
     // The timed jobs every second, so that their locks are held when the database goes.
     servers.push(...await Promise.all([0, 1].map(() => startServer({ DATABASE_URL: url, LOG_LEVEL: 'info', ALMANAC_RETENTION_INTERVAL_MS: '1000',
       DATAHUB_SYSTEM_CLIENT_SECRET: SYSTEM_SECRET }))));
@@ -182,10 +154,20 @@ describe('a PostgreSQL restart under load (PostgreSQL only: a cluster of the tes
   after(async () => {
     for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
     await Promise.all(servers.map((s) => s.exited));
+    await forwarder?.close();
+    standby?.destroy();
     cluster?.destroy();
   });
 
-  test('two servers live through a PostgreSQL restart: 503 with Retry-After meanwhile, every acknowledged write kept and indexed', async () => {
+  /** The database goes (a fast shutdown; a crash of the primary), and comes back (started again; the standby promoted). */
+  const down = () => kind === 'restart' ? cluster!.stop('fast') : cluster!.stop('immediate');
+  const up = () => {
+    if (kind === 'restart') return cluster!.start();
+    standby!.promote();
+    forwarder!.switchTo(standby!.port);
+  };
+
+  test(OUTAGE_TITLES[kind][1], async () => {
     const outcomes: Outcome[] = [];
     let stopAt = Infinity;
     const until = () => performance.now() >= stopAt;
@@ -202,7 +184,7 @@ describe('a PostgreSQL restart under load (PostgreSQL only: a cluster of the tes
     try {
       await eventually('a write of every client acknowledged', everyClientWrote(0));
       restartedAt = outcomes.length;
-      cluster!.stop('fast');
+      down();
       const downSince = performance.now();
       // Meanwhile, a read on each server: a 503 with Retry-After, in REST's shape and in GraphQL's (DataHub's envelope).
       const answers = await Promise.all(servers.map(async (s, i) => {
@@ -221,7 +203,7 @@ describe('a PostgreSQL restart under load (PostgreSQL only: a cluster of the tes
           path: ['dataset'], extensions: { code: 503, type: 'SERVICE_UNAVAILABLE', classification: 'DataFetchingException' } }], extensions: {} } },
       })));
       await sleep(DOWN_MS - (performance.now() - downSince));
-      cluster!.start();
+      up();
       backAt = outcomes.length;
       await eventually('a write of every client acknowledged after the restart', everyClientWrote(backAt), 60_000);
     } finally {
@@ -241,7 +223,7 @@ describe('a PostgreSQL restart under load (PostgreSQL only: a cluster of the tes
     for (const o of outcomes) counts[String(o.status)] = (counts[String(o.status)] ?? 0) + 1;
     const wrong = outcomes.filter((o) => !(o.status === 200 || (o.status === 503 && /^[1-9]\d*$/.test(o.retryAfter ?? ''))));
     assert.deepEqual(wrong.slice(0, 10), [], `every request got 200 or 503 with Retry-After; statuses: ${JSON.stringify(counts)}`);
-    console.log(`restart under load: ${outcomes.length} writes (${restartedAt} before the restart, ${backAt - restartedAt} while it was down), statuses ${JSON.stringify(counts)}`);
+    console.log(`${kind} under load: ${outcomes.length} writes (${restartedAt} before the outage, ${backAt - restartedAt} while the database was away), statuses ${JSON.stringify(counts)}`);
     assert.ok((counts['503'] ?? 0) > 0, `the outage was seen by the clients: ${JSON.stringify(counts)}`);
     const acknowledged = outcomes.filter((o) => o.status === 200);
 

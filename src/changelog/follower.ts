@@ -115,17 +115,20 @@ export class ChangeFollower {
 
   private scheduleIndexCheck(): void {
     if (this.stopped || this.indexTimer) return;
+    // What was heard by now, not by the time of the check: under a steady stream of writes, the entries heard in the
+    // last moment are still being applied by their writers, and catching up on them would redo each writer's work on
+    // every other server (a cost that grew with the number of servers).
+    const upTo = this.heard;
     this.indexTimer = setTimeout(() => {
       this.indexTimer = undefined;
-      void this.checkIndexes().catch((e) => this.failed(e));
+      void this.checkIndexes(upTo).catch((e) => this.failed(e));
     }, this.indexDelayMs);
     this.indexTimer.unref();
   }
 
-  /** Catches up the indexes that are behind what was heard (a writer that died before applying its entries). */
-  private async checkIndexes(): Promise<void> {
+  /** Catches up the indexes that are behind `upTo` (a writer that died before applying its entries). */
+  private async checkIndexes(upTo: number): Promise<void> {
     if (this.stopped) return;
-    const upTo = this.heard;
     const offsets = await this.store.consumerOffsets();
     if ([...this.changeLog.consumers.values()].some((c) => (offsets.get(c.name) ?? 0) < upTo)) await this.changeLog.catchUpIndexes();
     if (upTo > this.checked) this.checked = upTo;

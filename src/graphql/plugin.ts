@@ -7,6 +7,7 @@ import type { Catalog } from '../services/catalog.js';
 import { sendError } from '../http/errors.js';
 import { EntityLoader, type GraphQLContext } from './context.js';
 import { recordingReads } from '../services/read-tracking.js';
+import { readContext } from '../read-context.js';
 import { checkVariables, costLimitRule, fragmentsOf, listItemsIn, measureOperation, type RequestLimits } from './cost-limit.js';
 import { formatExecutionError, formatRequestError, unavailableIn } from './errors.js';
 import { coerceNumericStrings } from './int-strings.js';
@@ -97,6 +98,12 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
   app.graphql.addHook('preExecution', async (executableSchema, document, context, variables) => {
     const errors = checkVariables(executableSchema, document, operationNames.get(context), variables as Record<string, unknown> | undefined, LIMITS);
     if (errors.length) throw refusal(errors);
+    // A mutation reads what it is about to change: from the primary, not from a replica (src/http/read-routing.ts).
+    const name = operationNames.get(context);
+    const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION
+      && (name === undefined || d.name?.value === name));
+    const routing = readContext();
+    if (routing && operation?.operation !== 'query') routing.replicaOk = false;
     // Handing the document back as "modified" keeps mercurius from compiling it with graphql-jit (see JIT_MAX_FIELDS).
     if (!jitWorthy(executableSchema, document, operationNames.get(context))) return { document };
     return undefined;

@@ -9,6 +9,9 @@ import { REQUIRES } from '../services/privileges.js';
 import { authenticate } from './auth.js';
 import { operationName } from './request-log.js';
 
+/** One read replica as the catalog reports it. */
+type ReplicaState = NonNullable<ReturnType<NonNullable<Catalog['readReplicas']>>>['status'][number];
+
 /**
  * GET /metrics in Prometheus' text format (prom-client). Everything observed lives here, in the HTTP layer: requests
  * are observed by an onResponse hook (by route pattern, never the raw URL, so that the series stay bounded); what the
@@ -153,6 +156,34 @@ function serverMetrics(catalog: Catalog, warn: (message: string) => void) {
       collect() { this.set(pool().waiting); } });
     new Gauge({ name: 'almanac_db_pool_max_connections', help: 'The pool\'s connection limit.', registers,
       collect() { this.set(pool().max); } });
+  }
+
+  const replicas = catalog.readReplicas;
+  if (replicas !== undefined) {
+    const each = (set: (name: string, r: ReplicaState) => void) => {
+      for (const r of replicas()?.status ?? []) set(r.name, r);
+    };
+    new Gauge({ name: 'almanac_db_replica_up', help: 'Whether a read replica (DATABASE_READ_URL) is in rotation (1) or not (0).',
+      labelNames: ['replica'] as const, registers, collect() { this.reset(); each((replica, r) => this.set({ replica }, r.up ? 1 : 0)); } });
+    new Gauge({ name: 'almanac_db_replica_lag_bytes', help: 'WAL the primary has written that a read replica has not replayed, at its last check.',
+      labelNames: ['replica'] as const, registers, collect() {
+        this.reset();
+        each((replica, r) => { if (r.lagBytes !== null) this.set({ replica }, r.lagBytes); });
+      } });
+    new Gauge({ name: 'almanac_db_replica_lag_seconds', help: 'Seconds since a read replica that is behind replayed its last commit (0 when caught up).',
+      labelNames: ['replica'] as const, registers, collect() {
+        this.reset();
+        each((replica, r) => { if (r.lagSeconds !== null) this.set({ replica }, r.lagSeconds); });
+      } });
+    new Counter({ name: 'almanac_db_reads_total', help: 'Reads that may go to a replica, by where they went: replica, primary (none caught up or '
+      + 'in rotation), retried_on_primary (the replica failed them).', labelNames: ['served_by'] as const, registers, collect() {
+      this.reset();
+      const stats = replicas()?.stats;
+      if (!stats) return;
+      this.inc({ served_by: 'replica' }, stats.replica);
+      this.inc({ served_by: 'primary' }, stats.primaryFallback);
+      this.inc({ served_by: 'retried_on_primary' }, stats.retriedOnPrimary);
+    } });
   }
 
   // Caches count their hits and misses as plain numbers; the counters take those totals when scraped.

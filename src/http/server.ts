@@ -5,6 +5,7 @@ import type { Catalog } from '../services/catalog.js';
 import { authPlugin } from './auth.js';
 import { sendError } from './errors.js';
 import { metricsPlugin } from './metrics.js';
+import { readRoutingPlugin } from './read-routing.js';
 import { requestLogPlugin } from './request-log.js';
 import { entityRoutes } from './rest/entities.js';
 import { metaRoutes } from './rest/meta.js';
@@ -57,6 +58,8 @@ export async function buildServer(catalog: Catalog, opts: ServerOptions = {}): P
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ status: 404, code: 'NOT_FOUND', message: `No route for ${request.method} ${request.url.split('?')[0]}` }));
 
+  // First: every later hook and handler runs in the request's read context (replica or primary).
+  await app.register(readRoutingPlugin);
   await app.register(requestLogPlugin, { mode: catalog.config.requestLog });
   await app.register(authPlugin, { catalog });
   // GET /metrics, and every request observed (src/http/metrics.ts).

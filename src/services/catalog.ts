@@ -9,7 +9,7 @@ import { aspectSpec } from '../model/registry.js';
 import { ResponseCache } from './response-cache.js';
 import { trackingReads } from './read-tracking.js';
 import { openStore } from '../storage/index.js';
-import type { ChangeRecord, PoolUse, Store } from '../storage/types.js';
+import type { ChangeRecord, PoolUse, ReadReplicas, Store } from '../storage/types.js';
 import { systemActor } from './actor.js';
 import type { Authorizer } from './authz.js';
 import { EditService } from './edits.js';
@@ -73,6 +73,8 @@ export interface Catalog {
   seededPlatforms: readonly string[];
   /** The database's connection pool as it is now (PostgreSQL; none on SQLite): for /metrics. */
   databasePool?: () => PoolUse;
+  /** The read replicas as they are now (PostgreSQL with DATABASE_READ_URL): for /health and /metrics. */
+  readReplicas?: () => ReadReplicas | undefined;
   /**
    * Follows the change log for other servers' (and other processes') writes, until close: what a serving process
    * does, so that its caches and answers follow every write within a second (src/changelog/follower.ts).
@@ -86,6 +88,8 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   applyRegistryExtension(config.registry ?? { aspects: new Map(), entities: [] });
   // Every store call of a GraphQL request is noted, so that its answer can be reused while what it read is unchanged.
   const tracked = trackingReads(store ?? (await openStore(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs,
+    poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs, readUrls: config.databaseReadUrls,
+    readWaitMs: config.databaseReadWaitMs,
     sqliteCacheMb: config.sqliteCacheMb })));
   // The indexes apply this process's writes after the writes answer; every read of them waits until they hold those.
   const changeLog = new ChangeLogService(tracked, config.indexDelayMs);
@@ -132,7 +136,8 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
     changeFeed, webhooks,
     ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret')), references: new ReferenceService(s, entities),
     usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
-    seededPlatforms, ...(s.connections ? { databasePool: () => s.connections!() } : {}), config, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
+    seededPlatforms, ...(s.connections ? { databasePool: () => s.connections!() } : {}),
+    ...(s.readReplicas?.() ? { readReplicas: () => s.readReplicas!() } : {}), config, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),
     identities: new IdentityService(entities, s), ownershipTypes,
     nativeUsers: new NativeUserService(entities, s, tokens, config.systemClientId), recommendations,

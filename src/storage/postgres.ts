@@ -9,6 +9,8 @@ import { edgeChanges } from './edges.js';
 import { ParsedValues } from './parsed-values.js';
 import { deepFreeze } from '../model/deep-freeze.js';
 import { databaseUnavailable } from '../errors.js';
+import { clientWithStatementTimeout } from './postgres-connections.js';
+import { ReplicaSet, type ReadRoutingStats, type ReplicaStatus } from './postgres-replicas.js';
 import type { FacetOp } from './facet-bitmaps.js';
 import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
 import {
@@ -48,6 +50,22 @@ export interface PostgresTimeouts {
   /** How long a statement may go unanswered before it fails and its connection is dropped; 0: no limit. */
   queryTimeoutMs?: number;
 }
+
+/** The pool and read replicas (defaults: DEFAULT_POOL_SIZE, no replicas, DEFAULT_READ_WAIT_MS, no statement_timeout). */
+export interface PostgresOptions extends PostgresTimeouts {
+  /** Connections of the pool (and of each replica's pool); the LISTEN connection comes on top. */
+  poolSize?: number;
+  /** PostgreSQL's own statement_timeout, set on each pooled connection (the server cancels the statement); 0: none. */
+  statementTimeoutMs?: number;
+  /** Streaming standbys that serve reads (src/storage/postgres-replicas.ts). */
+  readUrls?: readonly string[];
+  /** How long a read waits for a replica to replay past what it needs before the primary serves it. */
+  readWaitMs?: number;
+  /** Where replica warnings go (a replica out of rotation, back in rotation). */
+  log?: (level: 'warn' | 'info', message: string) => void;
+}
+export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_READ_WAIT_MS = 250;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 /** The time limit of statements that may rightly take long (migrations, VACUUM): none, in effect (setTimeout's largest). */
@@ -72,8 +90,12 @@ export function isDatabaseUnreachable(e: unknown): boolean {
 }
 const UNREACHABLE_SYSCALL_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH',
   'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-/** admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections, query_canceled (a statement timeout). */
-const UNREACHABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+/**
+ * admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections, query_canceled (a statement timeout), and
+ * read_only_sql_transaction: Almanac never writes in a read-only transaction, so a write refused so reached a standby
+ * (a failover under way: the address already leads to a server not yet promoted).
+ */
+const UNREACHABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014', '25006']);
 /** What the pg driver says of a connection it lost or gave up on (its errors carry no code). */
 const UNREACHABLE_MESSAGES = /^(Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
 
@@ -99,7 +121,7 @@ export class PostgresStore implements Store {
     rows: async (s) => (await this.query(s.sql, s.params)).rows,
     // One text of all the ids rather than a row each: at 100,000 ids, 2–5 times quicker to receive and parse.
     ids: async (s) => {
-      const all = (await this.pool.query(`SELECT string_agg(t.id::text, ',') AS ids FROM (${s.sql}) AS t(id)`, s.params)).rows[0].ids as string | null;
+      const all = (await this.query(`SELECT string_agg(t.id::text, ',') AS ids FROM (${s.sql}) AS t(id)`, s.params)).rows[0].ids as string | null;
       return all ? all.split(',').map(Number) : [];
     },
     changesAfter: (after, limit) => this.changesAfter(after, limit),
@@ -108,22 +130,38 @@ export class PostgresStore implements Store {
   });
   private readonly facetTx = new Map<pg.PoolClient, { ops: FacetOp[]; move?: { from: number; to: number } }>();
 
-  constructor(connectionString: string, poolSize = 10, timeouts: PostgresTimeouts = {}) {
-    const queryTimeout = timeouts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  /** Read replicas, when DATABASE_READ_URL names some. */
+  private readonly replicas?: ReplicaSet;
+
+  constructor(connectionString: string, options: PostgresOptions = {}) {
+    const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
+    const queryTimeout = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     this.clientConfig = {
       connectionString,
-      connectionTimeoutMillis: timeouts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       ...(queryTimeout > 0 ? { query_timeout: queryTimeout } : {}),
       // A peer gone without a word (a failover, a network cut) is found out by TCP rather than never.
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
     };
-    this.pool = new pg.Pool({ ...this.clientConfig, max: poolSize });
+    const statementTimeout = options.statementTimeoutMs ?? 0;
+    this.pool = new pg.Pool({ ...this.clientConfig, max: poolSize, ...(statementTimeout > 0 ? { Client: clientWithStatementTimeout(statementTimeout) } : {}) });
     // A database restart ends every session. An idle client that loses its connection is dropped by the pool (which
     // then reports it here); a client lost while in use (a transaction between statements, a job's lock connection)
     // fails its user's next statement, and runExclusive hears of it — the event itself must never crash the process.
     this.pool.on('error', () => {});
     this.pool.on('connect', (c) => c.on('error', () => {}));
+    if (options.readUrls?.length) {
+      this.replicas = new ReplicaSet(options.readUrls, { ...this.clientConfig, max: poolSize }, this.pool, {
+        waitMs: options.readWaitMs ?? DEFAULT_READ_WAIT_MS, unreachable: isDatabaseUnreachable,
+        log: options.log ?? ((level, m) => process.stderr.write(`almanac: ${level === 'warn' ? 'warning: ' : ''}${m}\n`)),
+      });
+    }
+  }
+
+  /** The read replicas' state and where reads went (none without DATABASE_READ_URL). */
+  readReplicas(): { status: ReplicaStatus[]; stats: ReadRoutingStats } | undefined {
+    return this.replicas && { status: this.replicas.status(), stats: this.replicas.stats };
   }
 
   connections(): PoolUse {
@@ -131,9 +169,11 @@ export class PostgresStore implements Store {
   }
 
   /** A statement on a connection of the pool; the database out of reach is a typed 503. */
-  private async query(text: string, params?: unknown[]): Promise<pg.QueryResult> {
+  private async query(text: string | pg.QueryConfig | pg.QueryArrayConfig, params?: unknown[]): Promise<pg.QueryResult> {
     try {
-      return await this.pool.query(text, params);
+      // A request's reads may be served by a caught-up replica (postgres-replicas.ts); everything else by the primary.
+      if (this.replicas) return await this.replicas.query(text, params, () => this.pool.query(text as string, params));
+      return await this.pool.query(text as string, params);
     } catch (e) {
       throw unavailableOr(e);
     }
@@ -157,6 +197,8 @@ export class PostgresStore implements Store {
       this.facetTx.set(c, changes);
       const r = await fn(c);
       await c.query('COMMIT');
+      // Its position, for reads from replicas to wait for (committed: a failure here is no reason to refuse the write).
+      if (this.replicas) await this.replicas.committed(c).catch(() => {});
       // This process's changes of the search tables, to its facet index right after they commit.
       this.facetTx.delete(c);
       if (changes.ops.length || changes.move) this.facets.committed(changes.ops, changes.move);
@@ -178,6 +220,7 @@ export class PostgresStore implements Store {
   async migrate(): Promise<void> {
     await this.tx(async (c) => {
       await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await c.query('SET LOCAL statement_timeout = 0');
       await c.query(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, applied_on BIGINT NOT NULL)`);
       const done = new Set((await c.query(`SELECT version FROM ${MIGRATIONS_TABLE}`)).rows.map((r) => r.version as number));
       for (const m of migrations('postgres')) {
@@ -190,12 +233,14 @@ export class PostgresStore implements Store {
       await this.restoreIndexes(c);
     });
     this.facets.start();
+    await this.replicas?.start();
   }
 
   async close(): Promise<void> {
     await this.facets.close();
     // Writes already asked for are made first (a group waiting for its turn starts as another ends).
     while (this.groupsDone.size) await Promise.all(this.groupsDone);
+    await this.replicas?.close();
     await this.pool.end();
   }
 
@@ -640,10 +685,15 @@ export class PostgresStore implements Store {
   async reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void> {
     // Plain VACUUM never blocks readers or writers but only trims empty pages at the end of the table; old rows
     // sit at its start, so after a large truncation the table is rewritten (its size then really falls).
+    const c = await this.connect();
     try {
-      await this.pool.query(timed(`VACUUM (${rewrite ? 'FULL, ' : ''}ANALYZE) ${tableFor(entityType, aspect)}`, NO_TIME_LIMIT));
+      // Nor does statement_timeout (ALMANAC_PG_STATEMENT_TIMEOUT_MS): lifted for this connection, closed after.
+      await c.query('SET statement_timeout = 0');
+      await c.query(timed(`VACUUM (${rewrite ? 'FULL, ' : ''}ANALYZE) ${tableFor(entityType, aspect)}`, NO_TIME_LIMIT));
     } catch (e) {
       throw unavailableOr(e);
+    } finally {
+      c.release(true);
     }
   }
 
@@ -844,6 +894,8 @@ export class PostgresStore implements Store {
   async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
     const { rows } = await this.query(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 ORDER BY seq LIMIT $2`,
       [after, limit]);
+    // Whoever applies these entries (dropping caches) must not then read a replica that has not replayed them.
+    if (rows.length && this.replicas) await this.replicas.observePrimary().catch((e) => { throw unavailableOr(e); });
     return (rows as ChangeLogRow[]).map(toChange);
   }
 

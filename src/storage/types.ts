@@ -266,6 +266,12 @@ export interface EntityRow {
 }
 
 /** A connection pool's state: connections open, of which idle; callers waiting for one; the pool's limit. */
+/** Read replicas as /health and /metrics show them (src/storage/postgres-replicas.ts). */
+export interface ReadReplicas {
+  status: { name: string; up: boolean; lagBytes: number | null; lagSeconds: number | null }[];
+  stats: { replica: number; primaryFallback: number; retriedOnPrimary: number };
+}
+
 export interface PoolUse {
   total: number;
   idle: number;
@@ -280,6 +286,8 @@ export interface Store {
   close(): Promise<void>;
   /** The connection pool's use now, where the engine has one (PostgreSQL; SQLite has none): read by the metrics. */
   connections?(): PoolUse;
+  /** PostgreSQL with DATABASE_READ_URL: each read replica's state and lag, and where reads went. */
+  readReplicas?(): ReadReplicas | undefined;
 
   // Versioned aspects
   /** Writes all aspects (and time-series rows, when given) in one transaction: every one or none. */

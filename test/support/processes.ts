@@ -38,6 +38,8 @@ export interface ServerProcess {
   exited: Promise<NodeJS.Signals | number | null>;
   /** What it wrote on stdout so far (JSON log lines). */
   log: () => string;
+  /** What it wrote on stderr so far (warnings outside the request log). */
+  stderr: () => string;
 }
 
 /**
@@ -56,7 +58,7 @@ export async function startServer(env: Record<string, string>, args: string[] = 
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 600; i++) {
     try {
-      if ((await fetch(`${base}/health`)).ok) return { child, base, exited, log: () => out };
+      if ((await fetch(`${base}/health`)).ok) return { child, base, exited, log: () => out, stderr: () => err };
     } catch { /* not up yet */ }
     if (child.exitCode !== null || child.signalCode !== null) break;
     await new Promise((r) => setTimeout(r, 50));

@@ -22,5 +22,9 @@ export async function metaRoutes(app: FastifyInstance, { catalog }: { catalog: C
     models: {},
   }));
 
-  app.get('/health', { config: { public: true } }, async () => ({ status: 'ok' }));
+  // No database call: the replicas' state is what their periodic check last saw.
+  app.get('/health', { config: { public: true } }, async () => {
+    const replicas = catalog.readReplicas?.();
+    return replicas ? { status: 'ok', replicas: replicas.status } : { status: 'ok' };
+  });
 }
