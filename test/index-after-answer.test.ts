@@ -72,6 +72,29 @@ forEachEngine('indexes applied after the answer', (ctx) => {
     assert.deepEqual(now, { search: now.head, relationships: now.head, head: now.head });
   });
 
+  // Two servers on one PostgreSQL behind a proxy's round robin: the writer's server indexes after answering, so the
+  // other applies what is missing before it reads. (Servers do not share a SQLite file; its other writers, the CLI's
+  // commands, index before they return.)
+  if (ctx.engine === 'postgres') {
+    test('a search through another server sharing the database sees a write at once', async () => {
+      const other = await startApp(ctx, LATER, { follow: false });
+      try {
+        const DS = ds('dunnart_shared');
+        await t.put(DS, 'datasetProperties', { name: 'dunnart_shared', description: 'Written through the first server', customProperties: {}, tags: [] });
+        const written = await positions();
+        assert.ok(written.search! < written.head, `answered before indexed: ${JSON.stringify(written)}`);
+        const res = await other.graphql('{ search(input: { type: DATASET, query: "dunnart_shared" }) { total searchResults { entity { urn } } } }');
+        assert.deepEqual(res.body, { data: { search: { total: 1, searchResults: [{ entity: { urn: DS } }] } }, extensions: {} });
+        assert.deepEqual(await positions(), { search: written.head, relationships: written.head, head: written.head });
+        // The first server's own next read finds the work done: it re-reads the offsets rather than indexing again.
+        const again = await t.graphql('{ search(input: { type: DATASET, query: "dunnart_shared" }) { total } }');
+        assert.deepEqual(again.body, { data: { search: { total: 1 } }, extensions: {} });
+      } finally {
+        await other.close();
+      }
+    });
+  }
+
   test('without any read, the indexes apply the writes once the delay is over', async () => {
     const quick = await startApp(ctx, { indexDelayMs: 10 }, { follow: false });
     try {

@@ -149,6 +149,11 @@ export class IndexSet {
     return out;
   }
 
+  /** Forgets the offsets last seen stored: the next step (and appliedTo) starts from the stored ones again. */
+  forgetOffsets(): void {
+    this.known = null;
+  }
+
   /** Resolves once no step is under way or scheduled (whatever their outcome). */
   async idle(): Promise<void> {
     while (this.next ?? this.running) await (this.next ?? this.running)!.catch(() => {});

@@ -147,7 +147,23 @@ export class ChangeLogService {
    * a write sees it. At once when nothing is pending; otherwise it joins the step under way or the next one.
    */
   indexesCurrent(): Promise<void> | undefined {
+    if (this.store.engine === 'postgres' && this.indexes.consumers.size > 0) return this.othersCurrent();
     return this.indexes.appliedTo() < this.wanted ? this.awaitIndexes(this.wanted) : undefined;
+  }
+
+  /**
+   * On a database other servers share, a client may write through one and search through another (a proxy's round
+   * robin): the write's server applies it to the indexes after answering, so a reader here first reads the log's head
+   * (one small query) and, when the indexes are behind it, applies what is missing itself — the steps are guarded, so
+   * whichever server gets there first does it and the other only re-reads the offsets.
+   */
+  private async othersCurrent(): Promise<void> {
+    const head = await this.store.lastChangeSeq();
+    if (head > this.wanted) this.wanted = head;
+    if (this.indexes.appliedTo() >= this.wanted) return;
+    // Another server may have applied it already: its stored offsets say so without computing a step.
+    this.indexes.forgetOffsets();
+    await this.awaitIndexes(this.wanted);
   }
 
   private async awaitIndexes(target: number): Promise<void> {
