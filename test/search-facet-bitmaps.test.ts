@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
-import { systemActor } from '../src/services/actor.js';
-import { openCatalog, type Catalog } from '../src/services/catalog.js';
+import { systemActor } from '../src/model/actor.js';
+import { openCatalog, type Catalog } from '../src/catalog.js';
 import type { ChangeItem } from '../src/services/ingest-format.js';
 import { FacetDocs, type FacetDoc } from '../src/storage/facet-bitmaps.js';
 import type { FacetIndex } from '../src/storage/facet-index.js';

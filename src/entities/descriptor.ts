@@ -1,4 +1,4 @@
-import type { Operation } from '../services/privileges.js';
+import type { Operation } from '../model/privileges.js';
 import { enumOf, rec, str, urn, type Fields, type Schema } from './schema.js';
 
 /**

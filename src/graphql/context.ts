@@ -1,6 +1,6 @@
 import type { DescriptionLayer } from '../entities/descriptor.js';
-import type { Actor } from '../services/actor.js';
-import type { Catalog } from '../services/catalog.js';
+import type { Actor } from '../model/actor.js';
+import type { Catalog } from '../catalog.js';
 import type { AspectRecord } from '../storage/types.js';
 
 /** What one entity looks like to resolvers: whether it exists and its latest versioned aspects. */

@@ -3,7 +3,7 @@ import { buildASTSchema, Kind, parse, type DocumentNode, type GraphQLError, type
 import mercurius from 'mercurius';
 import { AlmanacError, badRequest } from '../errors.js';
 import type { DescriptionLayer } from '../entities/descriptor.js';
-import type { Catalog } from '../services/catalog.js';
+import type { Catalog } from '../catalog.js';
 import { sendError } from '../http/errors.js';
 import { EntityLoader, type GraphQLContext } from './context.js';
 import { recordingReads } from '../services/read-tracking.js';

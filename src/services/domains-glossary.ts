@@ -8,8 +8,8 @@ import { glossaryRelatedTerms, glossaryTermInfo } from '../entities/glossary-ter
 import { ownerEntry } from '../entities/ownership-types.js';
 import { domains, glossaryTerms, ownership } from '../entities/shared-aspects.js';
 import { parseUrn, tryParseUrn } from '../model/urn.js';
-import type { Actor } from './actor.js';
-import type { Catalog } from './catalog.js';
+import type { Actor } from '../model/actor.js';
+import type { Catalog } from '../catalog.js';
 import type { FilterClause } from './search.js';
 
 /**

@@ -10,7 +10,7 @@ import {
   type AuditStamp, type EditableSchemaMetadata, type GlobalTags, type GlossaryTerms, type SchemaMetadata,
 } from '../entities/shared-aspects.js';
 import { parseUrn, tryParseUrn } from '../model/urn.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { AspectWrites, EntityService } from './entities.js';
 
 /**

@@ -1,12 +1,12 @@
 import { badRequest, conflict, notFound, unprocessable } from '../errors.js';
 import type { AnyAspect, AspectValue } from '../entities/descriptor.js';
 import { aspectDef, entityDescriptor, entityHasAspect, keyDisagreement, keyValuesOf, urnKeyProblem } from '../entities/index.js';
-import { validateOrThrow } from '../model/aspect-schemas.js';
-import { aspectSpec, entitySpec } from '../model/registry.js';
+import { validateOrThrow } from '../registry/aspect-schemas.js';
+import { aspectSpec, entitySpec } from '../registry/registry.js';
 import { parseUrn, tryParseUrn, type Urn } from '../model/urn.js';
 import { checkExpectedRevision } from '../storage/aspect-updates.js';
 import type { AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, LatestAspects, Store, SystemMetadata, TimeseriesWrite } from '../storage/types.js';
-import { SYSTEM_ACTOR_URN, type Actor } from './actor.js';
+import { SYSTEM_ACTOR_URN, type Actor } from '../model/actor.js';
 import type { ChangeItem } from './ingest-format.js';
 import { applyPatch, type Stamp } from './patch.js';
 

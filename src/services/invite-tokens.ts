@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { inviteToken as inviteTokenAspect } from '../entities/invite-token.js';
 import { badRequest } from '../errors.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
 import type { TokenService } from './tokens.js';
 

@@ -6,7 +6,7 @@ import type { EntityDescriptor } from '../entities/descriptor.js';
 import { ENTITY_DESCRIPTORS } from '../entities/index.js';
 import { badRequest } from '../errors.js';
 import type { Relationship, Store } from '../storage/types.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
 
 /**

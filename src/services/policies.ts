@@ -2,8 +2,9 @@ import { badRequest, notFound } from '../errors.js';
 import { lookupTable, ownValue } from '../model/safe-keys.js';
 import { parseUrn, tryParseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
-import { ROOT_USER_URN, type Actor } from './actor.js';
-import type { Authorizer, Requirement } from './authz.js';
+import { ROOT_USER_URN, type Actor } from '../model/actor.js';
+import type { Authorizer } from './authz.js';
+import type { Requirement } from '../model/privileges.js';
 import type { EntityService } from './entities.js';
 import { dataHubPolicyInfo } from '../entities/data-hub-policy.js';
 

@@ -1,4 +1,4 @@
-import type { Catalog } from './catalog.js';
+import type { Catalog } from '../catalog.js';
 
 /** The job's name among timed jobs (one server runs it at a time: Store.runExclusive). */
 export const RETENTION_JOB = 'timeseries-retention';

@@ -4,7 +4,7 @@ import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { badRequest, notFound, unauthenticated } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
 import type { ChangeRecord, Store } from '../storage/types.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
 import { lookupTable, ownValue } from '../model/safe-keys.js';
 

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { rootActor, systemActor } from '../../src/services/actor.js';
-import { openCatalog, type Catalog } from '../../src/services/catalog.js';
+import { rootActor, systemActor } from '../../src/model/actor.js';
+import { openCatalog, type Catalog } from '../../src/catalog.js';
 import { ingestFiles } from '../../src/services/ingest-files.js';
 import type { EngineContext } from './engines.js';
 

@@ -1,9 +1,8 @@
 import { badRequest, forbidden } from '../../errors.js';
 import { dataProductProperties } from '../../entities/data-product.js';
 import { parseUrn, tryParseUrn } from '../../model/urn.js';
-import type { Requirement } from '../../services/authz.js';
 import * as dg from '../../services/domains-glossary.js';
-import { REQUIRES, type Operation } from '../../services/privileges.js';
+import { REQUIRES, type Operation, type Requirement } from '../../model/privileges.js';
 import type { FilterClause, SearchRequest } from '../../services/search.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { ref } from './common.js';

@@ -1,5 +1,5 @@
-import { requirePrivilege, requireRead, type Requirement } from '../../services/authz.js';
-import { REQUIRES, type Operation } from '../../services/privileges.js';
+import { requirePrivilege, requireRead } from '../../services/authz.js';
+import { REQUIRES, type Operation, type Requirement } from '../../model/privileges.js';
 import type { GraphQLContext } from '../context.js';
 import { pagePrivileges } from './dataset-pages.js';
 

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest, notFound } from '../../errors.js';
-import { aspectSpec, entitySpec } from '../../model/registry.js';
+import { aspectSpec, entitySpec } from '../../registry/registry.js';
 import { parseUrn } from '../../model/urn.js';
 import { requireAspectRead, requirePrivilege, requireRead, visibleAspects } from '../../services/authz.js';
-import type { Actor } from '../../services/actor.js';
-import type { Catalog } from '../../services/catalog.js';
+import type { Actor } from '../../model/actor.js';
+import type { Catalog } from '../../catalog.js';
 import { changeFromProposal, changesFromSnapshot, IF_VERSION_MATCH, parseExpectedVersion, type ChangeItem } from '../../services/ingest-format.js';
-import { REQUIRES } from '../../services/privileges.js';
+import { REQUIRES } from '../../model/privileges.js';
 import { noteIngested } from '../metrics.js';
 import type { AspectRecord } from '../../storage/types.js';
 import {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Catalog } from '../../services/catalog.js';
+import type { Catalog } from '../../catalog.js';
 import { ALMANAC_VERSION, DATAHUB_VERSION } from '../../version.js';
 
 /** `GET /config` (how the Python client recognises a GMS) and `GET /health`. */
