@@ -11,6 +11,7 @@ import { openStore } from './storage/index.js';
 import type { PoolUse, Store } from './storage/types.js';
 import { systemActor } from './model/actor.js';
 import type { Authorizer } from './services/authz.js';
+import { DomainsGlossaryService } from './services/domains-glossary.js';
 import { EditService } from './services/edits.js';
 import { EntityService } from './services/entities.js';
 import { IdentityService } from './services/identities.js';
@@ -20,20 +21,27 @@ import { NativeUserService } from './services/native-users.js';
 import { OwnershipTypeService } from './services/ownership-types.js';
 import { seedBuiltinPlatforms } from './services/platforms.js';
 import { PolicyService } from './services/policies.js';
+import { QueryService } from './services/queries.js';
 import { RecommendationService } from './services/recommendations.js';
 import { ReferenceService } from './services/references.js';
 import { RelationshipService } from './services/relationships.js';
+import { SchemaHistoryService } from './services/schema-history.js';
 import { SearchService } from './services/search.js';
 import { TimeseriesService } from './services/timeseries.js';
 import { TokenService } from './services/tokens.js';
 import { AnalyticsService } from './services/analytics.js';
 import { IngestionService } from './services/ingestion.js';
+import { InviteTokenService } from './services/invite-tokens.js';
 import { UsageEventService } from './services/usage-events.js';
 
-/** Everything the HTTP surface and the CLI use: the services, built once over one store. */
+/**
+ * What the transports (src/http, src/graphql) use: the services, built once over one store. The store itself is not
+ * part of it: requests reach storage through the services only.
+ */
 export interface Catalog {
   config: Config;
-  store: Store;
+  /** Which database engine the store runs on (GET /config reports it). */
+  engine: Store['engine'];
   entities: EntityService;
   tokens: TokenService;
   relationships: RelationshipService;
@@ -66,6 +74,14 @@ export interface Catalog {
   references: ReferenceService;
   /** The web app's usage events (/track). */
   usageEvents: UsageEventService;
+  /** Invitations to sign up (and take a role): one current per role, shown again to administrators. */
+  inviteTokens: InviteTokenService;
+  /** A dataset's schema history: versions, blame, the aspects a version stamp names. */
+  schemaHistory: SchemaHistoryService;
+  /** Query entities: the dataset page's list, and their edits (who may edit them decided there). */
+  queries: QueryService;
+  /** Domains, the business glossary and data products: creation, moves, deletion, related terms, products' assets. */
+  domainsGlossary: DomainsGlossaryService;
   /** The analytics page's charts and highlights. */
   analytics: AnalyticsService;
   /** The built-in data platforms this opening wrote (none once every one is stored): `serve` logs them. */
@@ -80,7 +96,12 @@ export interface Catalog {
   close(): Promise<void>;
 }
 
-export async function openCatalog(config: Config, store?: Store): Promise<Catalog> {
+/** The catalog as opened: its services and the store under them, for what runs beside the requests (the CLI's jobs). */
+export interface OpenedCatalog extends Catalog {
+  store: Store;
+}
+
+export async function openCatalog(config: Config, store?: Store): Promise<OpenedCatalog> {
   // The deployment's own aspects and entity types (none unless ALMANAC_REGISTRY names a file): one registry per process.
   applyRegistryExtension(config.registry ?? { aspects: new Map(), entities: [] });
   // Every store call of a GraphQL request is noted, so that its answer can be reused while what it read is unchanged.
@@ -126,7 +147,11 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
     changeFeed, webhooks,
     ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret')), references: new ReferenceService(s, entities),
     usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
-    seededPlatforms, ...(s.connections ? { databasePool: () => s.connections!() } : {}), config, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
+    inviteTokens: new InviteTokenService(entities, tokens),
+    schemaHistory: new SchemaHistoryService(entities),
+    queries: new QueryService(entities, relationships, policies),
+    domainsGlossary: new DomainsGlossaryService({ entities, search, store: s }),
+    seededPlatforms, ...(s.connections ? { databasePool: () => s.connections!() } : {}), config, engine: s.engine, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),
     identities: new IdentityService(entities, s), ownershipTypes,
     nativeUsers: new NativeUserService(entities, s, tokens, config.systemClientId), recommendations,

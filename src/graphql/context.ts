@@ -46,8 +46,8 @@ export class EntityLoader {
     const urns = [...new Set(batch.map((b) => b.urn))];
     try {
       const [existing, latest] = await Promise.all([
-        this.catalog.store.existing(urns),
-        this.catalog.store.getLatest(urns),
+        this.catalog.entities.existing(urns),
+        this.catalog.entities.getLatestOf(urns),
       ]);
       for (const b of batch) b.resolve({ exists: existing.has(b.urn), aspects: latest.get(b.urn) ?? new Map() });
     } catch (e) {

@@ -118,7 +118,7 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
     let key: string | undefined;
     if (responses.enabled) {
       // Another process wrote the same SQLite file: read its entries (they drop what they changed) before reusing.
-      if (catalog.store.externalWrites()) await catalog.changeLog.follow();
+      await catalog.changeLog.heardOtherWriters();
       // Kept per endpoint too: the same query answers differently on each (see ENDPOINTS).
       key = responses.key(`${descriptionLayer}:${request.actor.kind}:${request.actor.urn}`, query, operationName, variables);
       const kept = responses.get(key);

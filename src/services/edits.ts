@@ -100,7 +100,7 @@ export class EditService {
   /** Throws NOT_FOUND naming every urn that does not exist. */
   private async requireAll(urns: string[], what: string) {
     const unique = [...new Set(urns)];
-    const existing = await this.entities.store.existing(unique);
+    const existing = await this.entities.existing(unique);
     const missing = unique.filter((u) => !existing.has(u));
     if (missing.length) throw notFound(`${what} ${missing.join(', ')} ${missing.length > 1 ? 'do' : 'does'} not exist`, { urns: missing });
   }

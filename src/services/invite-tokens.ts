@@ -45,7 +45,7 @@ export class InviteTokenService {
 
   /** The invitations for this role (or, with null, those without a role). */
   private async forRole(roleUrn: string | null): Promise<{ urn: string; token: string }[]> {
-    const rows = await this.entities.store.listEntities({ entityType: 'inviteToken' });
+    const rows = await this.entities.list({ entityType: 'inviteToken' });
     const values = await this.entities.latestValues(rows.map((r) => r.urn), [inviteTokenAspect]);
     return [...values].flatMap(([urn, v]) => {
       const t = v.get('inviteToken');

@@ -225,7 +225,7 @@ export async function updateLineage(entities: EntityService, add: readonly Linea
   const require = async (urns: readonly string[], allowed: readonly string[], what: string) => {
     const wrong = urns.filter((u) => !allowed.includes(entityTypeOfUrn(u)));
     if (wrong.length) throw badRequest(`${what} must be ${allowed.join(' or ')} urns, got ${wrong.join(', ')}`);
-    const existing = await entities.store.existing([...new Set(urns)]);
+    const existing = await entities.existing([...new Set(urns)]);
     const missing = urns.filter((u) => !existing.has(u));
     if (missing.length) throw badRequest(`Cannot upsert lineage as urn ${missing.join(', ')} doesn't exist`);
   };

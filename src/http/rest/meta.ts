@@ -14,7 +14,7 @@ export async function metaRoutes(app: FastifyInstance, { catalog }: { catalog: C
     datasetUrnNameCasing: false,
     versions: {
       'linkedin/datahub': { version: DATAHUB_VERSION, commit: 'almanac' },
-      almanac: { version: ALMANAC_VERSION, engine: catalog.store.engine },
+      almanac: { version: ALMANAC_VERSION, engine: catalog.engine },
     },
     telemetry: { enabledCli: false, enabledIngestion: false },
     managedIngestion: { enabled: false, defaultCliVersion: '0.12.1' },
