@@ -150,7 +150,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
     inviteTokens: new InviteTokenService(entities, tokens),
     schemaHistory: new SchemaHistoryService(entities),
     queries: new QueryService(entities, relationships, policies),
-    domainsGlossary: new DomainsGlossaryService({ entities, search, store: s }),
+    domainsGlossary: new DomainsGlossaryService({ authz: policies, entities, search, store: s }),
     seededPlatforms, ...(s.connections ? { databasePool: () => s.connections!() } : {}), config, engine: s.engine, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),
     identities: new IdentityService(entities, s), ownershipTypes,

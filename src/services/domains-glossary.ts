@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, notFound } from '../errors.js';
+import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { dataProductProperties } from '../entities/data-product.js';
 import { domainProperties } from '../entities/domain.js';
 import type { AspectValue } from '../entities/descriptor.js';
@@ -9,17 +9,20 @@ import { ownerEntry } from '../entities/ownership-types.js';
 import { domains, glossaryTerms, ownership } from '../entities/shared-aspects.js';
 import { parseUrn, tryParseUrn } from '../model/urn.js';
 import type { Actor } from '../model/actor.js';
+import { REQUIRES, type Operation } from '../model/privileges.js';
+import { requirePrivilege, type Authorizer } from './authz.js';
 import type { Store } from '../storage/types.js';
 import type { EntityService } from './entities.js';
 import type { FilterClause, SearchService } from './search.js';
 
 /**
  * Domains, the business glossary and data products as DataHub 0.12.1's resolvers manage them: creation (the
- * creator made an owner), moves in the hierarchy, deletion, related terms and a product's assets. Privileges are
- * checked by the caller (the GraphQL resolvers); every write goes through the entity service's locked edits, and
- * anything named that does not exist is a NOT_FOUND with nothing written.
+ * creator made an owner), moves in the hierarchy, deletion, related terms and a product's assets. Who may do each is
+ * decided here, first, with DataHub 0.12.1's privileges; every write goes through the entity service's locked edits,
+ * and anything named that does not exist is a NOT_FOUND with nothing written.
  */
 interface Services {
+  authz: Authorizer;
   entities: EntityService;
   search: SearchService;
   store: Store;
@@ -55,6 +58,32 @@ export class DomainsGlossaryService {
     if (!(await this.s.entities.exists(urn))) throw notFound(`${what} ${urn} does not exist`, { urn });
   }
 
+  private authorize(actor: Actor, op: Operation, resourceUrn?: string) {
+    return requirePrivilege(this.s.authz, actor, REQUIRES[op], resourceUrn);
+  }
+
+  /**
+   * Whether the actor may create, move or delete what the node holds (the top level when null), as DataHub decides:
+   * MANAGE_GLOSSARIES, or MANAGE_GLOSSARY_CHILDREN on the node, or MANAGE_ALL_GLOSSARY_CHILDREN on it or a node above.
+   */
+  async mayManageChildren(actor: Actor, node: string | null): Promise<boolean> {
+    const may = (op: Operation, urn?: string) => this.s.authz.allowed(actor, REQUIRES[op], urn);
+    if (await may('graphql.manageGlossaries')) return true;
+    if (!node) return false;
+    if (await may('graphql.manageGlossaryChildren', node)) return true;
+    for (const n of await this.glossaryAncestry(node)) if (await may('graphql.manageAllGlossaryChildren', n)) return true;
+    return false;
+  }
+
+  private async authorizeChildren(actor: Actor, node: string | null) {
+    if (!(await this.mayManageChildren(actor, node))) throw forbidden();
+  }
+
+  /** Data products are managed on their domain (on the product itself when it is in none). */
+  private async authorizeProduct(actor: Actor, product: string) {
+    await this.authorize(actor, 'graphql.manageDataProducts', (await this.productDomain(product)) ?? product);
+  }
+
   /** Every urn of one type under a parent (or at the top level), soft-deleted ones left out. */
   private async childrenOf(entityType: string, field: 'parentDomain' | 'parentNode', parent: string | null): Promise<string[]> {
     return this.s.search.matchingUrns({ query: '', entityTypes: [entityType], filters: parentFilter(field, parent) });
@@ -72,6 +101,7 @@ export class DomainsGlossaryService {
 
   async createDomain(input: { id?: string | null; name: string; description?: string | null; parentDomain?: string | null },
     actor: Actor): Promise<string> {
+    await this.authorize(actor, 'graphql.createDomain');
     if (!input.name?.trim()) throw badRequest('A domain needs a name');
     const urn = parseUrn(`urn:li:domain:${newId(input.id, 'Domain')}`).raw;
     const parent = input.parentDomain ? typed(input.parentDomain, 'domain', 'parentDomain') : null;
@@ -89,6 +119,7 @@ export class DomainsGlossaryService {
 
   /** Renames a domain; another domain of the same parent may not bear the name (the rule creation and moves keep). */
   async renameDomain(urn: string, name: string, actor: Actor): Promise<void> {
+    await this.authorize(actor, 'graphql.manageDomains');
     const props = (await this.s.entities.latestValues([urn], [domainProperties])).get(urn)?.get('domainProperties');
     if (!props) throw notFound(`Domain ${urn} has no properties to rename`, { urn });
     if (await this.domainNameTaken(name, props.parentDomain ?? null, urn)) {
@@ -112,6 +143,7 @@ export class DomainsGlossaryService {
   }
 
   async moveDomain(input: { resourceUrn: string; parentDomain?: string | null }, actor: Actor): Promise<void> {
+    await this.authorize(actor, 'graphql.manageDomains');
     const urn = typed(input.resourceUrn, 'domain', 'resourceUrn');
     const parent = input.parentDomain ? typed(input.parentDomain, 'domain', 'parentDomain') : null;
     await this.requireExisting(urn, 'Domain');
@@ -137,6 +169,7 @@ export class DomainsGlossaryService {
    * references to a deleted entity).
    */
   async deleteDomain(urnText: string, actor: Actor): Promise<void> {
+    await this.authorize(actor, 'graphql.deleteDomain', urnText);
     const urn = typed(urnText, 'domain', 'urn');
     await this.requireExisting(urn, 'Domain');
     if ((await this.childrenOf('domain', 'parentDomain', urn)).length > 0) {
@@ -180,6 +213,7 @@ export class DomainsGlossaryService {
 
   async createGlossaryEntity(kind: 'term' | 'node',
     input: { id?: string | null; name: string; description?: string | null; parentNode?: string | null }, actor: Actor): Promise<string> {
+    await this.authorizeChildren(actor, input.parentNode ? parseUrn(input.parentNode).raw : null);
     if (!input.name?.trim()) throw badRequest(`A glossary ${kind} needs a name`);
     const parent = input.parentNode ? typed(input.parentNode, 'glossaryNode', 'parentNode') : null;
     const entityType = kind === 'term' ? 'glossaryTerm' : 'glossaryNode';
@@ -206,6 +240,9 @@ export class DomainsGlossaryService {
 
   /** Moves a term or node into a node, or to the top level; a node never into itself or a node below it. */
   async updateParentNode(input: { resourceUrn: string; parentNode?: string | null }, actor: Actor): Promise<void> {
+    // on both the node it leaves and the node it enters, as DataHub checks
+    await this.authorizeChildren(actor, await this.glossaryParent(input.resourceUrn));
+    await this.authorizeChildren(actor, input.parentNode ? parseUrn(input.parentNode).raw : null);
     const u = parseUrn(input.resourceUrn);
     await this.requireExisting(u.raw, 'Entity');
     const parent = input.parentNode ? typed(input.parentNode, 'glossaryNode', 'parentNode') : null;
@@ -237,6 +274,7 @@ export class DomainsGlossaryService {
    * (DataHub clears the references to a deleted entity).
    */
   async deleteGlossaryEntity(urnText: string, actor: Actor): Promise<void> {
+    await this.authorizeChildren(actor, await this.glossaryParent(urnText));
     const u = parseUrn(urnText);
     if (u.entityType !== 'glossaryTerm' && u.entityType !== 'glossaryNode') throw badRequest(`'${urnText}' is not a glossary term or node urn`);
     await this.requireExisting(u.raw, 'Entity');
@@ -287,6 +325,7 @@ export class DomainsGlossaryService {
 
   async changeRelatedTerms(op: 'add' | 'remove',
     input: { urn: string; termUrns: string[]; relationshipType: keyof typeof RELATION_FIELD }, actor: Actor): Promise<void> {
+    await this.authorize(actor, 'graphql.manageGlossaries');
     const urn = typed(input.urn, 'glossaryTerm', 'urn');
     const field = RELATION_FIELD[input.relationshipType];
     if (!field) throw badRequest(`Unknown relationshipType ${input.relationshipType}`);
@@ -318,6 +357,7 @@ export class DomainsGlossaryService {
 
   async createDataProduct(input: { properties: { name: string; description?: string | null }; domainUrn: string },
     actor: Actor): Promise<string> {
+    await this.authorize(actor, 'graphql.manageDataProducts', input.domainUrn);
     if (!input.properties.name?.trim()) throw badRequest('A data product needs a name');
     const domain = typed(input.domainUrn, 'domain', 'domainUrn');
     await this.requireExisting(domain, 'Domain');
@@ -331,6 +371,7 @@ export class DomainsGlossaryService {
 
   async updateDataProduct(urnText: string, input: { name?: string | null; description?: string | null },
     actor: Actor): Promise<void> {
+    await this.authorizeProduct(actor, urnText);
     const urn = typed(urnText, 'dataProduct', 'urn');
     await this.requireExisting(urn, 'Data product');
     await this.s.entities.editExisting(urn, [dataProductProperties], (current) => {
@@ -341,7 +382,8 @@ export class DomainsGlossaryService {
     }, actor);
   }
 
-  async deleteDataProduct(urnText: string): Promise<void> {
+  async deleteDataProduct(urnText: string, actor: Actor): Promise<void> {
+    await this.authorizeProduct(actor, urnText);
     const urn = typed(urnText, 'dataProduct', 'urn');
     await this.requireExisting(urn, 'Data product');
     await this.s.entities.deleteEntity(urn);
@@ -351,7 +393,16 @@ export class DomainsGlossaryService {
    * Puts the resources in one data product (out of any other: an asset is in one product at most, as DataHub keeps
    * it), or out of every product when none is given; every product touched is written in one transaction.
    */
-  async batchSetDataProduct(product: string | null, resources: string[], actor: Actor): Promise<void> {
+  /** Every resource must exist and the caller may set its data product (EDIT_ENTITY_DATA_PRODUCTS); the product must exist. */
+  async batchSetDataProduct(productUrn: string | null, resources: string[], actor: Actor): Promise<void> {
+    for (const r of resources) {
+      await this.s.entities.requireExists(r);
+      await this.authorize(actor, 'graphql.dataProducts', r);
+    }
+    const p = productUrn ? parseUrn(productUrn) : null;
+    if (p && p.entityType !== 'dataProduct') throw badRequest(`dataProductUrn '${productUrn}' is not a dataProduct urn`);
+    if (p) await this.s.entities.requireExists(p.raw);
+    const product = p?.raw ?? null;
     const now = Date.now();
     const holders = new Set<string>();
     for (const r of resources) {

@@ -15,7 +15,7 @@ import { visibleAspects } from '../../services/authz.js';
 import { REQUIRES, type Operation, type Requirement } from '../../model/privileges.js';
 import type { AspectRecord } from '../../storage/types.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
-import { authorize, authorizeRead, canManageGlossaryChildren } from './privileges.js';
+import { authorize, authorizeRead } from './privileges.js';
 import { relationships } from './relationships.js';
 
 /**
@@ -109,14 +109,6 @@ async function access(r: EntityRef, _a: unknown, ctx: Ctx) {
   const a = await ctx.loader.aspect<{ roles?: { urn: string }[] }>(r.urn, shared.access.name);
   if (!a) return null;
   return { roles: a.roles ? a.roles.map((x) => ({ role: ref(x.urn), associatedUrn: r.urn })) : null };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Privileges
-
-async function glossaryParent(ctx: Ctx, urn: string): Promise<string | undefined> {
-  const aspect = urn.startsWith('urn:li:glossaryTerm:') ? glossaryTermInfo.name : glossaryNodeInfo.name;
-  return (await ctx.loader.aspect<{ parentNode?: string }>(urn, aspect))?.parentNode;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -278,7 +270,8 @@ async function updateName(_: unknown, { input }: { input: { urn: string; name: s
   switch (u.entityType) {
     case 'glossaryTerm':
     case 'glossaryNode': {
-      if (!(await canManageGlossaryChildren(ctx, await glossaryParent(ctx, urn)))) throw forbidden();
+      const glossary = ctx.catalog.domainsGlossary;
+      if (!(await glossary.mayManageChildren(ctx.actor, await glossary.glossaryParent(urn)))) throw forbidden();
       const def = u.entityType === 'glossaryTerm' ? glossaryTermInfo : glossaryNodeInfo;
       await e.editExisting(urn, [def], (current) => {
         const info = (current as unknown as { get(n: string): Obj | undefined }).get(def.name);
@@ -287,11 +280,9 @@ async function updateName(_: unknown, { input }: { input: { urn: string; name: s
       }, ctx.actor);
       break;
     }
-    case 'domain': {
-      await authorize(ctx, 'graphql.manageDomains');
+    case 'domain':
       await ctx.catalog.domainsGlossary.renameDomain(urn, name, ctx.actor);
       break;
-    }
     case 'corpGroup':
       await authorize(ctx, 'graphql.manageUsersAndGroups');
       await e.editExisting(urn, [corpGroupInfo], (current) => {

@@ -1,7 +1,6 @@
 import { requirePrivilege, requireRead } from '../../services/authz.js';
 import { REQUIRES, type Operation, type Requirement } from '../../model/privileges.js';
 import type { GraphQLContext } from '../context.js';
-import { glossaryNodeInfo } from '../../entities/glossary-node.js';
 import { tryParseUrn } from '../../model/urn.js';
 
 /** Refuses with a 403-coded error unless the caller holds the operation's privileges on the resource. */
@@ -14,7 +13,7 @@ export function authorizeRead(ctx: GraphQLContext, urn: string) {
   return requireRead(ctx.catalog.authz, ctx.actor, REQUIRES['graphql.read'] as Requirement, urn);
 }
 
-const can = (ctx: GraphQLContext, op: Operation, urn?: string) => ctx.catalog.authz.allowed(ctx.actor, REQUIRES[op] as Requirement, urn);
+const can = (ctx: GraphQLContext, op: Operation, urn: string) => ctx.catalog.authz.allowed(ctx.actor, REQUIRES[op] as Requirement, urn);
 
 /** Dataset.privileges: what the caller may do on this entity. */
 export async function entityPrivileges(urn: string, ctx: GraphQLContext) {
@@ -29,23 +28,6 @@ export async function entityPrivileges(urn: string, ctx: GraphQLContext) {
 }
 
 /**
- * DataHub's MANAGE_GLOSSARIES, or MANAGE_GLOSSARY_CHILDREN on the node, or MANAGE_ALL_GLOSSARY_CHILDREN on the node or
- * any node above it.
- */
-export async function canManageGlossaryChildren(ctx: GraphQLContext, nodeUrn: string | undefined): Promise<boolean> {
-  if (await can(ctx, 'graphql.manageGlossaries')) return true;
-  if (!nodeUrn) return false;
-  if (await can(ctx, 'graphql.manageGlossaryChildren', nodeUrn)) return true;
-  const seen = new Set<string>();
-  for (let cur: string | undefined = nodeUrn; cur && !seen.has(cur);) {
-    seen.add(cur);
-    if (await can(ctx, 'graphql.manageAllGlossaryChildren', cur)) return true;
-    cur = (await ctx.loader.aspect<{ parentNode?: string }>(cur, glossaryNodeInfo.name))?.parentNode;
-  }
-  return false;
-}
-
-/**
  * The EntityPrivileges fields the entity pages add, as DataHub 0.12.1 answers them per entity type: canEditEmbed on
  * datasets, charts and dashboards, canEditQueries on datasets, canManageChildren on glossary nodes (null elsewhere).
  */
@@ -56,6 +38,6 @@ async function pagePrivileges(urn: string, ctx: GraphQLContext) {
   return {
     canEditEmbed: embed ? await can(ctx, 'graphql.updateEmbed', urn) : null,
     canEditQueries: entityType === 'dataset' ? await can(ctx, 'graphql.editQueries', urn) : null,
-    canManageChildren: entityType === 'glossaryNode' ? await canManageGlossaryChildren(ctx, urn) : null,
+    canManageChildren: entityType === 'glossaryNode' ? await ctx.catalog.domainsGlossary.mayManageChildren(ctx.actor, urn) : null,
   };
 }
