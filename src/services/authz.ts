@@ -4,9 +4,9 @@ import { descriptorOfUrn } from '../entities/index.js';
 import { READ_REQUIRES_BY_ASPECT, REQUIRES, type Requirement } from '../model/privileges.js';
 
 /**
- * Privilege checks, wrapped around the services by the HTTP surface (never inside storage).
- * Requirements are written in the privilege vocabulary (src/model/privileges.ts). The implementation is the policy
- * service (policies.ts).
+ * Privilege checks, by the transports around a service call or by a service that decides its operations' own
+ * (domains-glossary.ts, queries.ts); never inside storage. Requirements are written in the privilege vocabulary
+ * (src/model/privileges.ts). The implementation is the policy service (policies.ts).
  */
 
 export interface Authorizer {

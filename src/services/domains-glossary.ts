@@ -391,9 +391,9 @@ export class DomainsGlossaryService {
 
   /**
    * Puts the resources in one data product (out of any other: an asset is in one product at most, as DataHub keeps
-   * it), or out of every product when none is given; every product touched is written in one transaction.
+   * it), or out of every product when none is given; every product touched is written in one transaction. Every
+   * resource must exist and the caller may set its data product (EDIT_ENTITY_DATA_PRODUCTS); the product must exist.
    */
-  /** Every resource must exist and the caller may set its data product (EDIT_ENTITY_DATA_PRODUCTS); the product must exist. */
   async batchSetDataProduct(productUrn: string | null, resources: string[], actor: Actor): Promise<void> {
     for (const r of resources) {
       await this.s.entities.requireExists(r);
