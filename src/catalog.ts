@@ -22,6 +22,7 @@ import { OwnershipTypeService } from './services/ownership-types.js';
 import { seedBuiltinPlatforms } from './services/platforms.js';
 import { PolicyService } from './services/policies.js';
 import { QueryService } from './services/queries.js';
+import { RenameService } from './services/renames.js';
 import { RecommendationService } from './services/recommendations.js';
 import { ReferenceService } from './services/references.js';
 import { RelationshipService } from './services/relationships.js';
@@ -80,6 +81,8 @@ export interface Catalog {
   schemaHistory: SchemaHistoryService;
   /** Query entities: the dataset page's list, and their edits (who may edit them decided there). */
   queries: QueryService;
+  /** updateName: glossary terms and nodes, domains, groups and data products, each under its own privilege. */
+  renames: RenameService;
   /** Domains, the business glossary and data products: creation, moves, deletion, related terms, products' assets. */
   domainsGlossary: DomainsGlossaryService;
   /** The analytics page's charts and highlights. */
@@ -142,6 +145,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
   const seededPlatforms = await seedBuiltinPlatforms(entities, systemActor());
   const recommendations = new RecommendationService(s, search);
   const changeFeed = new ChangeFeed(s, changeLog, policies);
+  const domainsGlossary = new DomainsGlossaryService({ authz: policies, entities, search, store: s });
   const webhooks = new WebhookService(s, changeFeed, tokens.deriveKey('webhookSecret'));
   return {
     changeFeed, webhooks,
@@ -150,7 +154,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
     inviteTokens: new InviteTokenService(entities, tokens),
     schemaHistory: new SchemaHistoryService(entities),
     queries: new QueryService(entities, relationships, policies),
-    domainsGlossary: new DomainsGlossaryService({ authz: policies, entities, search, store: s }),
+    domainsGlossary, renames: new RenameService(entities, domainsGlossary, policies),
     seededPlatforms, ...(s.connections ? { databasePool: () => s.connections!() } : {}), config, engine: s.engine, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),
     identities: new IdentityService(entities, s), ownershipTypes,

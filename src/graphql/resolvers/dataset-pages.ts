@@ -1,18 +1,13 @@
 import { assertionInfo, assertionRunEvent } from '../../entities/assertion.js';
-import { corpGroupInfo } from '../../entities/corp-group.js';
 import { dataProcessInstanceProperties } from '../../entities/data-process-instance.js';
-import { dataProductProperties } from '../../entities/data-product.js';
 import { datasetProperties, editableDatasetProperties, schemaMetadataOut, viewProperties } from '../../entities/dataset.js';
 import { ref } from '../../entities/descriptor.js';
 import { globalTags as globalTagsOut, glossaryTerms as glossaryTermsOut, status as statusOut, descriptionFor, customProperties } from '../../entities/graphql-fields.js';
-import { glossaryNodeInfo } from '../../entities/glossary-node.js';
-import { glossaryTermInfo } from '../../entities/glossary-term.js';
 import { aspectsOf, descriptorOfUrn, ENTITY_DESCRIPTORS } from '../../entities/index.js';
 import * as shared from '../../entities/shared-aspects.js';
-import { badRequest, forbidden, notFound } from '../../errors.js';
+import { badRequest, notFound } from '../../errors.js';
 import { datasetKeyOf, decodeUrnPart, parseUrn } from '../../model/urn.js';
 import { visibleAspects } from '../../services/authz.js';
-import { REQUIRES, type Operation, type Requirement } from '../../model/privileges.js';
 import type { AspectRecord } from '../../storage/types.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { authorize, authorizeRead } from './privileges.js';
@@ -21,12 +16,11 @@ import { relationships } from './relationships.js';
 /**
  * What DataHub 0.12.1's dataset, chart and dashboard pages read and send beyond the entity types' own fields
  * (schema/dataset-pages.graphql): health from assertion runs, assertions, runs, raw aspects, access roles, schema
- * history (services/schema-history.ts), query entities (services/queries.ts), and the pages' mutations.
+ * history (services/schema-history.ts), query entities (services/queries.ts), and the pages' mutations (renames:
+ * services/renames.ts).
  */
 type Ctx = GraphQLContext;
 type Obj = Record<string, any>;
-
-const can = (ctx: Ctx, op: Operation, urn?: string) => ctx.catalog.authz.allowed(ctx.actor, REQUIRES[op] as Requirement, urn);
 
 function pageArgs(start: unknown, count: unknown, defaultCount: number, max = 10_000) {
   const s = start ?? 0;
@@ -260,50 +254,9 @@ async function batchUpdateSoftDeleted(_: unknown, { input }: { input: { urns: st
   return true;
 }
 
-/** DataHub 0.12.1 renames glossary terms and nodes, domains, groups and data products, each under its own privilege. */
+/** DataHub 0.12.1 renames glossary terms and nodes, domains, groups and data products (services/renames.ts). */
 async function updateName(_: unknown, { input }: { input: { urn: string; name: string } }, ctx: Ctx) {
-  const u = parseUrn(input.urn);
-  const urn = u.raw;
-  const name = input.name;
-  await ctx.catalog.entities.requireExists(urn);
-  const e = ctx.catalog.entities;
-  switch (u.entityType) {
-    case 'glossaryTerm':
-    case 'glossaryNode': {
-      const glossary = ctx.catalog.domainsGlossary;
-      if (!(await glossary.mayManageChildren(ctx.actor, await glossary.glossaryParent(urn)))) throw forbidden();
-      const def = u.entityType === 'glossaryTerm' ? glossaryTermInfo : glossaryNodeInfo;
-      await e.editExisting(urn, [def], (current) => {
-        const info = (current as unknown as { get(n: string): Obj | undefined }).get(def.name);
-        if (!info) throw notFound(`${u.entityType === 'glossaryTerm' ? 'Glossary Term' : 'Glossary Node'} ${urn} has no info to rename`, { urn });
-        return { [def.name]: { ...info, name } } as never;
-      }, ctx.actor);
-      break;
-    }
-    case 'domain':
-      await ctx.catalog.domainsGlossary.renameDomain(urn, name, ctx.actor);
-      break;
-    case 'corpGroup':
-      await authorize(ctx, 'graphql.manageUsersAndGroups');
-      await e.editExisting(urn, [corpGroupInfo], (current) => {
-        if (!current.get('corpGroupInfo')) throw notFound(`Group ${urn} has no info to rename`, { urn });
-        return { corpGroupInfo: { ...current.get('corpGroupInfo'), displayName: name } };
-      }, ctx.actor);
-      break;
-    case 'dataProduct': {
-      const domains = (await e.latestValues([urn], [shared.domains])).get(urn)?.get('domains')?.domains ?? [];
-      const allowed = (domains[0] && await can(ctx, 'graphql.manageDataProducts', domains[0])) || await can(ctx, 'graphql.manageEntity', urn);
-      if (!allowed) throw forbidden();
-      await e.editExisting(urn, [dataProductProperties], (current) => {
-        if (!current.get('dataProductProperties')) throw notFound(`Data product ${urn} has no properties to rename`, { urn });
-        return { dataProductProperties: { ...current.get('dataProductProperties'), name } };
-      }, ctx.actor);
-      break;
-    }
-    default:
-      throw badRequest(`Failed to update name. Unsupported resource type ${u.entityType}`, { urn });
-  }
-  ctx.loader.clear(urn);
+  ctx.loader.clear(await ctx.catalog.renames.rename(input.urn, input.name, ctx.actor));
   return true;
 }
 
