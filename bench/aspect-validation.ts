@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { validateAspect } from '../src/model/aspect-schemas.js';
-import { aspectNameOfClass } from '../src/model/registry.js';
+import { validateAspect } from '../src/registry/aspect-schemas.js';
+import { aspectNameOfClass } from '../src/registry/registry.js';
 import { normaliseAspectValue } from '../src/model/wire-format.js';
 import { percentile } from './support.js';
 

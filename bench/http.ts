@@ -5,8 +5,8 @@ import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { systemActor, rootActor } from '../src/services/actor.js';
-import { openCatalog } from '../src/services/catalog.js';
+import { systemActor, rootActor } from '../src/model/actor.js';
+import { openCatalog } from '../src/catalog.js';
 import { ingestFiles } from '../src/services/ingest-files.js';
 import { median, throwawayPostgres } from './support.js';
 

@@ -1,6 +1,6 @@
 import { loadConfig } from '../src/config.js';
-import { rootActor } from '../src/services/actor.js';
-import { openCatalog } from '../src/services/catalog.js';
+import { rootActor } from '../src/model/actor.js';
+import { openCatalog } from '../src/catalog.js';
 import { parseTestDefinition } from '../src/services/metadata-tests/definition.js';
 import { evaluateTests, type EntityView } from '../src/services/metadata-tests/evaluate.js';
 import { percentile } from './support.js';

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadConfig } from '../src/config.js';
-import { rootActor, systemActor } from '../src/services/actor.js';
-import { openCatalog } from '../src/services/catalog.js';
+import { rootActor, systemActor } from '../src/model/actor.js';
+import { openCatalog } from '../src/catalog.js';
 import { changeFromProposal } from '../src/services/ingest-format.js';
 import {
   flag, graphqlRequest, measure, postgresEngine, printRow, round2, saveResults, sqliteEngine, startAlmanac, type Row, type Server,

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { rootActor } from '../src/services/actor.js';
-import { openCatalog } from '../src/services/catalog.js';
+import { rootActor } from '../src/model/actor.js';
+import { openCatalog } from '../src/catalog.js';
 import type { TimeseriesWrite } from '../src/storage/types.js';
 import { percentile, throwawayPostgres } from './support.js';
 

@@ -13,7 +13,7 @@ import { relationshipRoutes } from './http/rest/relationships.js';
 import { runRoutes } from './http/rest/runs.js';
 import { changeRoutes } from './http/changes.js';
 import { webhookRoutes } from './http/webhooks.js';
-import type { Catalog } from './services/catalog.js';
+import type { Catalog } from './catalog.js';
 
 /**
  * The whole Almanac server: the Foundation's REST surface plus every feature. Features are plugins; adding one

@@ -58,7 +58,7 @@ export interface Config {
   metrics: boolean;
   /** A token a scraper sends as `Bearer <token>` to read /metrics without a user (ALMANAC_METRICS_TOKEN). */
   metricsToken?: string;
-  /** The deployment's own aspects and entity types (ALMANAC_REGISTRY, src/model/registry-extension.ts), checked here. */
+  /** The deployment's own aspects and entity types (ALMANAC_REGISTRY, src/registry/registry-extension.ts), checked here. */
   registry?: RegistryExtension;
   /**
    * Which peers' X-Forwarded-For/-Proto/-Host are believed (Fastify's trustProxy): none (false), or proxy addresses
@@ -70,8 +70,9 @@ export interface Config {
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { RegistryExtension } from './entities/index.js';
-import { loadRegistryExtension, RegistryFileError } from './model/registry-extension.js';
-import { parseRetention, type Retention } from './services/timeseries.js';
+import { loadRegistryExtension, RegistryFileError } from './registry/registry-extension.js';
+import { lookupTable } from './model/safe-keys.js';
+import { TIMESERIES_INDICES, type TimeseriesIndex } from './registry/registry.js';
 
 /** `errors`: 4xx/5xx answers at info, the rest at debug; `all`: every request at info; `off`: no request lines. */
 export type RequestLog = 'errors' | 'all' | 'off';
@@ -138,6 +139,25 @@ function metricsToken(env: NodeJS.ProcessEnv): string | undefined {
   if (token !== undefined && token.length < 32) throw new ConfigError('ALMANAC_METRICS_TOKEN must be at least 32 characters long');
   if (token !== undefined && /\s/.test(token)) throw new ConfigError('ALMANAC_METRICS_TOKEN must not contain spaces');
   return token;
+}
+
+/** Retention per aspect, e.g. `datasetProfile:90d,operation:30d`. */
+export type Retention = { index: TimeseriesIndex; maxAgeMs: number }[];
+
+const UNITS: Readonly<Record<string, number>> = lookupTable<number>({ m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 });
+
+export function parseRetention(spec: string | undefined): Retention {
+  if (!spec?.trim()) return [];
+  return spec.split(',').map((part) => {
+    const m = /^\s*([A-Za-z]+)(?:\.([A-Za-z]+))?\s*:\s*(\d+)\s*([mhdw])\s*$/.exec(part);
+    if (!m) throw new Error(`'${part.trim()}' is not <aspect>:<number><m|h|d|w> (or <entityType>.<aspect>:…)`);
+    const [entityType, aspect] = m[2] ? [m[1]!, m[2]] : [undefined, m[1]!];
+    const indices = TIMESERIES_INDICES.filter((i) => i.aspect.toLowerCase() === aspect.toLowerCase()
+      && (!entityType || i.entityType.toLowerCase() === entityType.toLowerCase()));
+    if (indices.length === 0) throw new Error(`'${m[2] ? `${m[1]}.${m[2]}` : m[1]}' is not a time-series aspect`);
+    const maxAgeMs = Number(m[3]) * UNITS[m[4]!]!;
+    return indices.map((index) => ({ index, maxAgeMs }));
+  }).flat();
 }
 
 function retention(spec: string | undefined): Retention {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
-import { hasSchema, validateAspect } from '../src/model/aspect-schemas.js';
+import { hasSchema, validateAspect } from '../src/registry/aspect-schemas.js';
 import { ALL_ASPECTS, ENTITY_DESCRIPTORS } from '../src/entities/index.js';
-import { aspectNameOfClass } from '../src/model/registry.js';
+import { aspectNameOfClass } from '../src/registry/registry.js';
 import { normaliseAspectValue } from '../src/model/wire-format.js';
 import { SAMPLES, readSample, startApp } from './support/app.js';
 

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { rootActor } from '../src/services/actor.js';
+import { rootActor } from '../src/model/actor.js';
 import type { ChangeItem } from '../src/services/ingest-format.js';
 import type { Store } from '../src/storage/types.js';
 import { startApp, type TestApp } from './support/app.js';

@@ -7,7 +7,7 @@ import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
 import { SAMPLES } from './support/app.js';
 import { runCli, startServer } from './support/processes.js';
 import { loadConfig } from '../src/config.js';
-import { openCatalog } from '../src/services/catalog.js';
+import { openCatalog } from '../src/catalog.js';
 import { TokenService } from '../src/services/tokens.js';
 
 // The CLI and the server as real child processes, the way a user runs them.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { rootActor } from '../src/services/actor.js';
+import { rootActor } from '../src/model/actor.js';
 import type { Store } from '../src/storage/types.js';
 import { forEachEngine, storeFor } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';

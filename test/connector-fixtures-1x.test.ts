@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { aspectDef, aspectNameOfClass } from '../src/entities/index.js';
 import { normaliseAspectValue } from '../src/model/wire-format.js';
-import { systemActor } from '../src/services/actor.js';
+import { systemActor } from '../src/model/actor.js';
 import { ingestFiles, type FileIngestSummary } from '../src/services/ingest-files.js';
 import { forEachEngine } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';

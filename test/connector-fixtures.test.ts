@@ -3,8 +3,8 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
-import { systemActor } from '../src/services/actor.js';
-import { openCatalog, type Catalog } from '../src/services/catalog.js';
+import { systemActor } from '../src/model/actor.js';
+import { openCatalog, type Catalog } from '../src/catalog.js';
 import { ingestFiles, type FileIngestSummary } from '../src/services/ingest-files.js';
 import { forEachEngine } from './support/engines.js';
 

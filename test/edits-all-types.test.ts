@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { AlmanacError } from '../src/errors.js';
-import { rootActor, systemActor } from '../src/services/actor.js';
+import { rootActor, systemActor } from '../src/model/actor.js';
 import { ingestFiles } from '../src/services/ingest-files.js';
 import { forEachEngine } from './support/engines.js';
 import { ingestSamples, type TestApp } from './support/app.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { systemActor } from '../src/services/actor.js';
+import { systemActor } from '../src/model/actor.js';
 import { ingestFiles } from '../src/services/ingest-files.js';
 import { forEachEngine } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';

@@ -8,7 +8,7 @@ import { DATAHUB_RELEASE, ENTITIES as LATER_REGISTRY } from '../src/entities/lat
 import { ownerEntry, ownershipTypeOf, SYSTEM_OWNERSHIP_TYPES, systemOwnershipTypeUrn } from '../src/entities/ownership-types.js';
 import { resolvers, schemaSdl } from '../src/graphql/schema.js';
 import { parseUrn } from '../src/model/urn.js';
-import { rootActor } from '../src/services/actor.js';
+import { rootActor } from '../src/model/actor.js';
 import type { ChangeItem } from '../src/services/ingest-format.js';
 import { forEachEngine } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { catalogProposals, writeProposalFile } from '../bench/generate.js';
-import { TIMESERIES_INDICES } from '../src/model/registry.js';
+import { TIMESERIES_INDICES } from '../src/registry/registry.js';
 import type { TestApp } from './support/app.js';
 import { startAppForClient, withDatahubClient, type DatahubClient } from './support/datahub-client.js';
 import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';

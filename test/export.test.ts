@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { catalogProposals, writeProposalFile } from '../bench/generate.js';
-import { TIMESERIES_INDICES } from '../src/model/registry.js';
+import { TIMESERIES_INDICES } from '../src/registry/registry.js';
 import { cli, contents, SAMPLE_FILES, withStore } from './support/export.js';
 import { forEachEngine, freshSharedDatabaseUrl, type Engine } from './support/engines.js';
 import { runCli } from './support/processes.js';

@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { GRAPHIQL_CSP } from '../src/http/graphiql.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
-import { rootActor } from '../src/services/actor.js';
+import { rootActor } from '../src/model/actor.js';
 import { ensureUiBuilt } from './support/ui-build.js';
 import { artifactPath } from './support/run-env.js';
 import { chromiumSuite, launchChromium } from './support/browser.js';

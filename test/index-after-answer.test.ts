@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { rootActor } from '../src/services/actor.js';
+import { rootActor } from '../src/model/actor.js';
 import { MAX_INDEX_LAG } from '../src/changelog/service.js';
 import type { ChangeItem } from '../src/services/ingest-format.js';
 import { openStore } from '../src/storage/index.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { systemActor } from '../src/services/actor.js';
+import { systemActor } from '../src/model/actor.js';
 import { ingestFiles } from '../src/services/ingest-files.js';
 import { arrayElements, MalformedArrayError } from '../src/services/json-records.js';
 import type { SystemMetadata } from '../src/storage/types.js';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { AlmanacError } from '../src/errors.js';
-import { aspectNameOfClass, aspectSpec, entityTypeOfSnapshot } from '../src/model/registry.js';
+import { aspectNameOfClass, aspectSpec, entityTypeOfSnapshot } from '../src/registry/registry.js';
 import { normaliseAspectValue } from '../src/model/wire-format.js';
 import { parsePropertyPath, parseTestDefinition, type TestDefinition } from '../src/services/metadata-tests/definition.js';
 import {

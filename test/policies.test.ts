@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Actor } from '../src/services/actor.js';
+import type { Actor } from '../src/model/actor.js';
 import type { PolicyInfo } from '../src/services/policies.js';
 import { recordingReads } from '../src/services/read-tracking.js';
 import { forEachEngine } from './support/engines.js';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { rootActor } from '../src/services/actor.js';
+import { rootActor } from '../src/model/actor.js';
 import { rewriteIndex } from '../src/http/ui.js';
 import { startApp, type TestApp } from './support/app.js';
 import { forEachEngine } from './support/engines.js';

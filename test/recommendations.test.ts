@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, test } from 'node:test';
 import { buildSchema, Kind, print, TypeInfo, validate, visit, visitWithTypeInfo, type DocumentNode } from 'graphql';
-import { systemActor, type Actor } from '../src/services/actor.js';
+import { systemActor, type Actor } from '../src/model/actor.js';
 import { KEEP } from '../src/services/recommendations.js';
 import { schemaSdl } from '../src/graphql/schema.js';
 import { forEachEngine } from './support/engines.js';

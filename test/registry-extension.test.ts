@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { loadRegistryExtension, parseRegistryExtension } from '../src/model/registry-extension.js';
+import { loadRegistryExtension, parseRegistryExtension } from '../src/registry/registry-extension.js';
 import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';
 import { runCli } from './support/processes.js';

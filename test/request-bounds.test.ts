@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { jwtVerify } from 'jose';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { systemActor } from '../src/services/actor.js';
+import { systemActor } from '../src/model/actor.js';
 import { forEachEngine, type EngineContext } from './support/engines.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 

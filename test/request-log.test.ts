@@ -5,8 +5,8 @@ import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { rootActor, systemActor } from '../src/services/actor.js';
-import { openCatalog, type Catalog } from '../src/services/catalog.js';
+import { rootActor, systemActor } from '../src/model/actor.js';
+import { openCatalog, type OpenedCatalog } from '../src/catalog.js';
 import { ingestFiles } from '../src/services/ingest-files.js';
 import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
 import { sample } from './support/app.js';
@@ -20,7 +20,7 @@ const HDFS = 'urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)';
 
 interface Logged {
   app: FastifyInstance;
-  catalog: Catalog;
+  catalog: OpenedCatalog;
   lines: Record<string, unknown>[];
   /** Everything written to the log, as text. */
   text: () => string;

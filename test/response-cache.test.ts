@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { rootActor } from '../src/services/actor.js';
+import { rootActor } from '../src/model/actor.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
 import { runCli } from './support/processes.js';

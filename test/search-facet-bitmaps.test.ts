@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
-import { systemActor } from '../src/services/actor.js';
-import { openCatalog, type Catalog } from '../src/services/catalog.js';
+import { systemActor } from '../src/model/actor.js';
+import { openCatalog, type OpenedCatalog } from '../src/catalog.js';
 import type { ChangeItem } from '../src/services/ingest-format.js';
 import { FacetDocs, type FacetDoc } from '../src/storage/facet-bitmaps.js';
 import type { FacetIndex } from '../src/storage/facet-index.js';
@@ -48,7 +48,7 @@ function dataset(i: number, r: () => number, variant = 0): ChangeItem[] {
   return items;
 }
 
-const facetsOf = (catalog: Catalog) => (catalog.store as unknown as { facets: FacetIndex }).facets;
+const facetsOf = (catalog: OpenedCatalog) => (catalog.store as unknown as { facets: FacetIndex }).facets;
 
 const SPECS: FacetSpec[] = [{ kind: 'entityType' }, { kind: 'entityTypeThen', field: 'typeNames' }, ...['platform', 'origin', 'tags', 'owners',
   'typeNames', 'container', 'domains', 'hasDescription', 'browsePathV2'].map((field) => ({ kind: 'field' as const, field }))];
@@ -142,7 +142,7 @@ test('FacetDocs: thousands of random replacements and removals leave exactly the
 });
 
 forEachEngine('search facets from bitmaps', (ctx) => {
-  let catalog: Catalog;
+  let catalog: OpenedCatalog;
   const r = rng(42);
   const N = 240;
   const open = () => openCatalog(loadConfig({ DATABASE_URL: ctx.url, LOG_LEVEL: 'silent' }));
@@ -155,7 +155,7 @@ forEachEngine('search facets from bitmaps', (ctx) => {
   after(async () => catalog?.close());
 
   /** Every query shape counted by `c`'s store from its bitmaps equals brute force over the documents now stored. */
-  async function checkAll(c: Catalog, label: string) {
+  async function checkAll(c: OpenedCatalog, label: string) {
     const facets = facetsOf(c);
     assert.equal(await facets.ready(), true, `${label}: the facet index is built (${String(facets.error)})`);
     const urns = await allUrns(c);
@@ -171,7 +171,7 @@ forEachEngine('search facets from bitmaps', (ctx) => {
     }
   }
 
-  async function allUrns(c: Catalog): Promise<string[]> {
+  async function allUrns(c: OpenedCatalog): Promise<string[]> {
     const q = { terms: [], where: { all: [] }, sort: { by: 'name' as const, descending: false } };
     const { total } = await c.store.searchDocs({ ...q, start: 0, count: 0 });
     return (await c.store.searchDocs({ ...q, start: 0, count: total })).urns;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { batches, catalogProposals, rng, type Proposal } from '../bench/generate.js';
-import { systemActor } from '../src/services/actor.js';
+import { systemActor } from '../src/model/actor.js';
 import { changeFromProposal } from '../src/services/ingest-format.js';
 import { nameKey, words } from '../src/services/search.js';
 import { RANK_LIMIT, textWords } from '../src/storage/search-sql.js';

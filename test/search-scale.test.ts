@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { batches, rng } from '../bench/generate.js';
-import { systemActor } from '../src/services/actor.js';
+import { systemActor } from '../src/model/actor.js';
 import type { ChangeItem } from '../src/services/ingest-format.js';
 import { nameKey, type SearchRequest } from '../src/services/search.js';
 import { FTS_WORDS_FUNCTION } from '../src/storage/schema.js';

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { Kind, parse, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { selects } from '../src/graphql/selection.js';
 import { documentText, queryTerms, words } from '../src/services/search.js';
-import { systemActor } from '../src/services/actor.js';
+import { systemActor } from '../src/model/actor.js';
 import { forEachEngine } from './support/engines.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { REQUIRES } from '../src/services/privileges.js';
+import { REQUIRES } from '../src/model/privileges.js';
 import { forEachEngine, freshSharedDatabaseUrl, type EngineContext } from './support/engines.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 
@@ -306,7 +306,7 @@ async function waitFor(check: () => Promise<boolean>) {
 }
 
 /**
- * Every privilege-checked operation, one row per entry of the privilege table (services/privileges.ts). With every
+ * Every privilege-checked operation, one row per entry of the privilege table (model/privileges.ts). With every
  * editable policy switched off, nobody but the root user may act: not an owner, not a group member, not a role.
  */
 type Call = { graphql: string } | { method: 'GET' | 'POST'; url: string; payload?: unknown };

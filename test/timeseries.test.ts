@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { systemActor } from '../src/services/actor.js';
+import { systemActor } from '../src/model/actor.js';
 import { after, before, test } from 'node:test';
-import { parseRetention } from '../src/services/timeseries.js';
+import { parseRetention } from '../src/config.js';
 import { forEachEngine } from './support/engines.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { editableDatasetProperties } from '../src/entities/dataset.js';
 import { globalTags, ownership } from '../src/entities/shared-aspects.js';
-import { rootActor } from '../src/services/actor.js';
+import { rootActor } from '../src/model/actor.js';
 import type { EntityService } from '../src/services/entities.js';
 import { forEachEngine } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';

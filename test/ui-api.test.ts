@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { beforeEach, test } from 'node:test';
-import { rootActor } from '../src/services/actor.js';
+import { rootActor } from '../src/model/actor.js';
 import { forEachEngine } from './support/engines.js';
 import { freshAppPerTest } from './support/fresh.js';
 import { ingestSamples, type TestApp } from './support/app.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { parseRegistryExtension } from '../src/model/registry-extension.js';
+import { parseRegistryExtension } from '../src/registry/registry-extension.js';
 import { startApp, type TestApp } from './support/app.js';
 import { ensureUiBuilt } from './support/ui-build.js';
 import { audit, chromiumSuite, launchChromium, signedInContext, watchPage } from './support/browser.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { rootActor, systemActor } from '../src/services/actor.js';
+import { rootActor, systemActor } from '../src/model/actor.js';
 import { ingestFiles } from '../src/services/ingest-files.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 import { REPO } from './support/run-env.js';

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { rootActor, systemActor } from '../src/services/actor.js';
+import { rootActor, systemActor } from '../src/model/actor.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 import { artifactPath } from './support/run-env.js';
 import { ensureUiBuilt } from './support/ui-build.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { datasetKeyOf, datasetUrn, decodeUrnPart, encodeUrnPart, makeUrn, parseUrn, tryParseUrn } from '../src/model/urn.js';
-import { aspectNameOfClass, entitySpec, entityTypeOfSnapshot, findTimeseriesIndex, keyAspectValue, TIMESERIES_INDICES } from '../src/model/registry.js';
+import { aspectNameOfClass, entitySpec, entityTypeOfSnapshot, findTimeseriesIndex, keyAspectValue, TIMESERIES_INDICES } from '../src/registry/registry.js';
 
 test('simple and tuple urns parse into their parts', () => {
   assert.deepEqual({ ...parseUrn('urn:li:corpuser:jdoe') }, { raw: 'urn:li:corpuser:jdoe', namespace: 'li', entityType: 'corpuser', key: 'jdoe', parts: ['jdoe'] });

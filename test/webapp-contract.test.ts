@@ -7,7 +7,7 @@ import {
 } from 'graphql';
 import { fragmentsOf, measureOperation } from '../src/graphql/cost-limit.js';
 import { LIMITS } from '../src/graphql/plugin.js';
-import { systemActor } from '../src/services/actor.js';
+import { systemActor } from '../src/model/actor.js';
 import { forEachEngine } from './support/engines.js';
 import { ingestSamples, startApp, type TestApp } from './support/app.js';
 import { webappDocument, webappOperations, withTypename } from './support/webapp.js';

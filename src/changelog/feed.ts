@@ -1,9 +1,9 @@
 import { badRequest, conflict } from '../errors.js';
 import { entityDescriptor } from '../entities/index.js';
-import { aspectSpec } from '../model/registry.js';
-import type { Actor } from '../services/actor.js';
+import { aspectSpec } from '../registry/registry.js';
+import type { Actor } from '../model/actor.js';
 import type { Authorizer } from '../services/authz.js';
-import { READ_REQUIRES_BY_ASPECT, REQUIRES } from '../services/privileges.js';
+import { READ_REQUIRES_BY_ASPECT, REQUIRES } from '../model/privileges.js';
 import type { ChangeRecord, Store } from '../storage/types.js';
 import type { ChangeLogService } from './service.js';
 

@@ -176,6 +176,14 @@ export class ChangeLogService {
   }
 
   /** Reads the entries committed since the last call (any server's) and hands them to the listeners. */
+  /**
+   * Reads the entries other processes wrote, when the store says there may be some it was not told of (another
+   * process on the same SQLite file): what a cache must have heard before it answers from memory.
+   */
+  async heardOtherWriters(): Promise<void> {
+    if (this.store.externalWrites()) await this.follow();
+  }
+
   follow(): Promise<void> {
     if (this.following) {
       this.followAgain = true;

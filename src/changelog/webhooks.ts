@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { badRequest, notFound } from '../errors.js';
-import type { Actor } from '../services/actor.js';
+import type { Actor } from '../model/actor.js';
 import type { Store, WebhookDeadLetter, WebhookRow } from '../storage/types.js';
 import { changeFilter, matches, metadataChangeLog, type ChangeFeed, type ChangeFilter } from './feed.js';
 

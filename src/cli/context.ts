@@ -1,8 +1,8 @@
 import { ConfigError, loadConfig } from '../config.js';
-import type { Catalog } from '../services/catalog.js';
+import type { OpenedCatalog } from '../catalog.js';
 
 /** Opens the catalog from the environment; configuration and connection problems end in one clear line. */
-export async function withCatalog<T>(fn: (catalog: Catalog) => Promise<T>): Promise<T> {
+export async function withCatalog<T>(fn: (catalog: OpenedCatalog) => Promise<T>): Promise<T> {
   const catalog = await openFromEnv();
   try {
     return await fn(catalog);
@@ -11,7 +11,7 @@ export async function withCatalog<T>(fn: (catalog: Catalog) => Promise<T>): Prom
   }
 }
 
-export async function openFromEnv(): Promise<Catalog> {
+export async function openFromEnv(): Promise<OpenedCatalog> {
   let config;
   try {
     config = loadConfig();
@@ -19,7 +19,7 @@ export async function openFromEnv(): Promise<Catalog> {
     fail(e instanceof ConfigError ? `almanac: invalid configuration: ${e.message}` : String(e));
   }
   // Loaded here, not at the top: `almanac --help` and argument mistakes answer without loading the whole catalog.
-  const { openCatalog } = await import('../services/catalog.js');
+  const { openCatalog } = await import('../catalog.js');
   try {
     return await openCatalog(config);
   } catch (e) {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { systemActor } from '../services/actor.js';
+import { systemActor } from '../model/actor.js';
 import { withCatalog } from './context.js';
 
 /**

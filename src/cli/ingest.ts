@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { AlmanacError } from '../errors.js';
-import { systemActor } from '../services/actor.js';
+import { systemActor } from '../model/actor.js';
 import { expandPaths, ingestFiles, type FailureKind, type FileIngestSummary } from '../services/ingest-files.js';
 import { fail, withCatalog } from './context.js';
 import { progressBar } from './progress.js';

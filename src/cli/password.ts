@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { rootActor } from '../services/actor.js';
+import { rootActor } from '../model/actor.js';
 import { MIN_PASSWORD_LENGTH } from '../services/native-users.js';
 import { fail, withCatalog } from './context.js';
 

@@ -54,7 +54,7 @@ export function registerServe(program: Command) {
           : app.log.warn({ err: e }, 'lost the connection listening for other servers\' changes; polling until it is back')),
       });
       // Timed jobs: on one server at a time when several share the database.
-      const stopRetention = startRetentionJob(catalog, (e) => app.log.error({ err: e }, 'time-series retention failed'));
+      const stopRetention = startRetentionJob(catalog.store, catalog.timeseries, catalog.config, (e) => app.log.error({ err: e }, 'time-series retention failed'));
       const stopTrim = startChangeLogTrimJob(catalog.store, {
         retentionDays: catalog.config.changeLogRetentionDays, intervalMs: catalog.config.retentionIntervalMs,
         onTrimmed: (n) => app.log.info({ job: 'change-log-trim', trimmed: n }, 'trimmed the change log'),

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { rootActor } from '../services/actor.js';
+import { rootActor } from '../model/actor.js';
 import { DURATIONS } from '../services/tokens.js';
 import { fail, withCatalog } from './context.js';
 import { printTable } from './table.js';

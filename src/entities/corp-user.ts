@@ -1,4 +1,4 @@
-import { ROOT_USER_URN } from '../services/actor.js';
+import { ROOT_USER_URN } from '../model/actor.js';
 import { aspect, defineEntity, gql, keyAspect } from './descriptor.js';
 import { COMMON_FIELDS, customProperties, globalTags } from './graphql-fields.js';
 import * as shared from './shared-aspects.js';

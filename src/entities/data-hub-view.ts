@@ -40,16 +40,6 @@ function viewFilter(filter: { or?: { and: Criterion[] }[]; criteria?: Criterion[
   return { operator: 'OR', filters: or.filter((c) => c.and.length === 1).map((c) => facetFilter(c.and[0]!)) };
 }
 
-/** Stored entity types are entity names (`dataset`) or, as some clients write them, EntityType values. */
-async function entityTypeValues(types: readonly string[]) {
-  // Loaded lazily: the registry lists this descriptor.
-  const { entityDescriptor, descriptorOfGraphQLType } = await import('./index.js');
-  return types.flatMap((t) => {
-    const d = entityDescriptor(t) ?? descriptorOfGraphQLType(t);
-    return d ? [d.graphql.entityType] : [];
-  });
-}
-
 const SDL = gql`
 type DataHubView implements Entity {
   urn: String!
@@ -100,7 +90,8 @@ export const dataHubView = defineEntity({
       description: async (f) => (await f.aspect(dataHubViewInfo))?.description ?? null,
       definition: async (f) => {
         const d = (await f.aspect(dataHubViewInfo))?.definition;
-        return d ? { entityTypes: await entityTypeValues(d.entityTypes), filter: viewFilter(d.filter) } : null;
+        // Stored entity types are entity names (`dataset`) or, as some clients write them, EntityType values.
+        return d ? { entityTypes: d.entityTypes.flatMap((t) => f.entityTypeValue(t) ?? []), filter: viewFilter(d.filter) } : null;
       },
     },
   },

@@ -1,4 +1,4 @@
-import type { Operation } from '../services/privileges.js';
+import type { Operation } from '../model/privileges.js';
 import { enumOf, rec, str, urn, type Fields, type Schema } from './schema.js';
 
 /**
@@ -156,6 +156,8 @@ export interface FieldContext {
   timeseries<T>(def: AspectDef<string, T>, range: { startTimeMillis?: number; endTimeMillis?: number; limit: number }): Promise<T[]>;
   /** When any aspect of the entity was last observed by an ingestion run (system metadata), or null. */
   lastObserved(): Promise<number | null>;
+  /** DataHub's EntityType value of an entity type named by its name (`dataset`) or that value itself; undefined if unknown. */
+  entityTypeValue(type: string): string | undefined;
   /** The relationship index around this entity. */
   related(q: RelatedQuery): Promise<{ total: number; edges: { source: string; type: string; destination: string }[] }>;
 }

@@ -101,7 +101,7 @@ export function builtinAspect(name: string): AnyAspect | undefined {
   return BUILTIN_ASPECTS.get(name);
 }
 
-/** Aspects and entity types a deployment declares itself (ALMANAC_REGISTRY, src/model/extension.ts). */
+/** Aspects and entity types a deployment declares itself (ALMANAC_REGISTRY, src/registry/registry-extension.ts). */
 export interface RegistryExtension {
   /** Aspects added to existing entity types, by entity type name. */
   readonly aspects: ReadonlyMap<string, readonly AnyAspect[]>;

@@ -1,6 +1,6 @@
 import type { DescriptionLayer } from '../entities/descriptor.js';
-import type { Actor } from '../services/actor.js';
-import type { Catalog } from '../services/catalog.js';
+import type { Actor } from '../model/actor.js';
+import type { Catalog } from '../catalog.js';
 import type { AspectRecord } from '../storage/types.js';
 
 /** What one entity looks like to resolvers: whether it exists and its latest versioned aspects. */
@@ -46,8 +46,8 @@ export class EntityLoader {
     const urns = [...new Set(batch.map((b) => b.urn))];
     try {
       const [existing, latest] = await Promise.all([
-        this.catalog.store.existing(urns),
-        this.catalog.store.getLatest(urns),
+        this.catalog.entities.existing(urns),
+        this.catalog.entities.getLatestOf(urns),
       ]);
       for (const b of batch) b.resolve({ exists: existing.has(b.urn), aspects: latest.get(b.urn) ?? new Map() });
     } catch (e) {

@@ -1,4 +1,4 @@
-import { ENTITY_DESCRIPTORS, keyValuesOf, urnKeyProblem } from '../entities/index.js';
+import { descriptorOfGraphQLType, ENTITY_DESCRIPTORS, entityDescriptor, keyValuesOf, urnKeyProblem } from '../entities/index.js';
 import type { EntityDescriptor, FieldContext, FieldResolver, KeyValues, RelatedQuery } from '../entities/descriptor.js';
 import type { AspectDef } from '../entities/descriptor.js';
 import { badRequest } from '../errors.js';
@@ -39,9 +39,13 @@ class LoaderFieldContext implements FieldContext {
     return this.ctx.loader.aspect<T>(of ?? this.urn, def.name);
   }
 
+  entityTypeValue(type: string): string | undefined {
+    return (entityDescriptor(type) ?? descriptorOfGraphQLType(type))?.graphql.entityType;
+  }
+
   async aspectVersion<T>(def: AspectDef<string, T>, version: number): Promise<T | undefined> {
     if (version === 0) return this.aspect(def);
-    return (await this.ctx.catalog.store.getVersion(this.urn, def.name, version))?.value as T | undefined;
+    return (await this.ctx.catalog.entities.storedVersion(this.urn, def.name, version))?.value as T | undefined;
   }
 
   async timeseries<T>(def: AspectDef<string, T>, range: { startTimeMillis?: number; endTimeMillis?: number; limit: number }): Promise<T[]> {

@@ -3,11 +3,11 @@ import { buildASTSchema, Kind, parse, type DocumentNode, type GraphQLError, type
 import mercurius from 'mercurius';
 import { AlmanacError, badRequest } from '../errors.js';
 import type { DescriptionLayer } from '../entities/descriptor.js';
-import type { Catalog } from '../services/catalog.js';
+import type { Catalog } from '../catalog.js';
 import { sendError } from '../http/errors.js';
 import { EntityLoader, type GraphQLContext } from './context.js';
 import { recordingReads } from '../services/read-tracking.js';
-import { readContext } from '../read-context.js';
+import { readContext } from '../model/read-context.js';
 import { checkVariables, costLimitRule, fragmentsOf, listItemsIn, measureOperation, type RequestLimits } from './cost-limit.js';
 import { formatExecutionError, formatRequestError, unavailableIn } from './errors.js';
 import { coerceNumericStrings } from './int-strings.js';
@@ -125,7 +125,7 @@ export async function graphqlFeature(app: FastifyInstance, { catalog }: { catalo
     let key: string | undefined;
     if (responses.enabled) {
       // Another process wrote the same SQLite file: read its entries (they drop what they changed) before reusing.
-      if (catalog.store.externalWrites()) await catalog.changeLog.follow();
+      await catalog.changeLog.heardOtherWriters();
       // Kept per endpoint too: the same query answers differently on each (see ENDPOINTS).
       key = responses.key(`${descriptionLayer}:${request.actor.kind}:${request.actor.urn}`, query, operationName, variables);
       const kept = responses.get(key);

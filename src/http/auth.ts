@@ -2,8 +2,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { unauthenticated } from '../errors.js';
-import type { Actor } from '../services/actor.js';
-import type { Catalog } from '../services/catalog.js';
+import type { Actor } from '../model/actor.js';
+import type { Catalog } from '../catalog.js';
 import { sendError } from './errors.js';
 import { readSession } from './session.js';
 

@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { changeFilter, type ChangeFilter, type ReadGate } from '../changelog/feed.js';
 import { badRequest } from '../errors.js';
 import { requirePrivilege } from '../services/authz.js';
-import type { Catalog } from '../services/catalog.js';
-import { REQUIRES } from '../services/privileges.js';
+import type { Catalog } from '../catalog.js';
+import { REQUIRES } from '../model/privileges.js';
 import { authenticate } from './auth.js';
 import { parseInteger } from './rest/actions.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Catalog } from '../services/catalog.js';
+import type { Catalog } from '../catalog.js';
 import { sendError } from './errors.js';
 import { notFound } from '../errors.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, forbidden, unauthenticated } from '../errors.js';
-import { systemActor } from '../services/actor.js';
-import type { Catalog } from '../services/catalog.js';
+import { systemActor } from '../model/actor.js';
+import type { Catalog } from '../catalog.js';
 import { SESSION_DURATION_MS } from '../services/native-users.js';
 import { TokenService } from '../services/tokens.js';
 import { clearSessionCookies, readSession, setSessionCookies } from './session.js';

@@ -4,8 +4,8 @@ import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { STATUS_OF, type ErrorCode } from '../errors.js';
 import { requirePrivilege } from '../services/authz.js';
-import type { Catalog } from '../services/catalog.js';
-import { REQUIRES } from '../services/privileges.js';
+import type { Catalog } from '../catalog.js';
+import { REQUIRES } from '../model/privileges.js';
 import { authenticate } from './auth.js';
 import { operationName } from './request-log.js';
 

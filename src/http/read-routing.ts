@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { LSN_PATTERN, runWithReadContext, type ReadContext } from '../read-context.js';
+import { LSN_PATTERN, runWithReadContext, type ReadContext } from '../model/read-context.js';
 
 /** The commit position a write's answer carries, and a later read may present (to any server) to read that write. */
 export const COMMIT_LSN_HEADER = 'x-almanac-commit-lsn';

@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { badRequest } from '../errors.js';
 import { parseJsonSafely } from '../model/safe-keys.js';
-import type { Catalog } from '../services/catalog.js';
+import type { Catalog } from '../catalog.js';
 import { authPlugin } from './auth.js';
 import { sendError } from './errors.js';
 import { metricsPlugin } from './metrics.js';

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Catalog } from '../services/catalog.js';
+import type { Catalog } from '../catalog.js';
 
 /**
  * The web app's sign-in, as datahub-frontend keeps it: a signed session cookie (`PLAY_SESSION`, HttpOnly) holding

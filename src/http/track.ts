@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Catalog } from '../services/catalog.js';
+import type { Catalog } from '../catalog.js';
 
 /**
  * Usage events: `POST /track` as DataHub 0.12.1's web app sends them (to the server that serves it), and

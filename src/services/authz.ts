@@ -1,15 +1,13 @@
 import { forbidden } from '../errors.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import { descriptorOfUrn } from '../entities/index.js';
-import { READ_REQUIRES_BY_ASPECT, REQUIRES } from './privileges.js';
+import { READ_REQUIRES_BY_ASPECT, REQUIRES, type Requirement } from '../model/privileges.js';
 
 /**
- * Privilege checks, wrapped around the services by the HTTP surface (never inside storage).
- * A requirement is DataHub's "either-of" form: a list of groups, any one of which, held in full, suffices.
- * The implementation is the policy service (policies.ts).
+ * Privilege checks, by the transports around a service call or by a service that decides its operations' own
+ * (domains-glossary.ts, queries.ts); never inside storage. Requirements are written in the privilege vocabulary
+ * (src/model/privileges.ts). The implementation is the policy service (policies.ts).
  */
-export type Privilege = string;
-export type Requirement = readonly (readonly Privilege[])[];
 
 export interface Authorizer {
   /** Whether the actor holds one of the groups, on the resource when given. */

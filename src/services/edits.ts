@@ -10,7 +10,7 @@ import {
   type AuditStamp, type EditableSchemaMetadata, type GlobalTags, type GlossaryTerms, type SchemaMetadata,
 } from '../entities/shared-aspects.js';
 import { parseUrn, tryParseUrn } from '../model/urn.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { AspectWrites, EntityService } from './entities.js';
 
 /**
@@ -100,7 +100,7 @@ export class EditService {
   /** Throws NOT_FOUND naming every urn that does not exist. */
   private async requireAll(urns: string[], what: string) {
     const unique = [...new Set(urns)];
-    const existing = await this.entities.store.existing(unique);
+    const existing = await this.entities.existing(unique);
     const missing = unique.filter((u) => !existing.has(u));
     if (missing.length) throw notFound(`${what} ${missing.join(', ')} ${missing.length > 1 ? 'do' : 'does'} not exist`, { urns: missing });
   }

@@ -1,12 +1,12 @@
 import { badRequest, conflict, notFound, unprocessable } from '../errors.js';
 import type { AnyAspect, AspectValue } from '../entities/descriptor.js';
 import { aspectDef, entityDescriptor, entityHasAspect, keyDisagreement, keyValuesOf, urnKeyProblem } from '../entities/index.js';
-import { validateOrThrow } from '../model/aspect-schemas.js';
-import { aspectSpec, entitySpec } from '../model/registry.js';
+import { validateOrThrow } from '../registry/aspect-schemas.js';
+import { aspectSpec, entitySpec } from '../registry/registry.js';
 import { parseUrn, tryParseUrn, type Urn } from '../model/urn.js';
 import { checkExpectedRevision } from '../storage/aspect-updates.js';
-import type { AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, LatestAspects, Store, SystemMetadata, TimeseriesWrite } from '../storage/types.js';
-import { SYSTEM_ACTOR_URN, type Actor } from './actor.js';
+import type { AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, EntityRow, LatestAspects, Store, SystemMetadata, TimeseriesWrite } from '../storage/types.js';
+import { SYSTEM_ACTOR_URN, type Actor } from '../model/actor.js';
 import type { ChangeItem } from './ingest-format.js';
 import { applyPatch, type Stamp } from './patch.js';
 
@@ -45,7 +45,7 @@ export class EntityService {
   /** Where the catalog's warnings go: stderr, or the server's log (src/app.ts). */
   warn: (message: string, fields: Record<string, unknown>) => void = (m) => process.stderr.write(`almanac: warning: ${m}\n`);
 
-  constructor(readonly store: Store, private readonly historyCap: number) {}
+  constructor(private readonly store: Store, private readonly historyCap: number) {}
 
   /** Called after every successful write or delete with the entity types it touched (cache invalidation). */
   onWrite(listener: (entityTypes: Set<string>) => void): void {
@@ -321,6 +321,34 @@ export class EntityService {
   /** getLatest for several entities in one read: urn → aspect → record; an entity with none of them is absent. */
   getLatestOf(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>> {
     return this.store.getLatest(urns, aspects);
+  }
+
+  /** Which of the urns name a stored entity. */
+  existing(urns: readonly string[]): Promise<Set<string>> {
+    return this.store.existing(urns);
+  }
+
+  /** One stored version of an aspect (0 is the latest), or null; unlike getAspect, no check of the urn or aspect. */
+  storedVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null> {
+    return this.store.getVersion(urn, aspect, version);
+  }
+
+  /** Every stored version of an aspect of an entity (the history kept: historyCap). */
+  versions(urn: string, aspect: string): Promise<AspectRecord[]> {
+    return this.store.listVersions(urn, aspect);
+  }
+
+  /** Stored entities in urn order, of one type when given: a page from `start`, or the page after the urn `after`. */
+  list(opts: { entityType?: string; start?: number; count?: number; after?: string }): Promise<EntityRow[]> {
+    return this.store.listEntities(opts);
+  }
+
+  /** Deletes an entity's values of a time-series aspect in a range (every one without bounds): how many went. */
+  async deleteTimeseriesRange(urn: string, aspect: string, range: { startTimeMillis?: number; endTimeMillis?: number }, actor: Actor): Promise<number> {
+    const n = await this.store.deleteTimeseriesRange(urn, entitySpec(parseUrn(urn).entityType)!.name, aspect,
+      range.startTimeMillis, range.endTimeMillis, actor.urn);
+    await this.committed();
+    return n;
   }
 
   async getAspect(urn: string, aspect: string, version = 0): Promise<AspectRecord> {

@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { entityDescriptor, ENTITY_DESCRIPTORS } from '../entities/index.js';
 import { badRequest } from '../errors.js';
-import { TIMESERIES_INDICES, type TimeseriesIndex } from '../model/registry.js';
+import { TIMESERIES_INDICES, type TimeseriesIndex } from '../registry/registry.js';
 import type { AspectRecord, Store, SystemMetadata, TimeseriesRow } from '../storage/types.js';
 import { IF_VERSION_MATCH } from './ingest-format.js';
 

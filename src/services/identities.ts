@@ -4,7 +4,7 @@ import { origin, status } from '../entities/shared-aspects.js';
 import { badRequest, notFound } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { AspectWrites, EntityService } from './entities.js';
 
 /**

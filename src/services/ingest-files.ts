@@ -2,7 +2,7 @@ import { readFile, stat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { AlmanacError, badRequest, notFound } from '../errors.js';
 import { mentionsPrototypeKey } from '../model/safe-keys.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
 import { changesFromFileRecord, describeFailure, type ChangeItem } from './ingest-format.js';
 import { arrayElements, jsonFault, lineAndColumn, MalformedArrayError } from './json-records.js';

@@ -1,5 +1,5 @@
 import { unprocessable, badRequest, AlmanacError } from '../errors.js';
-import { aspectNameOfClass, aspectSpec, entitySpec, entityTypeOfSnapshot } from '../model/registry.js';
+import { aspectNameOfClass, aspectSpec, entitySpec, entityTypeOfSnapshot } from '../registry/registry.js';
 import { tryParseUrn } from '../model/urn.js';
 import { assertNoPrototypeKeys, ownValue, parseJsonSafely } from '../model/safe-keys.js';
 import { normaliseAspectValue } from '../model/wire-format.js';

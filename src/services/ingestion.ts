@@ -5,7 +5,7 @@ import { entityDescriptor, entityHasAspect } from '../entities/index.js';
 import { badRequest } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
 import type { RunAspectRow, RunSummary, Store } from '../storage/types.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import { DEFAULT_RUN_ID, type EntityService } from './entities.js';
 import type { ChangeItem } from './ingest-format.js';
 

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { inviteToken as inviteTokenAspect } from '../entities/invite-token.js';
 import { badRequest } from '../errors.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
 import type { TokenService } from './tokens.js';
 
@@ -45,7 +45,7 @@ export class InviteTokenService {
 
   /** The invitations for this role (or, with null, those without a role). */
   private async forRole(roleUrn: string | null): Promise<{ urn: string; token: string }[]> {
-    const rows = await this.entities.store.listEntities({ entityType: 'inviteToken' });
+    const rows = await this.entities.list({ entityType: 'inviteToken' });
     const values = await this.entities.latestValues(rows.map((r) => r.urn), [inviteTokenAspect]);
     return [...values].flatMap(([urn, v]) => {
       const t = v.get('inviteToken');

@@ -6,7 +6,7 @@ import type { EntityDescriptor } from '../entities/descriptor.js';
 import { ENTITY_DESCRIPTORS } from '../entities/index.js';
 import { badRequest } from '../errors.js';
 import type { Relationship, Store } from '../storage/types.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
 
 /**
@@ -225,7 +225,7 @@ export async function updateLineage(entities: EntityService, add: readonly Linea
   const require = async (urns: readonly string[], allowed: readonly string[], what: string) => {
     const wrong = urns.filter((u) => !allowed.includes(entityTypeOfUrn(u)));
     if (wrong.length) throw badRequest(`${what} must be ${allowed.join(' or ')} urns, got ${wrong.join(', ')}`);
-    const existing = await entities.store.existing([...new Set(urns)]);
+    const existing = await entities.existing([...new Set(urns)]);
     const missing = urns.filter((u) => !existing.has(u));
     if (missing.length) throw badRequest(`Cannot upsert lineage as urn ${missing.join(', ')} doesn't exist`);
   };

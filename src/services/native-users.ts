@@ -4,7 +4,7 @@ import { status } from '../entities/shared-aspects.js';
 import { AlmanacError, badRequest, notFound, unauthenticated } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
-import { ROOT_USER_URN, SYSTEM_ACTOR_URN, systemActor, type Actor } from './actor.js';
+import { ROOT_USER_URN, SYSTEM_ACTOR_URN, systemActor, type Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
 import { inviteTokenUrn } from './invite-tokens.js';
 import type { TokenService } from './tokens.js';

@@ -4,7 +4,7 @@ import { isSystemOwnershipType, SYSTEM_OWNERSHIP_TYPES } from '../entities/owner
 import { ownership, status } from '../entities/shared-aspects.js';
 import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
 
 /**

@@ -1,6 +1,6 @@
 import { unprocessable } from '../errors.js';
 import { assertNoPrototypeKeys, isPrototypeKey, lookupTable, setOwn } from '../model/safe-keys.js';
-import { SYSTEM_ACTOR_URN } from './actor.js';
+import { SYSTEM_ACTOR_URN } from '../model/actor.js';
 
 /**
  * DataHub's PATCH proposals: a JSON Patch (RFC 6902 `add`, `remove`, `replace`) against an aspect, where lists of

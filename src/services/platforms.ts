@@ -1,7 +1,7 @@
 import { dataPlatformInfo } from '../entities/data-platform.js';
 import { BUILTIN_PLATFORMS } from '../entities/builtin-platforms.js';
 import { AlmanacError } from '../errors.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
 import type { ChangeItem } from './ingest-format.js';
 

@@ -1,6 +1,6 @@
 import { ownValue } from '../model/safe-keys.js';
 import type { Store } from '../storage/types.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
 import { DEFAULT_POLICIES, DEFAULT_ROLES } from './policy-defaults.js';
 import { ownStrings } from './policy-rules.js';

@@ -1,5 +1,5 @@
 import { lookupTable } from '../model/safe-keys.js';
-import { ROOT_USER_URN } from './actor.js';
+import { ROOT_USER_URN } from '../model/actor.js';
 
 /**
  * The privilege vocabulary of policies (DataHub 0.12.1's and Almanac's own), the shape of a policy, and the policies

@@ -1,6 +1,6 @@
 import { ownValue } from '../model/safe-keys.js';
 import { tryParseUrn } from '../model/urn.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 
 /**
  * A policy as matching reads it, built from the stored value's own properties only: nothing inherited (say from a

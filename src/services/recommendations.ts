@@ -1,6 +1,6 @@
 import { tryParseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import { currentReads } from './read-tracking.js';
 import { SEARCHABLE, type SearchService } from './search.js';
 

@@ -1,7 +1,7 @@
 import { aspectDef, entityDescriptor } from '../entities/index.js';
 import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
 import type { ChangeItem } from './ingest-format.js';
 import { edgesOf } from './relationships.js';

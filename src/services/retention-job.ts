@@ -1,4 +1,6 @@
-import type { Catalog } from './catalog.js';
+import type { Config } from '../config.js';
+import type { Store } from '../storage/types.js';
+import type { TimeseriesService } from './timeseries.js';
 
 /** The job's name among timed jobs (one server runs it at a time: Store.runExclusive). */
 export const RETENTION_JOB = 'timeseries-retention';
@@ -8,18 +10,19 @@ export const RETENTION_JOB = 'timeseries-retention';
  * start), on one server at a time when several share the database. Returns a function that stops it and waits for
  * a run under way. Runs never overlap.
  */
-export function startRetentionJob(catalog: Catalog, onError: (e: unknown) => void): () => Promise<void> {
-  const retention = catalog.config.timeseriesRetention;
+export function startRetentionJob(store: Store, timeseries: TimeseriesService, config: Pick<Config, 'timeseriesRetention' | 'retentionIntervalMs'>,
+  onError: (e: unknown) => void): () => Promise<void> {
+  const retention = config.timeseriesRetention;
   if (retention.length === 0) return async () => {};
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {
     if (running) return;
-    running = catalog.store.runExclusive(RETENTION_JOB, async (lost) => {
-      await catalog.timeseries.cleanup(retention, { dryRun: false, signal: lost });
+    running = store.runExclusive(RETENTION_JOB, async (lost) => {
+      await timeseries.cleanup(retention, { dryRun: false, signal: lost });
     })
       .then(() => {}, onError)
       .finally(() => { running = null; });
-  }, catalog.config.retentionIntervalMs);
+  }, config.retentionIntervalMs);
   timer.unref();
   return async () => {
     clearInterval(timer);

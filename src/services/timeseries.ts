@@ -2,7 +2,8 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { datasetUsageStatistics } from '../entities/dataset.js';
 import type { AspectValue } from '../entities/descriptor.js';
 import { badRequest, notFound } from '../errors.js';
-import { findTimeseriesIndex, TIMESERIES_INDICES, type TimeseriesIndex } from '../model/registry.js';
+import { findTimeseriesIndex, TIMESERIES_INDICES, type TimeseriesIndex } from '../registry/registry.js';
+import type { Retention } from '../config.js';
 import type { Store, TimeseriesRecord } from '../storage/types.js';
 import { lookupTable } from '../model/safe-keys.js';
 
@@ -53,29 +54,10 @@ const DAY = 86_400_000;
 /** DataHub's usage ranges, counted back from now. */
 export const USAGE_RANGES: Readonly<Record<string, number | undefined>> = lookupTable<number | undefined>({ DAY, WEEK: 7 * DAY, MONTH: 30 * DAY, QUARTER: 91 * DAY, YEAR: 365 * DAY, ALL: undefined });
 
-/** Retention per aspect, e.g. `datasetProfile:90d,operation:30d`. */
-export type Retention = { index: TimeseriesIndex; maxAgeMs: number }[];
-
 const NODE = 'almanac';
 const DEFAULT_BATCH = 10_000;
 /** Rows deleted per statement at most, whatever the batch size: each statement holds the write lock briefly. */
 const MAX_STATEMENT_ROWS = 250;
-
-const UNITS: Readonly<Record<string, number>> = lookupTable<number>({ m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 });
-
-export function parseRetention(spec: string | undefined): Retention {
-  if (!spec?.trim()) return [];
-  return spec.split(',').map((part) => {
-    const m = /^\s*([A-Za-z]+)(?:\.([A-Za-z]+))?\s*:\s*(\d+)\s*([mhdw])\s*$/.exec(part);
-    if (!m) throw new Error(`'${part.trim()}' is not <aspect>:<number><m|h|d|w> (or <entityType>.<aspect>:…)`);
-    const [entityType, aspect] = m[2] ? [m[1]!, m[2]] : [undefined, m[1]!];
-    const indices = TIMESERIES_INDICES.filter((i) => i.aspect.toLowerCase() === aspect.toLowerCase()
-      && (!entityType || i.entityType.toLowerCase() === entityType.toLowerCase()));
-    if (indices.length === 0) throw new Error(`'${m[2] ? `${m[1]}.${m[2]}` : m[1]}' is not a time-series aspect`);
-    const maxAgeMs = Number(m[3]) * UNITS[m[4]!]!;
-    return indices.map((index) => ({ index, maxAgeMs }));
-  }).flat();
-}
 
 interface Task {
   id: number;

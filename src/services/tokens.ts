@@ -4,7 +4,7 @@ import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { badRequest, notFound, unauthenticated } from '../errors.js';
 import { parseUrn } from '../model/urn.js';
 import type { ChangeRecord, Store } from '../storage/types.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
 import { lookupTable, ownValue } from '../model/safe-keys.js';
 
@@ -226,8 +226,8 @@ export class TokenService {
 
   /** Lists stored tokens, newest expiry first (DataHub's order), optionally those of one owner. */
   async list(opts: { ownerUrn?: string; actorUrn?: string; start: number; count: number }): Promise<{ total: number; tokens: TokenMetadata[] }> {
-    const rows = await this.entities.store.listEntities({ entityType: 'dataHubAccessToken' });
-    const latest = await this.entities.store.getLatest(rows.map((r) => r.urn), ['dataHubAccessTokenInfo']);
+    const rows = await this.entities.list({ entityType: 'dataHubAccessToken' });
+    const latest = await this.entities.getLatestOf(rows.map((r) => r.urn), ['dataHubAccessTokenInfo']);
     let tokens = [...latest.entries()].flatMap(([urn, m]) => {
       const v = m.get('dataHubAccessTokenInfo')?.value as Omit<TokenMetadata, 'urn' | 'id'> | undefined;
       return v ? [{ urn, id: urn.slice('urn:li:dataHubAccessToken:'.length), ...v }] : [];
@@ -284,7 +284,7 @@ export class TokenService {
   private async revokeRemoved(): Promise<void> {
     if (this.statusWrites.size) {
       const written = [...this.statusWrites];
-      const latest = await this.entities.store.getLatest(written.map(([u]) => u), ['status']);
+      const latest = await this.entities.getLatestOf(written.map(([u]) => u), ['status']);
       for (const [u, at] of written) {
         if (this.statusWrites.get(u) === at) this.statusWrites.delete(u);
         if (ownValue(latest.get(u)?.get('status')?.value, 'removed') === true) this.removals.set(u, Math.max(at, this.removals.get(u) ?? 0));

@@ -1,7 +1,7 @@
 import { badRequest } from '../errors.js';
 import { tryParseUrn } from '../model/urn.js';
 import type { Store, UsageEventRow } from '../storage/types.js';
-import type { Actor } from './actor.js';
+import type { Actor } from '../model/actor.js';
 import type { RecommendationService } from './recommendations.js';
 
 /**

@@ -29,7 +29,7 @@ export interface FacetEngine {
   consumerOffsets(): Promise<Map<string, number>>;
 }
 
-/** The search index's change-log consumer (src/services/catalog.ts registers it under this name). */
+/** The search index's change-log consumer (src/catalog.ts registers it under this name). */
 export const SEARCH_CONSUMER = 'search';
 
 const DOC_PAGE = 20_000;

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { lsnValue, readContext } from '../read-context.js';
+import { lsnValue, readContext } from '../model/read-context.js';
 
 /** One replica as /health and /metrics show it. */
 export interface ReplicaStatus {

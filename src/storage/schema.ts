@@ -1,4 +1,4 @@
-import { TIMESERIES_INDICES, findTimeseriesIndex } from '../model/registry.js';
+import { TIMESERIES_INDICES, findTimeseriesIndex } from '../registry/registry.js';
 import { changeLogStatements } from './change-log.js';
 import { readJson, type StoredJson } from './stored-json.js';
 import type { AspectRecord, TableSize } from './types.js';

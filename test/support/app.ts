@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { rootActor, systemActor } from '../../src/services/actor.js';
-import { openCatalog, type Catalog } from '../../src/services/catalog.js';
+import { rootActor, systemActor } from '../../src/model/actor.js';
+import { openCatalog, type OpenedCatalog } from '../../src/catalog.js';
 import { ingestFiles } from '../../src/services/ingest-files.js';
 import type { EngineContext } from './engines.js';
 
@@ -15,7 +15,7 @@ export const readSample = (name: string): unknown => JSON.parse(readFileSync(sam
 
 export interface TestApp {
   app: FastifyInstance;
-  catalog: Catalog;
+  catalog: OpenedCatalog;
   /** A personal access token of the root user (urn:li:corpuser:datahub). */
   rootToken: string;
   /** Bearer header for the root token. */
@@ -73,7 +73,7 @@ export async function startApp(ctx: EngineContext, overrides: Partial<Config> = 
 }
 
 /** Loads sample files straight through the ingestion service; fails the test if any record is refused. */
-export async function ingestSamples(catalog: Catalog, ...names: string[]) {
+export async function ingestSamples(catalog: OpenedCatalog, ...names: string[]) {
   const summary = await ingestFiles(catalog.entities, names.map(sample), systemActor());
   if (summary.failures.length) throw new Error(`sample ingestion refused records: ${JSON.stringify(summary.failures)}`);
   return summary;

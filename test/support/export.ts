@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { TIMESERIES_INDICES } from '../../src/model/registry.js';
+import { TIMESERIES_INDICES } from '../../src/registry/registry.js';
 import { canonicalJson } from '../../src/model/wire-format.js';
 import { openStore } from '../../src/storage/index.js';
 import type { Store } from '../../src/storage/types.js';

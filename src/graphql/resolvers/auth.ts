@@ -5,7 +5,7 @@ import { DURATIONS, TokenService, type TokenMetadata } from '../../services/toke
 import type { GraphQLContext } from '../context.js';
 import { authorize } from './privileges.js';
 
-/** Tokens and policies. Who may do what is in services/privileges.ts; the either-of rules for tokens are here. */
+/** Tokens and policies. Who may do what is in model/privileges.ts; the either-of rules for tokens are here. */
 type Ctx = GraphQLContext;
 type Obj = Record<string, any>;
 

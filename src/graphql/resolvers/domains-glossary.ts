@@ -1,9 +1,7 @@
-import { badRequest, forbidden } from '../../errors.js';
+import { badRequest } from '../../errors.js';
 import { dataProductProperties } from '../../entities/data-product.js';
 import { parseUrn, tryParseUrn } from '../../model/urn.js';
-import type { Requirement } from '../../services/authz.js';
-import * as dg from '../../services/domains-glossary.js';
-import { REQUIRES, type Operation } from '../../services/privileges.js';
+import { parentFilter } from '../../services/domains-glossary.js';
 import type { FilterClause, SearchRequest } from '../../services/search.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { ref } from './common.js';
@@ -13,7 +11,7 @@ import { entityTypesOf, facetsOut, filtersOf, matchedFieldsOut } from './search.
 /**
  * Domains, the business glossary and data products: listDomains, the root glossary lists, listDataProductAssets,
  * Domain.entities and DataProduct.entities (searches over the search service), glossary privileges, and the
- * mutations that create, move and delete them, with DataHub 0.12.1's privilege checks around the service calls.
+ * mutations that create, move and delete them (the domains-glossary service decides who may).
  */
 type Ctx = GraphQLContext;
 type Obj = Record<string, any>;
@@ -40,37 +38,13 @@ async function listed(ctx: Ctx, entityType: string, filters: FilterClause[][], i
   return { start: res.start, count: res.count, total: res.total, urns: res.urns };
 }
 
-/**
- * Whether the caller may create, move or delete what the node holds (the top level when null), as DataHub decides:
- * MANAGE_GLOSSARIES, or MANAGE_GLOSSARY_CHILDREN on the node, or MANAGE_ALL_GLOSSARY_CHILDREN on it or a node above.
- */
-async function canManageChildren(ctx: Ctx, node: string | null): Promise<boolean> {
-  const { authz } = ctx.catalog;
-  const may = (op: Operation, urn?: string) => authz.allowed(ctx.actor, REQUIRES[op] as Requirement, urn);
-  if (await may('graphql.manageGlossaries')) return true;
-  if (!node) return false;
-  if (await may('graphql.manageGlossaryChildren', node)) return true;
-  for (const n of await dg.glossaryAncestry(ctx.catalog, node)) if (await may('graphql.manageAllGlossaryChildren', n)) return true;
-  return false;
-}
-
-/** Refuses (403) unless the caller may manage what the node (or the top level) holds. */
-async function authorizeChildren(ctx: Ctx, node: string | null) {
-  if (!(await canManageChildren(ctx, node))) throw forbidden();
-}
-
 /** What the caller may do on a glossary term or node: DataHub's canManageEntity (and canManageChildren on a node). */
 async function glossaryPrivileges(r: EntityRef, _a: unknown, ctx: Ctx) {
   const base = await entityPrivileges(r.urn, ctx);
-  const parent = await dg.glossaryParent(ctx.catalog, r.urn);
+  const parent = await ctx.catalog.domainsGlossary.glossaryParent(r.urn);
   const isNode = parseUrn(r.urn).entityType === 'glossaryNode';
-  return { ...base, canManageEntity: await canManageChildren(ctx, parent), canManageChildren: isNode ? await canManageChildren(ctx, r.urn) : null };
-}
-
-/** Data products are managed on their domain (on the product itself when it is in none). */
-async function authorizeProduct(ctx: Ctx, product: string) {
-  const domain = await dg.productDomain(ctx.catalog, product);
-  await authorize(ctx, 'graphql.manageDataProducts', domain ?? product);
+  return { ...base, canManageEntity: await ctx.catalog.domainsGlossary.mayManageChildren(ctx.actor, parent),
+    canManageChildren: isNode ? await ctx.catalog.domainsGlossary.mayManageChildren(ctx.actor, r.urn) : null };
 }
 
 /** The assets of a data product, searched: the input's query, types, filters, paging and facets, over those assets only. */
@@ -117,15 +91,15 @@ export const domainGlossaryResolvers = {
     /** Top-level domains, or the children of parentDomain; newest first, as DataHub sorts them. */
     listDomains: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const parent = input.parentDomain ? parseUrn(input.parentDomain).raw : null;
-      const res = await listed(ctx, 'domain', dg.parentFilter('parentDomain', parent), input, { field: 'createdTime', order: 'DESCENDING' }, 20);
+      const res = await listed(ctx, 'domain', parentFilter('parentDomain', parent), input, { field: 'createdTime', order: 'DESCENDING' }, 20);
       return { start: res.start, count: res.count, total: res.total, domains: res.urns.map(ref) };
     },
     getRootGlossaryTerms: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const res = await listed(ctx, 'glossaryTerm', dg.parentFilter('parentNode', null), { start: input.start, count: input.count }, null, 20);
+      const res = await listed(ctx, 'glossaryTerm', parentFilter('parentNode', null), { start: input.start, count: input.count }, null, 20);
       return { start: res.start, count: res.count, total: res.total, terms: res.urns.map(ref) };
     },
     getRootGlossaryNodes: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const res = await listed(ctx, 'glossaryNode', dg.parentFilter('parentNode', null), { start: input.start, count: input.count }, null, 20);
+      const res = await listed(ctx, 'glossaryNode', parentFilter('parentNode', null), { start: input.start, count: input.count }, null, 20);
       return { start: res.start, count: res.count, total: res.total, nodes: res.urns.map(ref) };
     },
     listDataProductAssets: async (_: unknown, { urn, input }: { urn: string; input: Obj }, ctx: Ctx) => {
@@ -136,83 +110,62 @@ export const domainGlossaryResolvers = {
   },
   Mutation: {
     createDomain: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.createDomain');
-      return mutate(ctx, () => dg.createDomain(ctx.catalog, input as never, ctx.actor));
+      return mutate(ctx, () => ctx.catalog.domainsGlossary.createDomain(input as never, ctx.actor));
     },
     moveDomain: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.manageDomains');
-      await mutate(ctx, () => dg.moveDomain(ctx.catalog, input as never, ctx.actor));
+      await mutate(ctx, () => ctx.catalog.domainsGlossary.moveDomain(input as never, ctx.actor));
       return true;
     },
     deleteDomain: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
       const u = parseUrn(urn).raw;
-      await authorize(ctx, 'graphql.deleteDomain', u);
-      await mutate(ctx, () => dg.deleteDomain(ctx.catalog, u, ctx.actor));
+      await mutate(ctx, () => ctx.catalog.domainsGlossary.deleteDomain(u, ctx.actor));
       return true;
     },
     createGlossaryTerm: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorizeChildren(ctx, input.parentNode ? parseUrn(input.parentNode).raw : null);
-      return mutate(ctx, () => dg.createGlossaryEntity(ctx.catalog, 'term', input as never, ctx.actor));
+      return mutate(ctx, () => ctx.catalog.domainsGlossary.createGlossaryEntity('term', input as never, ctx.actor));
     },
     createGlossaryNode: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorizeChildren(ctx, input.parentNode ? parseUrn(input.parentNode).raw : null);
-      return mutate(ctx, () => dg.createGlossaryEntity(ctx.catalog, 'node', input as never, ctx.actor));
+      return mutate(ctx, () => ctx.catalog.domainsGlossary.createGlossaryEntity('node', input as never, ctx.actor));
     },
     /** On both the node it leaves and the node it enters, as DataHub checks. */
     updateParentNode: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const u = parseUrn(input.resourceUrn).raw;
-      await authorizeChildren(ctx, await dg.glossaryParent(ctx.catalog, u));
-      await authorizeChildren(ctx, input.parentNode ? parseUrn(input.parentNode).raw : null);
-      await mutate(ctx, () => dg.updateParentNode(ctx.catalog, { ...input, resourceUrn: u } as never, ctx.actor));
+      await mutate(ctx, () => ctx.catalog.domainsGlossary.updateParentNode({ ...input, resourceUrn: u } as never, ctx.actor));
       return true;
     },
     deleteGlossaryEntity: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
       const u = parseUrn(urn).raw;
-      await authorizeChildren(ctx, await dg.glossaryParent(ctx.catalog, u));
-      await mutate(ctx, () => dg.deleteGlossaryEntity(ctx.catalog, u, ctx.actor));
+      await mutate(ctx, () => ctx.catalog.domainsGlossary.deleteGlossaryEntity(u, ctx.actor));
       return true;
     },
     addRelatedTerms: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.manageGlossaries');
-      await mutate(ctx, () => dg.changeRelatedTerms(ctx.catalog, 'add', input as never, ctx.actor));
+      await mutate(ctx, () => ctx.catalog.domainsGlossary.changeRelatedTerms('add', input as never, ctx.actor));
       return true;
     },
     removeRelatedTerms: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.manageGlossaries');
-      await mutate(ctx, () => dg.changeRelatedTerms(ctx.catalog, 'remove', input as never, ctx.actor));
+      await mutate(ctx, () => ctx.catalog.domainsGlossary.changeRelatedTerms('remove', input as never, ctx.actor));
       return true;
     },
     /** MANAGE_DATA_PRODUCTS (or EDIT_ENTITY) on the domain, which must exist. */
     createDataProduct: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const d = tryParseUrn(String(input.domainUrn));
       if (typeof d === 'string' || d.entityType !== 'domain') throw badRequest(`domainUrn '${input.domainUrn}' is not a domain urn`);
-      await authorize(ctx, 'graphql.manageDataProducts', d.raw);
-      return ref(await mutate(ctx, () => dg.createDataProduct(ctx.catalog, { ...input, domainUrn: d.raw } as never, ctx.actor)));
+      return ref(await mutate(ctx, () => ctx.catalog.domainsGlossary.createDataProduct({ ...input, domainUrn: d.raw } as never, ctx.actor)));
     },
     updateDataProduct: async (_: unknown, { urn, input }: { urn: string; input: Obj }, ctx: Ctx) => {
       const u = parseUrn(urn).raw;
-      await authorizeProduct(ctx, u);
-      await mutate(ctx, () => dg.updateDataProduct(ctx.catalog, u, input, ctx.actor));
+      await mutate(ctx, () => ctx.catalog.domainsGlossary.updateDataProduct(u, input, ctx.actor));
       return ref(u);
     },
     deleteDataProduct: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
       const u = parseUrn(urn).raw;
-      await authorizeProduct(ctx, u);
-      await mutate(ctx, () => dg.deleteDataProduct(ctx.catalog, u));
+      await mutate(ctx, () => ctx.catalog.domainsGlossary.deleteDataProduct(u, ctx.actor));
       return true;
     },
-    /** Every resource must exist and the caller may set its data product (EDIT_ENTITY_DATA_PRODUCTS); the product must exist. */
     batchSetDataProduct: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const resources = [...new Set((input.resourceUrns as string[]).map((r) => parseUrn(r).raw))];
       if (resources.length === 0) throw badRequest('No resources given');
-      for (const r of resources) {
-        await ctx.catalog.entities.requireExists(r);
-        await authorize(ctx, 'graphql.dataProducts', r);
-      }
-      const product = input.dataProductUrn ? parseUrn(input.dataProductUrn) : null;
-      if (product && product.entityType !== 'dataProduct') throw badRequest(`dataProductUrn '${input.dataProductUrn}' is not a dataProduct urn`);
-      if (product) await ctx.catalog.entities.requireExists(product.raw);
-      await mutate(ctx, () => dg.batchSetDataProduct(ctx.catalog, product?.raw ?? null, resources, ctx.actor));
+      await mutate(ctx, () => ctx.catalog.domainsGlossary.batchSetDataProduct(input.dataProductUrn || null, resources, ctx.actor));
       return true;
     },
   },

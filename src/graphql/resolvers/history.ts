@@ -13,10 +13,10 @@ async function aspectHistory(_: unknown, args: { urn: string; aspectNames?: stri
   if (!Number.isInteger(count) || count < 0 || count > 500) throw badRequest(`count must be a whole number from 0 to 500, got ${count}`);
   const u = parseUrn(args.urn);
   await authorizeRead(ctx, u.raw);
-  const latest = (await ctx.catalog.store.getLatest([u.raw])).get(u.raw) ?? new Map();
+  const latest = (await ctx.catalog.entities.getLatestOf([u.raw])).get(u.raw) ?? new Map();
   const names = args.aspectNames?.length ? args.aspectNames.filter((n) => latest.has(n)) : [...latest.keys()];
   const visible = await visibleAspects(ctx.catalog.authz, ctx.actor, names);
-  const versions = (await Promise.all(names.filter((n) => visible.has(n)).map((n) => ctx.catalog.store.listVersions(u.raw, n)))).flat();
+  const versions = (await Promise.all(names.filter((n) => visible.has(n)).map((n) => ctx.catalog.entities.versions(u.raw, n)))).flat();
   versions.sort((a, b) => b.createdOn - a.createdOn || b.revision - a.revision || (a.aspect < b.aspect ? -1 : a.aspect > b.aspect ? 1 : 0));
   return versions.slice(0, count).map((r) => ({
     aspectName: r.aspect,

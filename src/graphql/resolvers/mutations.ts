@@ -7,7 +7,7 @@ import { editableDataJobProperties } from '../../entities/data-job.js';
 import { ENTITY_DESCRIPTORS } from '../../entities/index.js';
 import { editableNotebookProperties } from '../../entities/notebook.js';
 import type { DatasetUpdate, EntityUpdate, OwnerInput, ResourceRef } from '../../services/edits.js';
-import type { Operation } from '../../services/privileges.js';
+import type { Operation } from '../../model/privileges.js';
 import type { GraphQLContext } from '../context.js';
 import { ref } from './common.js';
 import { authorize } from './privileges.js';

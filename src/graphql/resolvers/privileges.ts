@@ -1,7 +1,7 @@
-import { requirePrivilege, requireRead, type Requirement } from '../../services/authz.js';
-import { REQUIRES, type Operation } from '../../services/privileges.js';
+import { requirePrivilege, requireRead } from '../../services/authz.js';
+import { REQUIRES, type Operation, type Requirement } from '../../model/privileges.js';
 import type { GraphQLContext } from '../context.js';
-import { pagePrivileges } from './dataset-pages.js';
+import { tryParseUrn } from '../../model/urn.js';
 
 /** Refuses with a 403-coded error unless the caller holds the operation's privileges on the resource. */
 export function authorize(ctx: GraphQLContext, op: Operation, resourceUrn?: string) {
@@ -25,4 +25,19 @@ export async function entityPrivileges(urn: string, ctx: GraphQLContext) {
   return { canEditLineage: lineage, canManageEntity: manage, canEditDescription: docs, canEditTags: tags,
     canEditOwners: owners, canEditLinks: links, canEditGlossaryTerms: terms, canEditDeprecation: deprecation,
     ...(await pagePrivileges(urn, ctx)) };
+}
+
+/**
+ * The EntityPrivileges fields the entity pages add, as DataHub 0.12.1 answers them per entity type: canEditEmbed on
+ * datasets, charts and dashboards, canEditQueries on datasets, canManageChildren on glossary nodes (null elsewhere).
+ */
+async function pagePrivileges(urn: string, ctx: GraphQLContext) {
+  const type = tryParseUrn(urn);
+  const entityType = typeof type === 'string' ? '' : type.entityType;
+  const embed = ['dataset', 'chart', 'dashboard'].includes(entityType);
+  return {
+    canEditEmbed: embed ? await can(ctx, 'graphql.updateEmbed', urn) : null,
+    canEditQueries: entityType === 'dataset' ? await can(ctx, 'graphql.editQueries', urn) : null,
+    canManageChildren: entityType === 'glossaryNode' ? await ctx.catalog.domainsGlossary.mayManageChildren(ctx.actor, urn) : null,
+  };
 }

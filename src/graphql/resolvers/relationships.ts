@@ -1,6 +1,6 @@
 import { badRequest } from '../../errors.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
-import { ref } from './common.js';
+import { ref } from '../../entities/descriptor.js';
 
 /** `relationships(input)` on every entity type that declares it: one resolver over the relationship index. */
 type Input = { types: string[]; direction: 'INCOMING' | 'OUTGOING'; start?: number | null; count?: number | null };

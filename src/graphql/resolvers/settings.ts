@@ -8,7 +8,6 @@ import { postInfo } from '../../entities/post.js';
 import { dataHubRoleInfo } from '../../entities/data-hub-role.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import { parseUrn, tryParseUrn } from '../../model/urn.js';
-import { InviteTokenService } from '../../services/invite-tokens.js';
 import { PLATFORM_PRIVILEGE_LIST, RESOURCE_PRIVILEGE_LIST } from '../../services/privilege-catalog.js';
 import type { AnyAspect, AspectValue } from '../../entities/descriptor.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
@@ -43,7 +42,7 @@ const matches = (query: unknown, ...texts: (string | undefined)[]) => {
 
 /** Every entity of a type with the latest values of some aspects (settings entities are few: read them all). */
 async function all<const As extends readonly AnyAspect[]>(ctx: Ctx, entityType: string, aspects: As) {
-  const rows = await ctx.catalog.store.listEntities({ entityType });
+  const rows = await ctx.catalog.entities.list({ entityType });
   return [...(await ctx.catalog.entities.latestValues(rows.map((r) => r.urn), aspects))];
 }
 
@@ -54,8 +53,6 @@ const urnOfType = (urn: string, entityType: string, what: string) => {
 };
 
 const stamp = (ctx: Ctx) => ({ time: Date.now(), actor: ctx.actor.urn });
-
-const inviteTokens = (ctx: Ctx) => new InviteTokenService(ctx.catalog.entities, ctx.catalog.tokens);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Views
@@ -193,7 +190,7 @@ export const settingsResolvers = {
     getInviteToken: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       await authorize(ctx, 'graphql.managePolicies');
       const role = input.roleUrn ? (await ctx.catalog.entities.requireExists(urnOfType(input.roleUrn, 'dataHubRole', 'role'))).raw : null;
-      return { inviteToken: await inviteTokens(ctx).get(role, false, ctx.actor) };
+      return { inviteToken: await ctx.catalog.inviteTokens.get(role, false, ctx.actor) };
     },
     batchGetStepStates: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const ids = new Map<string, string>();
@@ -300,7 +297,7 @@ export const settingsResolvers = {
       return true;
     },
     acceptRole: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const role = await inviteTokens(ctx).roleOf(String(input.inviteToken));
+      const role = await ctx.catalog.inviteTokens.roleOf(String(input.inviteToken));
       // An invitation without a role leaves the caller's role as it is.
       if (role) await assignRole(ctx, [ctx.actor.urn], role);
       return true;
@@ -308,7 +305,7 @@ export const settingsResolvers = {
     createInviteToken: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       await authorize(ctx, 'graphql.managePolicies');
       const role = input.roleUrn ? (await ctx.catalog.entities.requireExists(urnOfType(input.roleUrn, 'dataHubRole', 'role'))).raw : null;
-      return { inviteToken: await inviteTokens(ctx).get(role, true, ctx.actor) };
+      return { inviteToken: await ctx.catalog.inviteTokens.get(role, true, ctx.actor) };
     },
     batchUpdateStepStates: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const results: { id: string; succeeded: boolean }[] = [];
@@ -338,7 +335,7 @@ async function assignRole(ctx: Ctx, actors: string[], role: string | null) {
     if (u.entityType !== 'corpuser' && u.entityType !== 'corpGroup') throw badRequest(`'${a}' is not a user or group urn`, { urn: a });
     return u.raw;
   }))];
-  const existing = await ctx.catalog.store.existing(urns);
+  const existing = await ctx.catalog.entities.existing(urns);
   const missing = urns.find((u) => !existing.has(u));
   if (missing) throw notFound(`Entity ${missing} does not exist`, { urn: missing });
   await ctx.catalog.entities.edit(new Map(urns.map((u) => [u, [roleMembership]])),

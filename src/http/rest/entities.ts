@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest, notFound } from '../../errors.js';
-import { aspectSpec, entitySpec } from '../../model/registry.js';
+import { aspectSpec, entitySpec } from '../../registry/registry.js';
 import { parseUrn } from '../../model/urn.js';
 import { requireAspectRead, requirePrivilege, requireRead, visibleAspects } from '../../services/authz.js';
-import type { Actor } from '../../services/actor.js';
-import type { Catalog } from '../../services/catalog.js';
+import type { Actor } from '../../model/actor.js';
+import type { Catalog } from '../../catalog.js';
 import { changeFromProposal, changesFromSnapshot, IF_VERSION_MATCH, parseExpectedVersion, type ChangeItem } from '../../services/ingest-format.js';
-import { REQUIRES } from '../../services/privileges.js';
+import { REQUIRES } from '../../model/privileges.js';
 import { noteIngested } from '../metrics.js';
 import type { AspectRecord } from '../../storage/types.js';
 import {
@@ -101,10 +101,8 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
       if (aspectName !== undefined && aspectName !== null) {
         const spec = aspectSpec(String(aspectName));
         if (!spec?.timeseries) throw badRequest('Not supported for non-timeseries aspect', { field: 'aspectName' });
-        const u = parseUrn(urn);
-        const n = await entities.store.deleteTimeseriesRange(urn, entitySpec(u.entityType)!.name, spec.name,
-          optionalInteger(body, 'startTimeMillis'), optionalInteger(body, 'endTimeMillis'), request.actor.urn);
-        await entities.committed();
+        const n = await entities.deleteTimeseriesRange(urn, spec.name,
+          { startTimeMillis: optionalInteger(body, 'startTimeMillis'), endTimeMillis: optionalInteger(body, 'endTimeMillis') }, request.actor);
         return { urn, rows: 0, timeseriesRows: n };
       }
       const { rows, timeseriesRows } = await entities.deleteEntity(urn, request.actor);
@@ -166,8 +164,8 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
 
   /** EntityResponse records for the urns that exist; time-series aspects are not part of it, as in DataHub. */
   async function entityResponses(urns: string[], aspects: string[] | undefined, actor: Actor) {
-    const existing = await entities.store.existing(urns);
-    const latest = await entities.store.getLatest([...existing], aspects);
+    const existing = await entities.existing(urns);
+    const latest = await entities.getLatestOf([...existing], aspects);
     const visible = await visibleAspects(authz, actor, [...new Set([...latest.values()].flatMap((m) => [...m.keys()]))]);
     const out = new Map<string, unknown>();
     for (const urn of urns) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Catalog } from '../../services/catalog.js';
+import type { Catalog } from '../../catalog.js';
 import { ALMANAC_VERSION, DATAHUB_VERSION } from '../../version.js';
 
 /** `GET /config` (how the Python client recognises a GMS) and `GET /health`. */
@@ -14,7 +14,7 @@ export async function metaRoutes(app: FastifyInstance, { catalog }: { catalog: C
     datasetUrnNameCasing: false,
     versions: {
       'linkedin/datahub': { version: DATAHUB_VERSION, commit: 'almanac' },
-      almanac: { version: ALMANAC_VERSION, engine: catalog.store.engine },
+      almanac: { version: ALMANAC_VERSION, engine: catalog.engine },
     },
     telemetry: { enabledCli: false, enabledIngestion: false },
     managedIngestion: { enabled: false, defaultCliVersion: '0.12.1' },

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../../errors.js';
 import { requirePrivilege } from '../../services/authz.js';
-import type { Catalog } from '../../services/catalog.js';
-import { REQUIRES } from '../../services/privileges.js';
+import type { Catalog } from '../../catalog.js';
+import { REQUIRES } from '../../model/privileges.js';
 import { parseInteger, registerActions } from './actions.js';
 
 /**

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../../errors.js';
 import { parseUrn } from '../../model/urn.js';
 import { requireRead } from '../../services/authz.js';
-import type { Catalog } from '../../services/catalog.js';
-import { REQUIRES } from '../../services/privileges.js';
+import type { Catalog } from '../../catalog.js';
+import { REQUIRES } from '../../model/privileges.js';
 import { collectionRoute, parseInteger, rawQueryValues, restliListParam } from './actions.js';
 
 /** Most edges one page may hold (an Elasticsearch page in DataHub). */

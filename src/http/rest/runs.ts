@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { aspectSpec } from '../../model/registry.js';
+import { aspectSpec } from '../../registry/registry.js';
 import { requirePrivilege, visibleAspects } from '../../services/authz.js';
-import type { Catalog } from '../../services/catalog.js';
+import type { Catalog } from '../../catalog.js';
 import type { RunRow } from '../../services/ingestion.js';
-import { REQUIRES } from '../../services/privileges.js';
+import { REQUIRES } from '../../model/privileges.js';
 import { optionalBoolean, optionalInteger, registerActions, requiredInteger, requiredString } from './actions.js';
 
 /** Most rows one describe page may hold (an Elasticsearch page in DataHub). */

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../errors.js';
 import { parseUrn } from '../../model/urn.js';
 import { requirePrivilege, requireRead } from '../../services/authz.js';
-import type { Catalog } from '../../services/catalog.js';
+import type { Catalog } from '../../catalog.js';
 import type { TestsOutcome } from '../../services/metadata-tests/evaluate.js';
-import { REQUIRES } from '../../services/privileges.js';
+import { REQUIRES } from '../../model/privileges.js';
 import { MAX_LIST_ITEMS, boundedList, registerActions } from './actions.js';
 
 /**

@@ -1,8 +1,8 @@
 import { badRequest, conflict, notFound } from '../../errors.js';
-import { entityHasAspect, entitySpec } from '../../model/registry.js';
+import { entityHasAspect, entitySpec } from '../../registry/registry.js';
 import { parseUrn } from '../../model/urn.js';
 import type { Store } from '../../storage/types.js';
-import type { Actor } from '../actor.js';
+import type { Actor } from '../../model/actor.js';
 import type { EntityService } from '../entities.js';
 import { parseTestDefinition, type TestDefinition } from './definition.js';
 import { evaluateTests, targetsEntityType, type TestsOutcome } from './evaluate.js';

@@ -1,7 +1,7 @@
 import { unprocessable } from '../errors.js';
 import { aspectDef } from '../entities/index.js';
 import type { AspectIssue } from '../entities/schema.js';
-import { findPrototypeKey } from './safe-keys.js';
+import { findPrototypeKey } from '../model/safe-keys.js';
 
 /**
  * Validation of aspect values at ingest, by name. Each aspect's schema lives with its definition (src/entities);

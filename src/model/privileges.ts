@@ -1,5 +1,11 @@
-import { lookupTable } from '../model/safe-keys.js';
-import type { Requirement } from './authz.js';
+import { lookupTable } from './safe-keys.js';
+
+/** A privilege's identifier, as DataHub names it (EDIT_ENTITY, MANAGE_POLICIES…). */
+export type Privilege = string;
+/**
+ * DataHub's "either-of" form: a list of groups, any one of which, held in full, suffices.
+ */
+export type Requirement = readonly (readonly Privilege[])[];
 
 /**
  * What each operation requires, in one table to audit. Either-of groups, as DataHub writes them:

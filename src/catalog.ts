@@ -1,40 +1,49 @@
-import { ChangeFeed } from '../changelog/feed.js';
-import { ChangeFollower, type FollowerOptions } from '../changelog/follower.js';
-import { awaitingIndexes } from '../changelog/index-reads.js';
-import { ChangeLogService } from '../changelog/service.js';
-import { WebhookService } from '../changelog/webhooks.js';
-import type { Config } from '../config.js';
-import { applyRegistryExtension, aspectDef } from '../entities/index.js';
-import { aspectSpec } from '../model/registry.js';
-import { ResponseCache } from './response-cache.js';
-import { trackingReads } from './read-tracking.js';
-import { openStore } from '../storage/index.js';
-import type { ChangeRecord, PoolUse, ReadReplicas, Store } from '../storage/types.js';
-import { systemActor } from './actor.js';
-import type { Authorizer } from './authz.js';
-import { EditService } from './edits.js';
-import { EntityService } from './entities.js';
-import { IdentityService } from './identities.js';
-import { LineageService } from './lineage.js';
-import { MetadataTestService } from './metadata-tests/runner.js';
-import { NativeUserService } from './native-users.js';
-import { OwnershipTypeService } from './ownership-types.js';
-import { seedBuiltinPlatforms } from './platforms.js';
-import { PolicyService } from './policies.js';
-import { RecommendationService } from './recommendations.js';
-import { ReferenceService } from './references.js';
-import { RelationshipService } from './relationships.js';
-import { SearchService } from './search.js';
-import { TimeseriesService } from './timeseries.js';
-import { TokenService } from './tokens.js';
-import { AnalyticsService } from './analytics.js';
-import { IngestionService } from './ingestion.js';
-import { UsageEventService } from './usage-events.js';
+import { ChangeFeed } from './changelog/feed.js';
+import { ChangeFollower, type FollowerOptions } from './changelog/follower.js';
+import { awaitingIndexes } from './changelog/index-reads.js';
+import { ChangeLogService } from './changelog/service.js';
+import { WebhookService } from './changelog/webhooks.js';
+import type { Config } from './config.js';
+import { applyRegistryExtension, aspectDef } from './entities/index.js';
+import { aspectSpec } from './registry/registry.js';
+import { ResponseCache } from './services/response-cache.js';
+import { trackingReads } from './services/read-tracking.js';
+import { openStore } from './storage/index.js';
+import type { ChangeRecord, PoolUse, ReadReplicas, Store } from './storage/types.js';
+import { systemActor } from './model/actor.js';
+import type { Authorizer } from './services/authz.js';
+import { DomainsGlossaryService } from './services/domains-glossary.js';
+import { EditService } from './services/edits.js';
+import { EntityService } from './services/entities.js';
+import { IdentityService } from './services/identities.js';
+import { LineageService } from './services/lineage.js';
+import { MetadataTestService } from './services/metadata-tests/runner.js';
+import { NativeUserService } from './services/native-users.js';
+import { OwnershipTypeService } from './services/ownership-types.js';
+import { seedBuiltinPlatforms } from './services/platforms.js';
+import { PolicyService } from './services/policies.js';
+import { QueryService } from './services/queries.js';
+import { RenameService } from './services/renames.js';
+import { RecommendationService } from './services/recommendations.js';
+import { ReferenceService } from './services/references.js';
+import { RelationshipService } from './services/relationships.js';
+import { SchemaHistoryService } from './services/schema-history.js';
+import { SearchService } from './services/search.js';
+import { TimeseriesService } from './services/timeseries.js';
+import { TokenService } from './services/tokens.js';
+import { AnalyticsService } from './services/analytics.js';
+import { IngestionService } from './services/ingestion.js';
+import { InviteTokenService } from './services/invite-tokens.js';
+import { UsageEventService } from './services/usage-events.js';
 
-/** Everything the HTTP surface and the CLI use: the services, built once over one store. */
+/**
+ * What the transports (src/http, src/graphql) use: the services, built once over one store. The store itself is not
+ * part of it: requests reach storage through the services only.
+ */
 export interface Catalog {
   config: Config;
-  store: Store;
+  /** Which database engine the store runs on (GET /config reports it). */
+  engine: Store['engine'];
   entities: EntityService;
   tokens: TokenService;
   relationships: RelationshipService;
@@ -67,6 +76,16 @@ export interface Catalog {
   references: ReferenceService;
   /** The web app's usage events (/track). */
   usageEvents: UsageEventService;
+  /** Invitations to sign up (and take a role): one current per role, shown again to administrators. */
+  inviteTokens: InviteTokenService;
+  /** A dataset's schema history: versions, blame, the aspects a version stamp names. */
+  schemaHistory: SchemaHistoryService;
+  /** Query entities: the dataset page's list, and their edits (who may edit them decided there). */
+  queries: QueryService;
+  /** updateName: glossary terms and nodes, domains, groups and data products, each under its own privilege. */
+  renames: RenameService;
+  /** Domains, the business glossary and data products: creation, moves, deletion, related terms, products' assets. */
+  domainsGlossary: DomainsGlossaryService;
   /** The analytics page's charts and highlights. */
   analytics: AnalyticsService;
   /** The built-in data platforms this opening wrote (none once every one is stored): `serve` logs them. */
@@ -83,7 +102,12 @@ export interface Catalog {
   close(): Promise<void>;
 }
 
-export async function openCatalog(config: Config, store?: Store): Promise<Catalog> {
+/** The catalog as opened: its services and the store under them, for what runs beside the requests (the CLI's jobs). */
+export interface OpenedCatalog extends Catalog {
+  store: Store;
+}
+
+export async function openCatalog(config: Config, store?: Store): Promise<OpenedCatalog> {
   // The deployment's own aspects and entity types (none unless ALMANAC_REGISTRY names a file): one registry per process.
   applyRegistryExtension(config.registry ?? { aspects: new Map(), entities: [] });
   // Every store call of a GraphQL request is noted, so that its answer can be reused while what it read is unchanged.
@@ -131,13 +155,18 @@ export async function openCatalog(config: Config, store?: Store): Promise<Catalo
   const seededPlatforms = await seedBuiltinPlatforms(entities, systemActor());
   const recommendations = new RecommendationService(s, search);
   const changeFeed = new ChangeFeed(s, changeLog, policies);
+  const domainsGlossary = new DomainsGlossaryService({ authz: policies, entities, search, store: s });
   const webhooks = new WebhookService(s, changeFeed, tokens.deriveKey('webhookSecret'));
   return {
     changeFeed, webhooks,
     ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret')), references: new ReferenceService(s, entities),
     usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
+    inviteTokens: new InviteTokenService(entities, tokens),
+    schemaHistory: new SchemaHistoryService(entities),
+    queries: new QueryService(entities, relationships, policies),
+    domainsGlossary, renames: new RenameService(entities, domainsGlossary, policies),
     seededPlatforms, ...(s.connections ? { databasePool: () => s.connections!() } : {}),
-    ...(s.readReplicas?.() ? { readReplicas: () => s.readReplicas!() } : {}), config, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
+    ...(s.readReplicas?.() ? { readReplicas: () => s.readReplicas!() } : {}), config, engine: s.engine, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
     authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),
     identities: new IdentityService(entities, s), ownershipTypes,
     nativeUsers: new NativeUserService(entities, s, tokens, config.systemClientId), recommendations,
