@@ -183,7 +183,9 @@ forEachEngine('change log: every change appended in its transaction', (ctx) => {
     const offsets = await store.consumerOffsets();
     assert.deepEqual([offsets.get('search')! < head, offsets.get('relationships')! < head], [true, true], 'both indexes are behind');
     const search = () => t.graphql(`{ search(input: { type: DATASET, query: "quokkafish" }) { total } }`);
-    assert.deepEqual((await search()).body.data, { search: { total: 0 } });
+    // SQLite: behind until a catch-up (at the next start, or the next write). PostgreSQL, whose database other servers
+    // share: a read of the index first applies whatever the log holds beyond it, so the search itself catches up.
+    assert.deepEqual((await search()).body.data, { search: { total: ctx.engine === 'postgres' ? 1 : 0 } });
     await changeLog.catchUpIndexes();
     assert.deepEqual((await search()).body.data, { search: { total: 1 } });
     assert.deepEqual((await store.relationships({ urn: DS, direction: 'OUTGOING', start: 0, count: 10 })).edges,
