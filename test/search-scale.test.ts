@@ -150,8 +150,8 @@ forEachEngine('search at scale (service)', (ctx) => {
     assert.equal(Number(row!.same), Number(row!.n));
   });
 
-  test('the words index follows the text index through rewrites, deletions and truncation (PostgreSQL)', async (s) => {
-    if (ctx.engine !== 'postgres') return s.skip('SQLite matches words in FTS5');
+  // PostgreSQL only: SQLite matches words in FTS5, which has no word table of its own to follow.
+  if (ctx.engine === 'postgres') test('the words index follows the text index through rewrites, deletions and truncation (PostgreSQL)', async () => {
     const changed = data.slice(0, 200);
     for (const d of changed) d.rare = true;
     await t.catalog.entities.ingest(changed.flatMap(items), systemActor());
