@@ -22,7 +22,7 @@ import { percentile } from './support.js';
 const BATCH = 2000;
 
 export async function load(url: string, n: number): Promise<{ token: string; rows: Row[] }> {
-  const catalog = await openCatalog({ ...loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' }) });
+  const catalog = await openCatalog({ ...loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' }) });
   try {
     await catalog.entities.ingest([...referenceProposals(), ...showcaseProposals()].map(changeFromProposal), systemActor());
     const started = performance.now();
