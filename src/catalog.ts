@@ -13,6 +13,7 @@ import type { ChangeRecord, PoolUse, ReadReplicas, Store } from './storage/types
 import { systemActor } from './model/actor.js';
 import type { Authorizer } from './services/authz.js';
 import { DomainsGlossaryService } from './services/domains-glossary.js';
+import { AuthorizedEditService } from './services/authorized-edits.js';
 import { EditService } from './services/edits.js';
 import { EntityService } from './services/entities.js';
 import { IdentityService } from './services/identities.js';
@@ -57,7 +58,8 @@ export interface Catalog {
   webhooks: WebhookService;
   /** Lineage walks over the relationship index. */
   lineage: LineageService;
-  edits: EditService;
+  /** The edit mutations, each deciding who may (the edit rules underneath: EditService). */
+  edits: AuthorizedEditService;
   /** Decides every privilege check; the policy service, behind the Authorizer interface. */
   authz: Authorizer;
   policies: PolicyService;
@@ -166,7 +168,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
     queries: new QueryService(entities, relationships, policies),
     domainsGlossary, renames: new RenameService(entities, domainsGlossary, policies),
     seededPlatforms, ...(s.connections ? { databasePool: () => s.connections!() } : {}),
-    ...(s.readReplicas?.() ? { readReplicas: () => s.readReplicas!() } : {}), config, engine: s.engine, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
+    ...(s.readReplicas?.() ? { readReplicas: () => s.readReplicas!() } : {}), config, engine: s.engine, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new AuthorizedEditService(new EditService(entities), policies),
     authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),
     identities: new IdentityService(entities, s), ownershipTypes,
     nativeUsers: new NativeUserService(entities, s, tokens, config.systemClientId), recommendations,
