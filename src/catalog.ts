@@ -14,6 +14,7 @@ import { systemActor } from './model/actor.js';
 import type { Authorizer } from './services/authz.js';
 import { DomainsGlossaryService } from './services/domains-glossary.js';
 import { AuthorizedEditService } from './services/authorized-edits.js';
+import { AuthorizedEntityWrites } from './services/authorized-writes.js';
 import { EditService } from './services/edits.js';
 import { EntityService } from './services/entities.js';
 import { IdentityService } from './services/identities.js';
@@ -46,6 +47,8 @@ export interface Catalog {
   /** Which database engine the store runs on (GET /config reports it). */
   engine: Store['engine'];
   entities: EntityService;
+  /** The entity writes the transports make (ingestion, deletion…), each deciding who may. */
+  writes: AuthorizedEntityWrites;
   tokens: TokenService;
   relationships: RelationshipService;
   /** Whole GraphQL answers kept while what they read is unchanged (invalidated from the change log). */
@@ -169,6 +172,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
     domainsGlossary, renames: new RenameService(entities, domainsGlossary, policies),
     seededPlatforms, ...(s.connections ? { databasePool: () => s.connections!() } : {}),
     ...(s.readReplicas?.() ? { readReplicas: () => s.readReplicas!() } : {}), config, engine: s.engine, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new AuthorizedEditService(new EditService(entities), policies),
+    writes: new AuthorizedEntityWrites(entities, policies),
     authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),
     identities: new IdentityService(entities, s), ownershipTypes,
     nativeUsers: new NativeUserService(entities, s, tokens, config.systemClientId), recommendations,
