@@ -31,6 +31,7 @@ import { ReferenceService } from './services/references.js';
 import { RelationshipService } from './services/relationships.js';
 import { SchemaHistoryService } from './services/schema-history.js';
 import { SearchService } from './services/search.js';
+import { SettingsService } from './services/settings.js';
 import { TimeseriesService } from './services/timeseries.js';
 import { TokenService } from './services/tokens.js';
 import { AnalyticsService } from './services/analytics.js';
@@ -91,6 +92,8 @@ export interface Catalog {
   renames: RenameService;
   /** Domains, the business glossary and data products: creation, moves, deletion, related terms, products' assets. */
   domainsGlossary: DomainsGlossaryService;
+  /** The web app's settings, views, posts, roles and invitations as they are changed, each deciding who may. */
+  settings: SettingsService;
   /** The analytics page's charts and highlights. */
   analytics: AnalyticsService;
   /** The built-in data platforms this opening wrote (none once every one is stored): `serve` logs them. */
@@ -161,12 +164,13 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
   const recommendations = new RecommendationService(s, search);
   const changeFeed = new ChangeFeed(s, changeLog, policies);
   const domainsGlossary = new DomainsGlossaryService({ authz: policies, entities, search, store: s });
+  const inviteTokens = new InviteTokenService(entities, tokens);
   const webhooks = new WebhookService(s, changeFeed, tokens.deriveKey('webhookSecret'));
   return {
     changeFeed, webhooks,
     ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret')), references: new ReferenceService(s, entities),
     usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
-    inviteTokens: new InviteTokenService(entities, tokens),
+    inviteTokens, settings: new SettingsService(entities, inviteTokens, policies),
     schemaHistory: new SchemaHistoryService(entities),
     queries: new QueryService(entities, relationships, policies),
     domainsGlossary, renames: new RenameService(entities, domainsGlossary, policies),
