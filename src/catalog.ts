@@ -47,7 +47,8 @@ export interface Catalog {
   config: Config;
   /** Which database engine the store runs on (GET /config reports it). */
   engine: Store['engine'];
-  entities: EntityService;
+  /** Entities' reads; writes go through the services that decide who may (writes, edits, settings…). */
+  entities: EntityReads;
   /** The entity writes the transports make (ingestion, deletion…), each deciding who may. */
   writes: AuthorizedEntityWrites;
   tokens: TokenService;
@@ -110,9 +111,20 @@ export interface Catalog {
   close(): Promise<void>;
 }
 
-/** The catalog as opened: its services and the store under them, for what runs beside the requests (the CLI's jobs). */
+/**
+ * What the transports may do with EntityService directly: read. Its writes check no privilege, so they are reached
+ * through a service that decides who may (Catalog.writes, edits, settings, domainsGlossary…).
+ */
+export type EntityReads = Pick<EntityService, 'exists' | 'requireExists' | 'existing' | 'latestValues' | 'getLatest' | 'getLatestOf'
+  | 'storedVersion' | 'versions' | 'list' | 'getAspect' | 'warn'>;
+
+/**
+ * The catalog as opened: its services and the store under them, for what runs beside the requests (the CLI's jobs,
+ * which write as the system actor).
+ */
 export interface OpenedCatalog extends Catalog {
   store: Store;
+  entities: EntityService;
 }
 
 export async function openCatalog(config: Config, store?: Store): Promise<OpenedCatalog> {

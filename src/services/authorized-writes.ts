@@ -9,6 +9,7 @@ import { parseUrn } from '../model/urn.js';
 import { requirePrivilege, type Authorizer } from './authz.js';
 import type { EntityService, IngestResult } from './entities.js';
 import type { ChangeItem } from './ingest-format.js';
+import { updateLineage, type LineageEdit } from './lineage.js';
 
 /**
  * The entity writes the transports make that no other service owns — ingestion, deletion, an operation reported, an
@@ -91,5 +92,11 @@ export class AuthorizedEntityWrites {
     }
     await this.entities.edit(new Map(urns.map((u) => [u, [shared.status]])),
       () => new Map(urns.map((u) => [u, { status: { removed: deleted } }])), actor);
+  }
+
+  /** DataHub 0.12.1's updateLineage: EDIT_ENTITY or EDIT_LINEAGE on both ends of every edge, then each aspect edited. */
+  async updateLineage(add: readonly LineageEdit[], remove: readonly LineageEdit[], actor: Actor): Promise<void> {
+    for (const u of new Set([...add, ...remove].flatMap((e) => [e.upstreamUrn, e.downstreamUrn]))) await this.require(actor, 'graphql.updateLineage', u);
+    await updateLineage(this.entities, add, remove, actor);
   }
 }
