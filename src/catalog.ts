@@ -180,7 +180,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
   const webhooks = new WebhookService(s, changeFeed, tokens.deriveKey('webhookSecret'));
   return {
     changeFeed, webhooks,
-    ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret')), references: new ReferenceService(s, entities),
+    ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret'), policies), references: new ReferenceService(s, entities, policies),
     usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
     inviteTokens, settings: new SettingsService(entities, inviteTokens, policies),
     schemaHistory: new SchemaHistoryService(entities),
