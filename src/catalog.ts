@@ -169,7 +169,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
   await changeLog.rebuildIfEmpty('search', () => s.countSearchDocs());
   await changeLog.rebuildIfEmpty('relationships', () => s.countRelationships());
   await policies.bootstrap(systemActor());
-  const ownershipTypes = new OwnershipTypeService(entities, s);
+  const ownershipTypes = new OwnershipTypeService(entities, s, policies);
   await ownershipTypes.bootstrap(systemActor());
   // DataHub's built-in data platforms, where none is stored yet (`serve` logs what this start seeded).
   const seededPlatforms = await seedBuiltinPlatforms(entities, systemActor());
