@@ -13,6 +13,8 @@ import type { ChangeRecord, PoolUse, ReadReplicas, Store } from './storage/types
 import { systemActor } from './model/actor.js';
 import type { Authorizer } from './services/authz.js';
 import { DomainsGlossaryService } from './services/domains-glossary.js';
+import { AuthorizedEditService } from './services/authorized-edits.js';
+import { AuthorizedEntityWrites } from './services/authorized-writes.js';
 import { EditService } from './services/edits.js';
 import { EntityService } from './services/entities.js';
 import { IdentityService } from './services/identities.js';
@@ -29,6 +31,7 @@ import { ReferenceService } from './services/references.js';
 import { RelationshipService } from './services/relationships.js';
 import { SchemaHistoryService } from './services/schema-history.js';
 import { SearchService } from './services/search.js';
+import { SettingsService } from './services/settings.js';
 import { TimeseriesService } from './services/timeseries.js';
 import { TokenService } from './services/tokens.js';
 import { AnalyticsService } from './services/analytics.js';
@@ -44,7 +47,10 @@ export interface Catalog {
   config: Config;
   /** Which database engine the store runs on (GET /config reports it). */
   engine: Store['engine'];
-  entities: EntityService;
+  /** Entities' reads; writes go through the services that decide who may (writes, edits, settings…). */
+  entities: EntityReads;
+  /** The entity writes the transports make (ingestion, deletion…), each deciding who may. */
+  writes: AuthorizedEntityWrites;
   tokens: TokenService;
   relationships: RelationshipService;
   /** Whole GraphQL answers kept while what they read is unchanged (invalidated from the change log). */
@@ -57,7 +63,8 @@ export interface Catalog {
   webhooks: WebhookService;
   /** Lineage walks over the relationship index. */
   lineage: LineageService;
-  edits: EditService;
+  /** The edit mutations, each deciding who may (the edit rules underneath: EditService). */
+  edits: AuthorizedEditService;
   /** Decides every privilege check; the policy service, behind the Authorizer interface. */
   authz: Authorizer;
   policies: PolicyService;
@@ -86,6 +93,8 @@ export interface Catalog {
   renames: RenameService;
   /** Domains, the business glossary and data products: creation, moves, deletion, related terms, products' assets. */
   domainsGlossary: DomainsGlossaryService;
+  /** The web app's settings, views, posts, roles and invitations as they are changed, each deciding who may. */
+  settings: SettingsService;
   /** The analytics page's charts and highlights. */
   analytics: AnalyticsService;
   /** The built-in data platforms this opening wrote (none once every one is stored): `serve` logs them. */
@@ -102,9 +111,20 @@ export interface Catalog {
   close(): Promise<void>;
 }
 
-/** The catalog as opened: its services and the store under them, for what runs beside the requests (the CLI's jobs). */
+/**
+ * What the transports may do with EntityService directly: read. Its writes check no privilege, so they are reached
+ * through a service that decides who may (Catalog.writes, edits, settings, domainsGlossary…).
+ */
+export type EntityReads = Pick<EntityService, 'exists' | 'requireExists' | 'existing' | 'latestValues' | 'getLatest' | 'getLatestOf'
+  | 'storedVersion' | 'versions' | 'list' | 'getAspect' | 'warn'>;
+
+/**
+ * The catalog as opened: its services and the store under them, for what runs beside the requests (the CLI's jobs,
+ * which write as the system actor).
+ */
 export interface OpenedCatalog extends Catalog {
   store: Store;
+  entities: EntityService;
 }
 
 export async function openCatalog(config: Config, store?: Store): Promise<OpenedCatalog> {
@@ -149,24 +169,26 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
   await changeLog.rebuildIfEmpty('search', () => s.countSearchDocs());
   await changeLog.rebuildIfEmpty('relationships', () => s.countRelationships());
   await policies.bootstrap(systemActor());
-  const ownershipTypes = new OwnershipTypeService(entities, s);
+  const ownershipTypes = new OwnershipTypeService(entities, s, policies);
   await ownershipTypes.bootstrap(systemActor());
   // DataHub's built-in data platforms, where none is stored yet (`serve` logs what this start seeded).
   const seededPlatforms = await seedBuiltinPlatforms(entities, systemActor());
   const recommendations = new RecommendationService(s, search);
   const changeFeed = new ChangeFeed(s, changeLog, policies);
   const domainsGlossary = new DomainsGlossaryService({ authz: policies, entities, search, store: s });
+  const inviteTokens = new InviteTokenService(entities, tokens);
   const webhooks = new WebhookService(s, changeFeed, tokens.deriveKey('webhookSecret'));
   return {
     changeFeed, webhooks,
-    ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret')), references: new ReferenceService(s, entities),
+    ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret'), policies), references: new ReferenceService(s, entities, policies),
     usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
-    inviteTokens: new InviteTokenService(entities, tokens),
+    inviteTokens, settings: new SettingsService(entities, inviteTokens, policies),
     schemaHistory: new SchemaHistoryService(entities),
     queries: new QueryService(entities, relationships, policies),
     domainsGlossary, renames: new RenameService(entities, domainsGlossary, policies),
     seededPlatforms, ...(s.connections ? { databasePool: () => s.connections!() } : {}),
-    ...(s.readReplicas?.() ? { readReplicas: () => s.readReplicas!() } : {}), config, engine: s.engine, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new EditService(entities),
+    ...(s.readReplicas?.() ? { readReplicas: () => s.readReplicas!() } : {}), config, engine: s.engine, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new AuthorizedEditService(new EditService(entities), policies),
+    writes: new AuthorizedEntityWrites(entities, policies),
     authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),
     identities: new IdentityService(entities, s), ownershipTypes,
     nativeUsers: new NativeUserService(entities, s, tokens, config.systemClientId), recommendations,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { systemActor } from '../src/model/actor.js';
-import { openCatalog, type Catalog } from '../src/catalog.js';
+import { openCatalog, type OpenedCatalog } from '../src/catalog.js';
 import { ingestFiles, type FileIngestSummary } from '../src/services/ingest-files.js';
 import { forEachEngine } from './support/engines.js';
 
@@ -25,7 +25,7 @@ test('the connector fixtures folder holds golden files, each with a NOTICE line'
 });
 
 forEachEngine('connector fixtures ingest whole', (ctx) => {
-  let catalog: Catalog;
+  let catalog: OpenedCatalog;
   const summaries = new Map<string, FileIngestSummary>();
   before(async () => {
     catalog = await openCatalog(loadConfig({ DATABASE_URL: ctx.url, LOG_LEVEL: 'silent' }));

@@ -4,8 +4,9 @@ import { descriptorOfUrn } from '../entities/index.js';
 import { READ_REQUIRES_BY_ASPECT, REQUIRES, type Requirement } from '../model/privileges.js';
 
 /**
- * Privilege checks, by the transports around a service call or by a service that decides its operations' own
- * (domains-glossary.ts, queries.ts); never inside storage. Requirements are written in the privilege vocabulary
+ * Privilege checks, decided by the service an operation calls (domains-glossary.ts, queries.ts, renames.ts) or by an
+ * authorized wrapper around one (authorized-edits.ts), and by the transports where no service decides yet; never
+ * inside storage. Requirements are written in the privilege vocabulary
  * (src/model/privileges.ts). The implementation is the policy service (policies.ts).
  */
 

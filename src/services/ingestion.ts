@@ -8,6 +8,8 @@ import type { RunAspectRow, RunSummary, Store } from '../storage/types.js';
 import type { Actor } from '../model/actor.js';
 import { DEFAULT_RUN_ID, type EntityService } from './entities.js';
 import type { ChangeItem } from './ingest-format.js';
+import { requirePrivilege, type Authorizer } from './authz.js';
+import { REQUIRES } from '../model/privileges.js';
 
 /**
  * Managed-ingestion records as DataHub 0.12.1's web app keeps them: ingestion sources (a recipe, a schedule) and the
@@ -105,7 +107,8 @@ const matches = (q: string | undefined, ...texts: (string | undefined | null)[])
 };
 
 export class IngestionService {
-  constructor(private readonly entities: EntityService, private readonly store: Store, private readonly key: Buffer) {}
+  constructor(private readonly entities: EntityService, private readonly store: Store, private readonly key: Buffer,
+    private readonly authz: Authorizer) {}
 
   // ---------------------------------------------------------------------------------------------------------------
   // Sources
@@ -262,16 +265,15 @@ export class IngestionService {
   /**
    * DataHub's `/runs?action=rollback`: what rolling back a run changes (dryRun) or changed. The run's latest versions
    * (those of soft-deleted entities too when hardDelete) are reverted as `rollback` does; an entity whose key aspect
-   * the run wrote is soft-deleted, or with hardDelete deleted. `authorize` sees every entity the run touched first.
+   * the run wrote is soft-deleted, or with hardDelete deleted. DELETE_ENTITY on every entity the run touched first.
    * Unsafe entities: those the run brought that hold aspects other runs wrote (a rollback hides or deletes them).
    */
-  async rollbackRun(runId: string, opts: { dryRun: boolean; hardDelete: boolean }, actor: Actor,
-    authorize: (urns: string[]) => Promise<void>): Promise<RunRollback> {
+  async rollbackRun(runId: string, opts: { dryRun: boolean; hardDelete: boolean }, actor: Actor): Promise<RunRollback> {
     checkRunId(runId);
     const rows = (await this.store.aspectsOfRun(runId, { start: 0, count: Number.MAX_SAFE_INTEGER, includeSoft: opts.hardDelete }))
       .map((r) => runRow(runId, r));
     const urns = [...new Set(rows.map((r) => r.urn))];
-    await authorize(urns);
+    for (const urn of urns) await requirePrivilege(this.authz, actor, REQUIRES['rest.rollbackRun'], urn);
     const keyUrns = [...new Set(rows.filter((r) => r.keyAspect).map((r) => r.urn))];
     const entitiesDeleted = rows.filter((r) => r.keyAspect).length;
     if (opts.dryRun) {

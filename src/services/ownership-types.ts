@@ -6,6 +6,8 @@ import { parseUrn } from '../model/urn.js';
 import type { Store } from '../storage/types.js';
 import type { Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
+import { requirePrivilege, type Authorizer } from './authz.js';
+import { REQUIRES, type Operation } from '../model/privileges.js';
 
 /**
  * Ownership types as entities: the system ones DataHub creates on first start, and custom ones users create, list,
@@ -20,7 +22,12 @@ export interface OwnershipTypeInput {
 const stamp = (actor: Actor, time = Date.now()) => ({ time, actor: actor.urn });
 
 export class OwnershipTypeService {
-  constructor(private readonly entities: EntityService, private readonly store: Store) {}
+  constructor(private readonly entities: EntityService, private readonly store: Store, private readonly authz: Authorizer) {}
+
+  /** Who may: any reader lists them; MANAGE_GLOBAL_OWNERSHIP_TYPES creates, changes and deletes them. */
+  private require(actor: Actor, op: Operation) {
+    return requirePrivilege(this.authz, actor, REQUIRES[op]);
+  }
 
   /** Creates the system ownership types that do not exist yet (an edited or removed one is left as it is). */
   async bootstrap(actor: Actor): Promise<void> {
@@ -36,7 +43,9 @@ export class OwnershipTypeService {
   }
 
   /** Ownership types not marked removed whose name or description holds the query, newest first, paged. */
-  async list(opts: { start: number; count: number; query?: string }) {
+  async list(opts: { start: number; count: number; query?: string }, actor: Actor) {
+    await this.require(actor, 'graphql.read');
+    if (opts.start < 0 || opts.count < 0 || opts.count > 1000) throw badRequest('start must be ≥ 0 and count between 0 and 1000');
     const rows = await this.store.listEntities({ entityType: 'ownershipType' });
     const latest = await this.entities.latestValues(rows.map((r) => r.urn), [ownershipTypeInfo, status]);
     const q = opts.query?.trim().toLowerCase();
@@ -49,6 +58,7 @@ export class OwnershipTypeService {
   }
 
   async create(input: OwnershipTypeInput, actor: Actor): Promise<string> {
+    await this.require(actor, 'graphql.manageOwnershipTypes');
     const name = input.name;
     if (!name?.trim()) throw badRequest('An ownership type needs a name');
     const urn = `urn:li:ownershipType:${crypto.randomUUID()}`;
@@ -62,6 +72,7 @@ export class OwnershipTypeService {
 
   /** Changes the name and description given (each only when given); the type must exist. */
   async update(urn: string, input: OwnershipTypeInput, actor: Actor): Promise<void> {
+    await this.require(actor, 'graphql.manageOwnershipTypes');
     const u = this.ownershipTypeUrn(urn);
     if (input.name != null && !input.name.trim()) throw badRequest('An ownership type needs a name');
     const missing = () => notFound(`Failed to update Ownership Type. Ownership Type with urn ${u} does not exist.`, { urn: u });
@@ -79,6 +90,7 @@ export class OwnershipTypeService {
    * owner entry that names it, in one transaction with the entities that hold them.
    */
   async delete(urn: string, deleteReferences: boolean, actor: Actor): Promise<void> {
+    await this.require(actor, 'graphql.manageOwnershipTypes');
     const u = this.ownershipTypeUrn(urn);
     if (!(await this.entities.exists(u))) throw notFound(`Ownership Type ${u} does not exist`, { urn: u });
     if (isSystemOwnershipType(u)) {

@@ -5,6 +5,8 @@ import type { Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
 import type { ChangeItem } from './ingest-format.js';
 import { edgesOf } from './relationships.js';
+import { requirePrivilege, type Authorizer } from './authz.js';
+import { REQUIRES } from '../model/privileges.js';
 
 /**
  * Removing the references other entities hold to one entity (a tag on datasets, an owner, a domain, a group's
@@ -33,14 +35,16 @@ const REMOVE = Symbol('remove');
 const PROBE = 'urn:li:almanacReferenceProbe:probe';
 
 export class ReferenceService {
-  constructor(private readonly store: Store, private readonly entities: EntityService) {}
+  constructor(private readonly store: Store, private readonly entities: EntityService, private readonly authz: Authorizer) {}
 
   /**
    * The relationships into `urn` (how many in all, and a sample of the aspects holding them) and, unless dryRun,
-   * takes the urn out of those aspects. The entity itself is left alone (it may already be deleted).
+   * takes the urn out of those aspects. The entity itself is left alone (it may already be deleted). DELETE_ENTITY on
+   * it, as DataHub checks (not on the entities whose aspects change).
    */
   async deleteReferencesTo(urnText: string, dryRun: boolean, actor: Actor): Promise<{ total: number; relatedAspects: RelatedAspect[] }> {
     const urn = parseUrn(urnText).raw;
+    await requirePrivilege(this.authz, actor, REQUIRES['rest.deleteReferences'], urn);
     const first = await this.page(urn, dryRun, actor);
     // More than a page: the next pages, while each removes something (what it removed is out of the index).
     let last = first;

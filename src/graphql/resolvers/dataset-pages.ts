@@ -1,4 +1,4 @@
-import { assertionInfo, assertionRunEvent } from '../../entities/assertion.js';
+import { assertionRunEvent } from '../../entities/assertion.js';
 import { dataProcessInstanceProperties } from '../../entities/data-process-instance.js';
 import { datasetProperties, editableDatasetProperties, schemaMetadataOut, viewProperties } from '../../entities/dataset.js';
 import { ref } from '../../entities/descriptor.js';
@@ -213,43 +213,20 @@ async function deleteQuery(_: unknown, { urn }: { urn: string }, ctx: Ctx) {
 // ---------------------------------------------------------------------------------------------------------------
 // Mutations of the entity pages
 
-/** EDIT_ENTITY or EDIT_ENTITY_ASSERTIONS on the dataset the assertion is about (any user, for one about nothing). */
+/** The pages' entity writes, each deciding who may (services/authorized-writes.ts). */
 async function deleteAssertion(_: unknown, { urn }: { urn: string }, ctx: Ctx) {
-  const u = parseUrn(urn);
-  if (u.entityType !== 'assertion') throw badRequest(`Invalid urn: '${urn}' is not an assertion urn`, { urn });
-  await ctx.catalog.entities.requireExists(u.raw);
-  const info = (await ctx.catalog.entities.latestValues([u.raw], [assertionInfo])).get(u.raw)?.get('assertionInfo');
-  if (info) {
-    const assertee = info.datasetAssertion?.dataset;
-    if (!assertee) throw badRequest(`Unsupported assertion type ${info.type}: only DATASET assertions can be deleted here`);
-    await authorize(ctx, 'graphql.deleteAssertion', assertee);
-  }
-  await ctx.catalog.entities.deleteEntity(u.raw);
+  await ctx.catalog.writes.deleteAssertion(urn, ctx.actor);
   ctx.loader.clear();
   return true;
 }
 
 async function updateEmbed(_: unknown, { input }: { input: { urn: string; renderUrl?: string | null } }, ctx: Ctx) {
-  const u = parseUrn(input.urn);
-  await authorize(ctx, 'graphql.updateEmbed', u.raw);
-  const d = descriptorOfUrn(u.raw);
-  if (!d?.aspects.some((a) => a.name === shared.embed.name)) throw badRequest(`Entities of type ${u.entityType} have no embed`);
-  await ctx.catalog.entities.editExisting(u.raw, [shared.embed], (current) =>
-    ({ embed: { ...current.get('embed'), ...(input.renderUrl != null ? { renderUrl: input.renderUrl } : {}) } }), ctx.actor);
-  ctx.loader.clear(u.raw);
+  ctx.loader.clear(await ctx.catalog.writes.updateEmbed(input.urn, input.renderUrl, ctx.actor));
   return true;
 }
 
-/** Marks entities removed (or back); every one must exist and be deletable by the caller, or nothing changes. */
 async function batchUpdateSoftDeleted(_: unknown, { input }: { input: { urns: string[]; deleted: boolean } }, ctx: Ctx) {
-  const urns = [...new Set(input.urns.map((x) => parseUrn(x).raw))];
-  for (const u of urns) {
-    await authorize(ctx, 'graphql.softDelete', u);
-    if (!descriptorOfUrn(u)?.aspects.some((a) => a.name === shared.status.name)) throw badRequest(`Entities of type ${parseUrn(u).entityType} cannot be soft-deleted`);
-    await ctx.catalog.entities.requireExists(u);
-  }
-  await ctx.catalog.entities.edit(new Map(urns.map((u) => [u, [shared.status]])),
-    () => new Map(urns.map((u) => [u, { status: { removed: input.deleted } }])), ctx.actor);
+  await ctx.catalog.writes.setSoftDeleted(input.urns, input.deleted, ctx.actor);
   ctx.loader.clear();
   return true;
 }

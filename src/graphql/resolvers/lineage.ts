@@ -1,5 +1,5 @@
 import { badRequest } from '../../errors.js';
-import { DEFAULT_MAX_HOPS, updateLineage, type LineageDirection, type LineageEdit, type LineageHit, type TimeWindow } from '../../services/lineage.js';
+import { DEFAULT_MAX_HOPS, type LineageDirection, type LineageEdit, type LineageHit, type TimeWindow } from '../../services/lineage.js';
 import { parseUrn } from '../../model/urn.js';
 import type { Facet, FilterClause, MatchedField } from '../../services/search.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
@@ -162,12 +162,9 @@ function editsOf(list: unknown): LineageEdit[] {
 
 export const lineageResolvers = {
   Mutation: {
-    /** EDIT_ENTITY or EDIT_LINEAGE on both ends of every edge, as DataHub 0.12.1 asks; then each aspect is edited. */
+    /** Who may: services/authorized-writes.ts. */
     updateLineage: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const add = editsOf(input.edgesToAdd);
-      const remove = editsOf(input.edgesToRemove);
-      for (const u of new Set([...add, ...remove].flatMap((e) => [e.upstreamUrn, e.downstreamUrn]))) await authorize(ctx, 'graphql.updateLineage', u);
-      await updateLineage(ctx.catalog.entities, add, remove, ctx.actor);
+      await ctx.catalog.writes.updateLineage(editsOf(input.edgesToAdd), editsOf(input.edgesToRemove), ctx.actor);
       ctx.loader.clear();
       return true;
     },

@@ -7,37 +7,18 @@ import { editableDataJobProperties } from '../../entities/data-job.js';
 import { ENTITY_DESCRIPTORS } from '../../entities/index.js';
 import { editableNotebookProperties } from '../../entities/notebook.js';
 import type { DatasetUpdate, EntityUpdate, OwnerInput, ResourceRef } from '../../services/edits.js';
-import type { Operation } from '../../model/privileges.js';
 import type { GraphQLContext } from '../context.js';
 import { ref } from './common.js';
-import { authorize } from './privileges.js';
 
 /**
- * Mutation resolvers: check privileges on each resource (wrapped around the edit service, never inside it),
- * call the service, and clear the request's cache so a selection after the write reads the new values.
+ * Mutation resolvers: map the inputs, call the edit service (which decides who may: services/authorized-edits.ts),
+ * and clear the request's cache so a selection after the write reads the new values.
  */
 type Ctx = GraphQLContext;
 type Obj = Record<string, any>;
 
-async function authorizeDatasetUpdate(ctx: Ctx, urn: string, input: DatasetUpdate) {
-  const sections: [keyof DatasetUpdate, Operation][] = [
-    ['editableProperties', 'graphql.updateDataset.editableProperties'],
-    ['institutionalMemory', 'graphql.updateDataset.institutionalMemory'],
-    ['ownership', 'graphql.updateDataset.ownership'],
-    ['tags', 'graphql.updateDataset.tags'],
-    ['globalTags', 'graphql.updateDataset.tags'],
-    ['deprecation', 'graphql.updateDataset.deprecation'],
-    ['editableSchemaMetadata', 'graphql.updateDataset.editableSchemaMetadata'],
-  ];
-  // Unlike DataHub, an input with no section is not a free pass: it still needs EDIT_ENTITY.
-  const present = sections.filter(([k]) => input[k] != null);
-  if (present.length === 0) return authorize(ctx, 'graphql.updateDataset.editableProperties', urn);
-  for (const [, op] of present) await authorize(ctx, op, urn);
-}
-
 async function updateDataset(urn: string, input: DatasetUpdate, ctx: Ctx) {
   const u = parseUrn(urn).raw;
-  await authorizeDatasetUpdate(ctx, u, input);
   await ctx.catalog.edits.updateDataset(u, input, ctx.actor);
   ctx.loader.clear(u);
   return ref(u);
@@ -47,37 +28,24 @@ function resourcesOf(input: Obj): ResourceRef[] {
   return [{ resourceUrn: input.resourceUrn, subResourceType: input.subResourceType, subResource: input.subResource }];
 }
 
-async function authorizeLabels(ctx: Ctx, kind: 'tag' | 'term', resources: ResourceRef[]) {
-  for (const r of resources) {
-    const op: Operation = kind === 'tag'
-      ? (r.subResource ? 'graphql.tags.column' : 'graphql.tags')
-      : (r.subResource ? 'graphql.terms.column' : 'graphql.terms');
-    await authorize(ctx, op, parseUrn(r.resourceUrn).raw);
-  }
-}
-
 async function changeLabels(ctx: Ctx, kind: 'tag' | 'term', op: 'add' | 'remove', labels: string[], resources: (ResourceRef | null)[]) {
   const refs = resources.filter((r): r is ResourceRef => r != null);
-  await authorizeLabels(ctx, kind, refs);
   await ctx.catalog.edits.changeLabels(kind, op, labels, refs, ctx.actor);
   ctx.loader.clear();
   return true;
 }
 
-/** The common shape of a Boolean edit of one resource: check the privilege on it, edit, forget cached reads. */
-async function editResource(ctx: Ctx, op: Operation, resourceUrn: string, edit: (urn: string) => Promise<void>) {
+/** The common shape of a Boolean edit of one resource: edit (the service checks the privilege), forget cached reads. */
+async function editResource(ctx: Ctx, resourceUrn: string, edit: (urn: string) => Promise<void>) {
   const u = parseUrn(resourceUrn).raw;
-  await authorize(ctx, op, u);
   await edit(u);
   ctx.loader.clear(u);
   return true;
 }
 
-/** A batch edit: the privilege on every resource first, then one edit of them all (all of them change, or none). */
-async function editResources(ctx: Ctx, op: Operation, resources: (ResourceRef | null)[], edit: (urns: string[]) => Promise<void>) {
-  const urns = [...new Set(resources.filter((r): r is ResourceRef => r != null).map((r) => parseUrn(r.resourceUrn).raw))];
-  for (const u of urns) await authorize(ctx, op, u);
-  await edit(urns);
+/** A batch edit of every resource named (all of them change, or none). */
+async function editResources(ctx: Ctx, resources: (ResourceRef | null)[], edit: (urns: string[]) => Promise<void>) {
+  await edit(resources.filter((r): r is ResourceRef => r != null).map((r) => r.resourceUrn));
   ctx.loader.clear();
   return true;
 }
@@ -116,30 +84,15 @@ extend type Mutation {
 `).join('');
 }
 
-/** Each section needs its own privilege, as DataHub checks them; an input with no section still needs EDIT_ENTITY. */
 async function updateEntity(ctx: Ctx, e: (typeof ENTITY_UPDATES)[number], urn: string, input: EntityUpdate) {
   const u = parseUrn(urn).raw;
-  const ops: Operation[] = [
-    ...(input.ownership ? ['graphql.owners' as const] : []),
-    ...(input.tags || input.globalTags ? ['graphql.tags' as const] : []),
-    ...(input.editableProperties ? ['graphql.updateDescription' as const] : []),
-  ];
-  for (const op of ops.length ? ops : ['graphql.manageEntity' as const]) await authorize(ctx, op, u);
   await ctx.catalog.edits.updateEntity(u, e.entity, e.aspect, input, ctx.actor);
   ctx.loader.clear(u);
   return ref(u);
 }
 
-/** A user edits their own profile; anyone else needs EDIT_ENTITY or the privilege for what they change. */
 async function updateCorpUserProperties(ctx: Ctx, urn: string, input: Obj) {
   const u = parseUrn(urn).raw;
-  if (ctx.actor.urn !== u) {
-    const contact = ['slack', 'email', 'phone'].some((k) => input[k] != null);
-    const profile = ['aboutMe', 'displayName', 'pictureLink', 'teams', 'skills', 'title'].some((k) => input[k] != null);
-    if (contact) await authorize(ctx, 'graphql.userContactInfo', u);
-    if (profile) await authorize(ctx, 'graphql.userProfile', u);
-    if (!contact && !profile) await authorize(ctx, 'graphql.manageEntity', u);
-  }
   await ctx.catalog.edits.updateCorpUserProperties(u, input, ctx.actor);
   ctx.loader.clear(u);
   return ref(u);
@@ -166,23 +119,18 @@ export const mutationResolvers = {
       return out;
     },
     updateDescription: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
-      editResource(ctx, input.subResource ? 'graphql.updateDescription.column' : 'graphql.updateDescription', input.resourceUrn,
-        (u) => ctx.catalog.edits.updateDescription({ ...input, resourceUrn: u } as never, ctx.actor)),
-    createTag: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.createTag');
-      return ctx.catalog.edits.createTag(input as never, ctx.actor);
-    },
+      editResource(ctx, input.resourceUrn, (u) => ctx.catalog.edits.updateDescription({ ...input, resourceUrn: u } as never, ctx.actor)),
+    createTag: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => ctx.catalog.edits.createTag(input as never, ctx.actor),
     updateTag: async (_: unknown, { urn, input }: { urn: string; input: Obj }, ctx: Ctx) => {
       const u = parseUrn(urn).raw;
-      await authorize(ctx, 'graphql.updateTag', u);
       await ctx.catalog.edits.updateTag(u, input as never, ctx.actor);
       ctx.loader.clear(u);
       return ref(u);
     },
     deleteTag: (_: unknown, { urn }: { urn: string }, ctx: Ctx) =>
-      editResource(ctx, 'graphql.deleteTag', urn, (u) => ctx.catalog.edits.deleteTag(u)),
+      editResource(ctx, urn, (u) => ctx.catalog.edits.deleteTag(u, ctx.actor)),
     setTagColor: (_: unknown, { urn, colorHex }: { urn: string; colorHex: string }, ctx: Ctx) =>
-      editResource(ctx, 'graphql.setTagColor', urn, (u) => ctx.catalog.edits.setTagColor(u, colorHex, ctx.actor)),
+      editResource(ctx, urn, (u) => ctx.catalog.edits.setTagColor(u, colorHex, ctx.actor)),
     addTag: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'tag', 'add', [input.tagUrn], resourcesOf(input)),
     addTags: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'tag', 'add', input.tagUrns, resourcesOf(input)),
     removeTag: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'tag', 'remove', [input.tagUrn], resourcesOf(input)),
@@ -192,34 +140,34 @@ export const mutationResolvers = {
     addTerms: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'term', 'add', input.termUrns, resourcesOf(input)),
     removeTerm: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'term', 'remove', [input.termUrn], resourcesOf(input)),
     addLink: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
-      editResource(ctx, 'graphql.links', input.resourceUrn, (u) => ctx.catalog.edits.addLink(u, input.linkUrl, input.label, ctx.actor)),
+      editResource(ctx, input.resourceUrn, (u) => ctx.catalog.edits.addLink(u, input.linkUrl, input.label, ctx.actor)),
     removeLink: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
-      editResource(ctx, 'graphql.links', input.resourceUrn, (u) => ctx.catalog.edits.removeLink(u, input.linkUrl, ctx.actor)),
+      editResource(ctx, input.resourceUrn, (u) => ctx.catalog.edits.removeLink(u, input.linkUrl, ctx.actor)),
     addOwner: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
-      editResource(ctx, 'graphql.owners', input.resourceUrn, (u) => ctx.catalog.edits.addOwners(u, ownersOf([input]), ctx.actor)),
+      editResource(ctx, input.resourceUrn, (u) => ctx.catalog.edits.addOwners(u, ownersOf([input]), ctx.actor)),
     addOwners: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
-      editResource(ctx, 'graphql.owners', input.resourceUrn, (u) => ctx.catalog.edits.addOwners(u, ownersOf(input.owners), ctx.actor)),
+      editResource(ctx, input.resourceUrn, (u) => ctx.catalog.edits.addOwners(u, ownersOf(input.owners), ctx.actor)),
     removeOwner: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
-      editResource(ctx, 'graphql.owners', input.resourceUrn,
-        (u) => ctx.catalog.edits.removeOwner(u, input.ownerUrn, input.ownershipTypeUrn, ctx.actor)),
+      editResource(ctx, input.resourceUrn,
+        (u) => ctx.catalog.edits.removeOwners(u, [input.ownerUrn], input.ownershipTypeUrn, ctx.actor)),
     batchAddTerms: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'term', 'add', input.termUrns, input.resources),
     batchRemoveTerms: (_: unknown, { input }: { input: Obj }, ctx: Ctx) => changeLabels(ctx, 'term', 'remove', input.termUrns, input.resources),
     // As DataHub's: the batch's ownershipTypeUrn applies to owners that name none.
     batchAddOwners: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
-      editResources(ctx, 'graphql.owners', input.resources, (urns) => ctx.catalog.edits.addOwners(urns,
+      editResources(ctx, input.resources, (urns) => ctx.catalog.edits.addOwners(urns,
         ownersOf(input.owners.map((o: Obj) => ({ ...o, ownershipTypeUrn: o.ownershipTypeUrn ?? input.ownershipTypeUrn }))), ctx.actor)),
     batchRemoveOwners: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
-      editResources(ctx, 'graphql.owners', input.resources,
+      editResources(ctx, input.resources,
         (urns) => ctx.catalog.edits.removeOwners(urns, input.ownerUrns, input.ownershipTypeUrn, ctx.actor)),
     setDomain: (_: unknown, { entityUrn, domainUrn }: { entityUrn: string; domainUrn: string }, ctx: Ctx) =>
-      editResource(ctx, 'graphql.domains', entityUrn, (u) => ctx.catalog.edits.setDomain(u, domainUrn, ctx.actor)),
+      editResource(ctx, entityUrn, (u) => ctx.catalog.edits.setDomain(u, domainUrn, ctx.actor)),
     unsetDomain: (_: unknown, { entityUrn }: { entityUrn: string }, ctx: Ctx) =>
-      editResource(ctx, 'graphql.domains', entityUrn, (u) => ctx.catalog.edits.setDomain(u, null, ctx.actor)),
+      editResource(ctx, entityUrn, (u) => ctx.catalog.edits.setDomain(u, null, ctx.actor)),
     batchSetDomain: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
-      editResources(ctx, 'graphql.domains', input.resources, (urns) => ctx.catalog.edits.setDomain(urns, input.domainUrn, ctx.actor)),
+      editResources(ctx, input.resources, (urns) => ctx.catalog.edits.setDomain(urns, input.domainUrn, ctx.actor)),
     updateDeprecation: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
-      editResource(ctx, 'graphql.deprecation', input.urn, (u) => ctx.catalog.edits.updateDeprecation(u, input as never, ctx.actor)),
+      editResource(ctx, input.urn, (u) => ctx.catalog.edits.updateDeprecation(u, input as never, ctx.actor)),
     batchUpdateDeprecation: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
-      editResources(ctx, 'graphql.deprecation', input.resources, (urns) => ctx.catalog.edits.updateDeprecation(urns, input as never, ctx.actor)),
+      editResources(ctx, input.resources, (urns) => ctx.catalog.edits.updateDeprecation(urns, input as never, ctx.actor)),
   },
 };

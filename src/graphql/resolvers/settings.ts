@@ -1,18 +1,17 @@
-import { randomUUID } from 'node:crypto';
-import { corpUserSettings, roleMembership } from '../../entities/corp-user.js';
+import { corpUserSettings } from '../../entities/corp-user.js';
 import { dataHubStepStateProperties } from '../../entities/data-hub-step-state.js';
 import { dataHubViewInfo } from '../../entities/data-hub-view.js';
 import { globalSettingsInfo } from '../../entities/global-settings.js';
-import { descriptorOfGraphQLType, entityDescriptor } from '../../entities/index.js';
+import { entityDescriptor } from '../../entities/index.js';
 import { postInfo } from '../../entities/post.js';
 import { dataHubRoleInfo } from '../../entities/data-hub-role.js';
-import { badRequest, forbidden, notFound } from '../../errors.js';
+import { badRequest, forbidden } from '../../errors.js';
 import { parseUrn, tryParseUrn } from '../../model/urn.js';
+import { GLOBAL_SETTINGS_URN } from '../../services/settings.js';
 import { PLATFORM_PRIVILEGE_LIST, RESOURCE_PRIVILEGE_LIST } from '../../services/privilege-catalog.js';
 import type { AnyAspect, AspectValue } from '../../entities/descriptor.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { ref } from './common.js';
-import { authorize } from './privileges.js';
 
 /**
  * The web app's shell and settings: appConfig's sections, the caller's settings, saved views, home-page posts,
@@ -21,8 +20,6 @@ import { authorize } from './privileges.js';
 type Ctx = GraphQLContext;
 type Obj = Record<string, any>;
 
-/** The one globalSettings entity DataHub keeps (its id is 0). */
-const GLOBAL_SETTINGS_URN = 'urn:li:globalSettings:0';
 
 const page = (input: Obj) => ({
   start: Math.max(0, Number(input.start ?? 0) || 0),
@@ -46,56 +43,10 @@ async function all<const As extends readonly AnyAspect[]>(ctx: Ctx, entityType: 
   return [...(await ctx.catalog.entities.latestValues(rows.map((r) => r.urn), aspects))];
 }
 
-const urnOfType = (urn: string, entityType: string, what: string) => {
-  const u = tryParseUrn(urn);
-  if (typeof u === 'string' || u.entityType !== entityType) throw badRequest(`'${urn}' is not a ${what} urn`, { urn });
-  return u.raw;
-};
-
-const stamp = (ctx: Ctx) => ({ time: Date.now(), actor: ctx.actor.urn });
-
 // ---------------------------------------------------------------------------------------------------------------
 // Views
 
 type ViewInfo = AspectValue<typeof dataHubViewInfo>;
-
-/** DataHub adds `.keyword` to a filter field (except these) when it stores a view. */
-const NO_KEYWORD = new Set(['runId', '_entityType']);
-
-function viewDefinition(input: Obj): ViewInfo['definition'] {
-  const entityTypes = (input.entityTypes as string[]).map((t) => {
-    const d = descriptorOfGraphQLType(t);
-    if (!d) throw badRequest(`A view cannot list entities of type ${t}`, { field: 'entityTypes' });
-    return d.name;
-  });
-  const criteria = (input.filter.filters as Obj[]).map((f) => {
-    const values: string[] = f.values ?? (f.value != null ? [f.value] : []);
-    const field = String(f.field);
-    return { field: NO_KEYWORD.has(field) || field.endsWith('.keyword') ? field : `${field}.keyword`, value: values[0] ?? '', values,
-      condition: f.condition ?? 'EQUAL', negated: f.negated ?? false };
-  });
-  // AND: one conjunction of every criterion; OR: one conjunction per criterion.
-  const or = input.filter.operator === 'AND' ? [{ and: criteria }] : criteria.map((c) => ({ and: [c] }));
-  return { entityTypes, filter: { or } };
-}
-
-async function loadView(ctx: Ctx, urn: string): Promise<{ urn: string; info: ViewInfo }> {
-  const raw = urnOfType(urn, 'dataHubView', 'view');
-  const info = (await ctx.catalog.entities.latestValues([raw], [dataHubViewInfo])).get(raw)?.get('dataHubViewInfo');
-  if (!info) throw notFound(`View ${raw} does not exist`, { urn: raw });
-  return { urn: raw, info };
-}
-
-/** A global view may be changed by those who manage global views; any view by the user who created it. */
-async function requireViewEditor(ctx: Ctx, urn: string) {
-  const view = await loadView(ctx, urn);
-  if (view.info.created.actor === ctx.actor.urn) return view;
-  if (view.info.type === 'GLOBAL') {
-    await authorize(ctx, 'graphql.manageGlobalViews');
-    return view;
-  }
-  throw forbidden();
-}
 
 async function listViews(ctx: Ctx, input: Obj, keep: (info: ViewInfo) => boolean) {
   const views = (await all(ctx, 'dataHubView', [dataHubViewInfo]))
@@ -104,15 +55,6 @@ async function listViews(ctx: Ctx, input: Obj, keep: (info: ViewInfo) => boolean
     .sort((a, b) => b.info.created.time - a.info.created.time || a.urn.localeCompare(b.urn));
   const { items, ...rest } = paged(views, input);
   return { ...rest, views: items.map((v) => ref(v.urn)) };
-}
-
-/** A view the caller may use as a default: a global one, or one of their own. */
-async function requireUsableView(ctx: Ctx, urn: string, globalOnly: boolean) {
-  const view = await loadView(ctx, urn);
-  if (view.info.type === 'GLOBAL') return view.urn;
-  if (globalOnly) throw badRequest(`View ${view.urn} is personal: only a global view can be the default for everyone`, { urn: view.urn });
-  if (view.info.created.actor !== ctx.actor.urn) throw forbidden();
-  return view.urn;
 }
 
 /** A view urn still stored, or null (a default view that was deleted no longer applies). */
@@ -188,9 +130,7 @@ export const settingsResolvers = {
       return { ...rest, roles: items.map((r) => ref(r.urn)) };
     },
     getInviteToken: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.managePolicies');
-      const role = input.roleUrn ? (await ctx.catalog.entities.requireExists(urnOfType(input.roleUrn, 'dataHubRole', 'role'))).raw : null;
-      return { inviteToken: await ctx.catalog.inviteTokens.get(role, false, ctx.actor) };
+      return { inviteToken: await ctx.catalog.settings.inviteToken(input.roleUrn, false, ctx.actor) };
     },
     batchGetStepStates: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const ids = new Map<string, string>();
@@ -205,140 +145,57 @@ export const settingsResolvers = {
       }) };
     },
   },
+  // Each decided in the settings service (services/settings.ts), who may included.
   Mutation: {
     updateGlobalViewsSettings: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.manageGlobalViews');
-      const view = input.defaultView ? await requireUsableView(ctx, input.defaultView, true) : null;
-      await ctx.catalog.entities.edit(new Map([[GLOBAL_SETTINGS_URN, [globalSettingsInfo]]]), (cur) => {
-        const { views, ...rest } = cur.get(GLOBAL_SETTINGS_URN)?.get('globalSettingsInfo') ?? {};
-        const { defaultView: _old, ...otherViews } = views ?? {};
-        return new Map([[GLOBAL_SETTINGS_URN, { globalSettingsInfo: { ...rest, views: { ...otherViews, ...(view ? { defaultView: view } : {}) } } }]]);
-      }, ctx.actor);
+      await ctx.catalog.settings.setGlobalDefaultView(input.defaultView, ctx.actor);
       ctx.loader.clear();
       return true;
     },
     updateUserSetting: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       if (input.name !== 'SHOW_SIMPLIFIED_HOMEPAGE') throw badRequest(`User setting ${input.name} is not supported`);
-      await ctx.catalog.entities.editExisting(ctx.actor.urn, [corpUserSettings], (cur) => {
-        const s = cur.get('corpUserSettings');
-        return { corpUserSettings: { ...s, appearance: { ...s?.appearance, showSimplifiedHomepage: Boolean(input.value) } } };
-      }, ctx.actor);
+      await ctx.catalog.settings.setSimplifiedHomepage(Boolean(input.value), ctx.actor);
       ctx.loader.clear(ctx.actor.urn);
       return true;
     },
     updateCorpUserViewsSettings: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const view = input.defaultView ? await requireUsableView(ctx, input.defaultView, false) : null;
-      await ctx.catalog.entities.editExisting(ctx.actor.urn, [corpUserSettings], (cur) => {
-        const s = cur.get('corpUserSettings');
-        const { defaultView: _old, ...otherViews } = s?.views ?? {};
-        return { corpUserSettings: { ...s, appearance: s?.appearance ?? { showSimplifiedHomepage: false },
-          views: { ...otherViews, ...(view ? { defaultView: view } : {}) } } };
-      }, ctx.actor);
+      await ctx.catalog.settings.setPersonalDefaultView(input.defaultView, ctx.actor);
       ctx.loader.clear(ctx.actor.urn);
       return true;
     },
-    createView: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      if (input.viewType === 'GLOBAL') await authorize(ctx, 'graphql.manageGlobalViews');
-      const name = String(input.name ?? '').trim();
-      if (!name) throw badRequest('A view needs a name', { field: 'name' });
-      const urn = `urn:li:dataHubView:${randomUUID()}`;
-      const at = stamp(ctx);
-      await ctx.catalog.entities.createOnce(urn, [dataHubViewInfo], { dataHubViewInfo: {
-        name, ...(input.description != null ? { description: String(input.description) } : {}), type: input.viewType,
-        definition: viewDefinition(input.definition), created: at, lastModified: at } }, ctx.actor, 'view');
-      return ref(urn);
-    },
+    createView: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => ref(await ctx.catalog.settings.createView(input, ctx.actor)),
     updateView: async (_: unknown, { urn, input }: { urn: string; input: Obj }, ctx: Ctx) => {
-      const view = await requireViewEditor(ctx, urn);
-      if (input.name != null && !String(input.name).trim()) throw badRequest('A view needs a name', { field: 'name' });
-      const definition = input.definition ? viewDefinition(input.definition) : undefined;
-      await ctx.catalog.entities.editExisting(view.urn, [dataHubViewInfo], (cur) => {
-        const info = cur.get('dataHubViewInfo');
-        if (!info) throw notFound(`View ${view.urn} does not exist`, { urn: view.urn });
-        return { dataHubViewInfo: { ...info, ...(input.name != null ? { name: String(input.name).trim() } : {}),
-          ...(input.description != null ? { description: String(input.description) } : {}),
-          ...(definition ? { definition } : {}), lastModified: stamp(ctx) } };
-      }, ctx.actor);
-      ctx.loader.clear(view.urn);
-      return ref(view.urn);
+      const view = await ctx.catalog.settings.updateView(urn, input, ctx.actor);
+      ctx.loader.clear(view);
+      return ref(view);
     },
     deleteView: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
-      const view = await requireViewEditor(ctx, urn);
-      await ctx.catalog.entities.deleteEntity(view.urn);
+      await ctx.catalog.settings.deleteView(urn, ctx.actor);
       ctx.loader.clear();
       return true;
     },
     createPost: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.createPost');
-      const c = input.content as Obj;
-      const title = String(c.title ?? '').trim();
-      if (!title) throw badRequest('A post needs a title', { field: 'title' });
-      if (c.contentType === 'LINK' && !c.link) throw badRequest('A link post needs a link', { field: 'link' });
-      const now = Date.now();
-      const urn = `urn:li:post:${randomUUID()}`;
-      await ctx.catalog.entities.createOnce(urn, [postInfo], { postInfo: { type: input.postType, content: {
-        title, type: c.contentType, ...(c.description != null ? { description: String(c.description) } : {}),
-        ...(c.link != null ? { link: String(c.link) } : {}),
-        ...(c.media ? { media: { type: c.media.type, location: String(c.media.location) } } : {}) },
-      created: now, lastModified: now } }, ctx.actor, 'post');
+      await ctx.catalog.settings.createPost(input, ctx.actor);
       return true;
     },
     deletePost: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.deletePost');
-      const u = await ctx.catalog.entities.requireExists(urnOfType(urn, 'post', 'post'));
-      await ctx.catalog.entities.deleteEntity(u.raw);
+      await ctx.catalog.settings.deletePost(urn, ctx.actor);
       ctx.loader.clear();
       return true;
     },
     batchAssignRole: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.managePolicies');
-      const role = input.roleUrn ? (await ctx.catalog.entities.requireExists(urnOfType(input.roleUrn, 'dataHubRole', 'role'))).raw : null;
-      await assignRole(ctx, input.actors as string[], role);
+      await ctx.catalog.settings.assignRole(input.actors as string[], input.roleUrn, ctx.actor);
+      ctx.loader.clear();
       return true;
     },
     acceptRole: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const role = await ctx.catalog.inviteTokens.roleOf(String(input.inviteToken));
-      // An invitation without a role leaves the caller's role as it is.
-      if (role) await assignRole(ctx, [ctx.actor.urn], role);
+      await ctx.catalog.settings.acceptRole(String(input.inviteToken), ctx.actor);
+      ctx.loader.clear();
       return true;
     },
-    createInviteToken: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.managePolicies');
-      const role = input.roleUrn ? (await ctx.catalog.entities.requireExists(urnOfType(input.roleUrn, 'dataHubRole', 'role'))).raw : null;
-      return { inviteToken: await ctx.catalog.inviteTokens.get(role, true, ctx.actor) };
-    },
-    batchUpdateStepStates: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const results: { id: string; succeeded: boolean }[] = [];
-      for (const state of input.states as Obj[]) {
-        const id = String(state.id);
-        const entries = (state.properties as (Obj | null)[]).filter((e): e is Obj => e != null);
-        // The web app names a user's steps `<user urn>-<step>`: a user records their own steps only.
-        const u = tryParseUrn(`urn:li:dataHubStepState:${id}`);
-        if (!id.startsWith(`${ctx.actor.urn}-`) || typeof u === 'string' || entries.some((e) => e.value == null)) {
-          results.push({ id, succeeded: false });
-          continue;
-        }
-        await ctx.catalog.entities.ingest([{ urn: u.raw, entityType: 'dataHubStepState', aspect: 'dataHubStepStateProperties',
-          changeType: 'UPSERT', systemMetadata: null,
-          value: { properties: Object.fromEntries(entries.map((e) => [String(e.key), String(e.value)])), lastModified: stamp(ctx) } }], ctx.actor);
-        results.push({ id, succeeded: true });
-      }
-      return { results };
-    },
+    createInviteToken: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
+      ({ inviteToken: await ctx.catalog.settings.inviteToken(input.roleUrn, true, ctx.actor) }),
+    batchUpdateStepStates: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
+      ({ results: await ctx.catalog.settings.updateStepStates(input.states, ctx.actor) }),
   },
 };
-
-/** Gives each actor (user or group) exactly this role, or none: all of them, or none if one does not exist. */
-async function assignRole(ctx: Ctx, actors: string[], role: string | null) {
-  const urns = [...new Set(actors.map((a) => {
-    const u = parseUrn(a);
-    if (u.entityType !== 'corpuser' && u.entityType !== 'corpGroup') throw badRequest(`'${a}' is not a user or group urn`, { urn: a });
-    return u.raw;
-  }))];
-  const existing = await ctx.catalog.entities.existing(urns);
-  const missing = urns.find((u) => !existing.has(u));
-  if (missing) throw notFound(`Entity ${missing} does not exist`, { urn: missing });
-  await ctx.catalog.entities.edit(new Map(urns.map((u) => [u, [roleMembership]])),
-    () => new Map(urns.map((u) => [u, { roleMembership: { roles: role ? [role] : [] } }])), ctx.actor);
-  ctx.loader.clear();
-}

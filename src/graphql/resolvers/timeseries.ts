@@ -81,8 +81,6 @@ export const timeseriesResolvers = {
   Mutation: {
     reportOperation: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const urn = parseUrn(input.urn).raw;
-      await authorize(ctx, 'graphql.reportOperation', urn);
-      await ctx.catalog.entities.requireExists(urn);
       const now = Date.now();
       const value: Obj = {
         timestampMillis: input.timestampMillis ?? now, lastUpdatedTimestamp: input.timestampMillis ?? now,
@@ -92,7 +90,7 @@ export const timeseriesResolvers = {
         ...(input.partition ? { partitionSpec: { type: 'PARTITION', partition: input.partition } } : {}),
         ...(input.customProperties ? { customProperties: Object.fromEntries(input.customProperties.map((e: Obj) => [e.key, e.value ?? ''])) } : {}),
       };
-      await ctx.catalog.entities.ingest([{ urn, entityType: 'dataset', aspect: 'operation', changeType: 'UPSERT', value, systemMetadata: null }], ctx.actor);
+      await ctx.catalog.writes.reportOperation(urn, value, ctx.actor);
       // DataHub 0.12.1 declares String and its resolver answers the boolean true, which its String scalar writes "true".
       return 'true';
     },

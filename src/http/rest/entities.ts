@@ -18,8 +18,7 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
   const { entities, authz } = catalog;
 
   async function ingest(items: ChangeItem[], request: FastifyRequest) {
-    for (const urn of new Set(items.map((i) => i.urn))) await requirePrivilege(authz, request.actor, REQUIRES['rest.ingestProposal'], urn);
-    const result = await entities.ingest(items, request.actor);
+    const result = await catalog.writes.ingest(items, request.actor);
     noteIngested(request, items.length);
     return result;
   }
@@ -94,25 +93,14 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
         start: optionalInteger(body, 'start', 0) ?? 0, count: optionalInteger(body, 'count', 0) ?? 10 }));
     },
     async delete(body, request) {
-      const urn = parseUrn(requiredString(body, 'urn')).raw;
-      await requirePrivilege(authz, request.actor, REQUIRES['rest.deleteEntity'], urn);
-      if (!(await entities.exists(urn))) throw notFound(`Entity ${urn} does not exist`, { urn });
       const aspectName = body.aspectName;
-      if (aspectName !== undefined && aspectName !== null) {
-        const spec = aspectSpec(String(aspectName));
-        if (!spec?.timeseries) throw badRequest('Not supported for non-timeseries aspect', { field: 'aspectName' });
-        const n = await entities.deleteTimeseriesRange(urn, spec.name,
-          { startTimeMillis: optionalInteger(body, 'startTimeMillis'), endTimeMillis: optionalInteger(body, 'endTimeMillis') }, request.actor);
-        return { urn, rows: 0, timeseriesRows: n };
-      }
-      const { rows, timeseriesRows } = await entities.deleteEntity(urn, request.actor);
-      return { urn, rows, timeseriesRows };
+      return catalog.writes.delete(requiredString(body, 'urn'), request.actor, aspectName !== undefined && aspectName !== null
+        ? { aspectName: String(aspectName), startTimeMillis: optionalInteger(body, 'startTimeMillis'), endTimeMillis: optionalInteger(body, 'endTimeMillis') }
+        : undefined);
     },
     // DataHub's DeleteReferencesResponse: every relationship into the urn, a sample of the aspects holding them.
     async deleteReferences(body, request) {
-      const urn = parseUrn(requiredString(body, 'urn')).raw;
-      await requirePrivilege(authz, request.actor, REQUIRES['rest.deleteReferences'], urn);
-      return catalog.references.deleteReferencesTo(urn, optionalBoolean(body, 'dryRun') ?? false, request.actor);
+      return catalog.references.deleteReferencesTo(requiredString(body, 'urn'), optionalBoolean(body, 'dryRun') ?? false, request.actor);
     },
   });
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { aspectSpec } from '../../registry/registry.js';
-import { requirePrivilege, visibleAspects } from '../../services/authz.js';
+import { visibleAspects } from '../../services/authz.js';
 import type { Catalog } from '../../catalog.js';
 import type { RunRow } from '../../services/ingestion.js';
 import { REQUIRES } from '../../model/privileges.js';
@@ -47,9 +47,7 @@ export async function runRoutes(app: FastifyInstance, { catalog }: { catalog: Ca
       const runId = requiredString(body, 'runId');
       const safe = optionalBoolean(body, 'safe');
       const hardDelete = safe !== undefined ? !safe : optionalBoolean(body, 'hardDelete') ?? false;
-      const r = await ingestion.rollbackRun(runId, { dryRun: optionalBoolean(body, 'dryRun') ?? false, hardDelete }, request.actor, async (urns) => {
-        for (const urn of urns) await requirePrivilege(authz, request.actor, REQUIRES['rest.rollbackRun'], urn);
-      });
+      const r = await ingestion.rollbackRun(runId, { dryRun: optionalBoolean(body, 'dryRun') ?? false, hardDelete }, request.actor);
       return { aspectRowSummaries: r.rows.map((x) => summary(x)), entitiesAffected: r.entitiesAffected, aspectsAffected: r.aspectsAffected,
         entitiesDeleted: r.entitiesDeleted, aspectsReverted: r.aspectsReverted, unsafeEntitiesCount: r.unsafeEntities.length,
         unsafeEntities: r.unsafeEntities.map((urn) => ({ urn })) };
