@@ -127,6 +127,12 @@ describe('read replicas (PostgreSQL only: a primary and a standby of the test\'s
       replicas: [{ name: `127.0.0.1:${standby!.port}/almanac`, up: true, lagBytes: healthBody.replicas[0].lagBytes, lagSeconds: healthBody.replicas[0].lagSeconds }] } });
     assert.equal(typeof healthBody.replicas[0].lagBytes, 'number');
 
+    // The write's index step commits just after its answer (ALMANAC_INDEX_DELAY_MS): let it, and let the standby
+    // replay it, before pausing; a commit the servers saw but the paused standby lacks would send reads to the primary.
+    await sleep(300);
+    const primaryAt = (await primary!.sql('SELECT pg_current_wal_lsn()::text AS lsn'))[0].lsn as string;
+    await eventually('the standby has replayed all the primary wrote', async () =>
+      (await standby!.sql('SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS done', [primaryAt]))[0].done === true || 'behind');
     await standby!.sql('SELECT pg_wal_replay_pause()', [], 'almanac');
     try {
       // Behind the servers' backs (no change-log entry: no server knows to wait for it).
