@@ -1,7 +1,10 @@
 import pg from 'pg';
-import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
-import { deadLetterOf, webhookOf } from './webhook-rows.js';
-import { USAGE_COLUMNS, type ActivityEvent, type PoolUse, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
+import type { ActivityEvent, PoolUse, UsageEventCountQuery, UsageEventRow } from './types.js';
+import type { PostgresConnection } from './postgres/connection.js';
+import * as usage from './postgres/usage.js';
+import * as changeLog from './postgres/change-log.js';
+import { runTogether } from './postgres/change-log.js';
+import { isDatabaseUnreachable, timed, unavailableOr } from './postgres/connection.js';
 import { addLatest, aspectKey, checkUpdate, lockNames } from './aspect-updates.js';
 import { planVersions } from './version-plan.js';
 import { DEFERRED_INDEX_KEY, deferredIndexes, worthDeferring } from './deferred-indexes.js';
@@ -14,8 +17,7 @@ import { ReplicaSet, type ReadRoutingStats, type ReplicaStatus } from './postgre
 import type { FacetOp } from './facet-bitmaps.js';
 import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
 import {
-  CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange,
-  truncateChange, upsertChange, type ChangeLogRow, type ChangeRow, type StoredLatest,
+  CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, deleteChange, timeseriesChange, truncateChange, upsertChange, type ChangeRow, type StoredLatest,
 } from './change-log.js';
 import {
   ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_TEXT, SEARCH_VALUES, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
@@ -32,16 +34,13 @@ import type {
 } from './types.js';
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 
+export { isDatabaseUnreachable };
+
 // BIGINT comes back as a string by default; our values (ms timestamps, versions, counts) fit in a double.
 pg.types.setTypeParser(20, (v) => Number(v));
 
 /** Serialises migrations of several servers starting at once on one database. */
 const MIGRATION_LOCK = 727_100_001;
-/**
- * Held from a writer's first log entry to its commit: offsets are drawn from the sequence under it, so they follow
- * the order in which transactions commit, and a reader that has seen offset N has seen every entry before N.
- */
-const CHANGE_LOG_LOCK = 727_100_002;
 
 /** PostgreSQL's time limits (defaults: DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS). */
 export interface PostgresTimeouts {
@@ -71,39 +70,7 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 /** The time limit of statements that may rightly take long (migrations, VACUUM): none, in effect (setTimeout's largest). */
 const NO_TIME_LIMIT = 2 ** 31 - 1;
 
-/** A statement with a time limit of its own (the driver takes `query_timeout` per statement; its types lack it). */
-function timed(text: string, ms: number): pg.QueryConfig {
-  return { text, query_timeout: ms } as pg.QueryConfig;
-}
 
-/**
- * The database restarting, failing over or out of reach. A restart or failover ends every session (FATAL 57P01
- * admin_shutdown, 57P02 crash_shutdown), refuses new ones for a while (57P03 cannot_connect_now, ECONNREFUSED), and
- * cuts connections (ECONNRESET, class 08); a database that does not answer runs into our time limits.
- */
-export function isDatabaseUnreachable(e: unknown): boolean {
-  const err = e as { code?: unknown; message?: unknown } | null;
-  if (!err || typeof err !== 'object') return false;
-  const code = typeof err.code === 'string' ? err.code : '';
-  if (UNREACHABLE_SYSCALL_CODES.has(code) || UNREACHABLE_STATES.has(code) || code.startsWith('08')) return true;
-  return typeof err.message === 'string' && UNREACHABLE_MESSAGES.test(err.message);
-}
-const UNREACHABLE_SYSCALL_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH',
-  'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-/**
- * admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections, query_canceled (a statement timeout), and
- * read_only_sql_transaction: Almanac never writes in a read-only transaction, so a write refused so reached a standby
- * (a failover under way: the address already leads to a server not yet promoted).
- */
-const UNREACHABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014', '25006']);
-/** What the pg driver says of a connection it lost or gave up on (its errors carry no code). */
-const UNREACHABLE_MESSAGES = /^(Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
-
-/** A database error as the catalog's typed "database unavailable" (503) when it is one, else itself. */
-function unavailableOr(e: unknown): unknown {
-  if (!isDatabaseUnreachable(e)) return e;
-  return Object.assign(databaseUnavailable(), { cause: e });
-}
 
 /** Filter-only searches matching at most this many documents are paged from the facet index's match set. */
 const FEW_MATCHES = 20_000;
@@ -129,6 +96,9 @@ export class PostgresStore implements Store {
     consumerOffsets: () => this.consumerOffsets(),
   });
   private readonly facetTx = new Map<pg.PoolClient, { ops: FacetOp[]; move?: { from: number; to: number } }>();
+
+  /** The connection as each concern's module takes it (postgres/). */
+  private readonly conn: PostgresConnection;
 
   /** Read replicas, when DATABASE_READ_URL names some. */
   private readonly replicas?: ReplicaSet;
@@ -157,6 +127,9 @@ export class PostgresStore implements Store {
         log: options.log ?? ((level, m) => process.stderr.write(`almanac: ${level === 'warn' ? 'warning: ' : ''}${m}\n`)),
       });
     }
+    this.conn = {
+      query: (text, params) => this.query(text, params), tx: (fn) => this.tx(fn), clientConfig: this.clientConfig, replicas: this.replicas,
+    };
   }
 
   /** The read replicas' state and where reads went (none without DATABASE_READ_URL). */
@@ -416,7 +389,7 @@ export class PostgresStore implements Store {
     await this.upsertTimeseriesRows(c, update.timeseries ?? [], log);
     for (const d of update.deletes ?? []) await this.deleteAspectRows(c, d.urn, [d.aspect], d.actor, log);
     for (const d of update.timeseriesDeletes ?? []) await this.deleteTimeseriesRows(c, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
-    await this.appendChanges(c, log);
+    await changeLog.appendChanges(c, log);
     return results;
   }
 
@@ -485,14 +458,6 @@ export class PostgresStore implements Store {
     return plan.results;
   }
 
-  /**
-   * Inserts log entries as the transaction's last step, under the log's lock (held to commit), and announces them
-   * to the servers that follow the log (NOTIFY is delivered on commit).
-   */
-  private async appendChanges(c: pg.PoolClient, rows: readonly ChangeRow[]): Promise<void> {
-    const params: unknown[] = [];
-    await runTogether(c, [], params, (v) => { params.push(v); return `$${params.length}`; }, rows);
-  }
 
   /** Deletes every version of some aspects of an entity, logging the latest value of each; inside a write transaction. */
   private async deleteAspectRows(c: pg.PoolClient, urn: string, aspects: readonly string[], actor: string, log: ChangeRow[]): Promise<number> {
@@ -535,7 +500,7 @@ export class PostgresStore implements Store {
       await this.lockAspects(c, aspects.map((aspect) => ({ urn, aspect })));
       const log: ChangeRow[] = [];
       const n = await this.deleteAspectRows(c, urn, aspects, actor, log);
-      await this.appendChanges(c, log);
+      await changeLog.appendChanges(c, log);
       return n;
     });
   }
@@ -582,7 +547,7 @@ export class PostgresStore implements Store {
       await this.removeSearchDocs(c, [urn]);
       await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = $1`, [urn]);
       await c.query(`DELETE FROM ${ENTITY_TABLE} WHERE urn = $1`, [urn]);
-      await this.appendChanges(c, log);
+      await changeLog.appendChanges(c, log);
       return { rows, timeseriesRows };
     });
   }
@@ -591,7 +556,7 @@ export class PostgresStore implements Store {
     await this.tx(async (c) => {
       const log: ChangeRow[] = [];
       await this.upsertTimeseriesRows(c, rows, log);
-      await this.appendChanges(c, log);
+      await changeLog.appendChanges(c, log);
     });
   }
 
@@ -658,7 +623,7 @@ export class PostgresStore implements Store {
     return this.tx(async (c) => {
       const n = (await c.query(`DELETE FROM ${t} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${t} WHERE timestamp_millis < $1 LIMIT $2))`,
         [endTimeMillis, batchSize])).rowCount ?? 0;
-      if (n) await this.appendChanges(c, [truncateChange({ urn: null, entityType, aspect, endTimeMillis, rows: n, actor }, Date.now())]);
+      if (n) await changeLog.appendChanges(c, [truncateChange({ urn: null, entityType, aspect, endTimeMillis, rows: n, actor }, Date.now())]);
       return n;
     });
   }
@@ -667,7 +632,7 @@ export class PostgresStore implements Store {
     return this.tx(async (c) => {
       const log: ChangeRow[] = [];
       const n = await this.deleteTimeseriesRows(c, urn, entityType, aspect, start, end, actor, log);
-      await this.appendChanges(c, log);
+      await changeLog.appendChanges(c, log);
       return n;
     });
   }
@@ -891,55 +856,21 @@ export class PostgresStore implements Store {
     }
   }
 
-  async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
-    const { rows } = await this.query(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 ORDER BY seq LIMIT $2`,
-      [after, limit]);
-    // Whoever applies these entries (dropping caches) must not then read a replica that has not replayed them.
-    if (rows.length && this.replicas) await this.replicas.observePrimary().catch((e) => { throw unavailableOr(e); });
-    return (rows as ChangeLogRow[]).map(toChange);
-  }
+  changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> { return changeLog.changesAfter(this.conn, after, limit, withValues); }
 
-  async lastChangeSeq(): Promise<number> {
-    // Offsets are drawn under the log's lock and committed in order: the newest row is the head. A log trimmed empty
-    // falls back on the consumers' offsets, which only ever name committed entries (the sequence may be ahead of
-    // every commit: an open transaction holds its next value).
-    const { rows } = await this.query(`SELECT GREATEST((SELECT COALESCE(MAX(seq), 0) FROM ${CHANGE_LOG_TABLE}),
-      (SELECT COALESCE(MAX(seq), 0) FROM ${CONSUMER_TABLE})) AS seq`);
-    return Number(rows[0].seq);
-  }
+  lastChangeSeq(): Promise<number> { return changeLog.lastChangeSeq(this.conn); }
 
-  async firstChangeSeq(): Promise<number | null> {
-    const { rows } = await this.query(`SELECT MIN(seq) AS seq FROM ${CHANGE_LOG_TABLE}`);
-    return rows[0].seq === null ? null : Number(rows[0].seq);
-  }
+  firstChangeSeq(): Promise<number | null> { return changeLog.firstChangeSeq(this.conn); }
 
-  async consumerOffsets(): Promise<Map<string, number>> {
-    const { rows } = await this.query(`SELECT name, seq FROM ${CONSUMER_TABLE} ORDER BY name COLLATE "C"`);
-    return new Map(rows.map((r) => [r.name as string, Number(r.seq)]));
-  }
+  consumerOffsets(): Promise<Map<string, number>> { return changeLog.consumerOffsets(this.conn); }
 
-  async registerConsumer(name: string, seq: number): Promise<number> {
-    const { rows } = await this.query(`WITH ins AS (INSERT INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES ($1, $2, $3)
-      ON CONFLICT (name) DO NOTHING RETURNING seq) SELECT seq FROM ins UNION ALL SELECT seq FROM ${CONSUMER_TABLE} WHERE name = $1 LIMIT 1`,
-    [name, seq, Date.now()]);
-    return Number(rows[0].seq);
-  }
+  registerConsumer(name: string, seq: number): Promise<number> { return changeLog.registerConsumer(this.conn, name, seq); }
 
-  async moveConsumer(name: string, from: number, to: number): Promise<boolean> {
-    const r = await this.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3 AND seq = $4`, [to, Date.now(), name, from]);
-    return r.rowCount === 1;
-  }
+  moveConsumer(name: string, from: number, to: number): Promise<boolean> { return changeLog.moveConsumer(this.conn, name, from, to); }
 
-  async removeConsumer(name: string): Promise<void> {
-    await this.query(`DELETE FROM ${CONSUMER_TABLE} WHERE name = $1`, [name]);
-  }
+  removeConsumer(name: string): Promise<void> { return changeLog.removeConsumer(this.conn, name); }
 
-  async trimChanges(beforeTime: number, batchSize: number): Promise<number> {
-    const r = await this.query(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq IN (SELECT seq FROM ${CHANGE_LOG_TABLE}
-      WHERE at < $1 AND seq <= (SELECT COALESCE(MIN(seq), ${Number.MAX_SAFE_INTEGER}) FROM ${CONSUMER_TABLE}) ORDER BY seq LIMIT $2)`,
-    [beforeTime, batchSize]);
-    return r.rowCount ?? 0;
-  }
+  trimChanges(beforeTime: number, batchSize: number): Promise<number> { return changeLog.trimChanges(this.conn, beforeTime, batchSize); }
 
   async indexedWithoutEntity(index: 'search' | 'relationships', limit: number): Promise<string[]> {
     const [table, column] = index === 'search' ? [SEARCH_DOCS, 'urn'] : [RELATIONSHIP_TABLE, 'source'];
@@ -1042,74 +973,14 @@ export class PostgresStore implements Store {
     return rows.map(edgeOf);
   }
 
-  async recordActivity(a: ActivityEvent, keep: number): Promise<void> {
-    await this.tx(async (c) => {
-      await c.query(`INSERT INTO ${ACTIVITY_TABLE} AS t (actor, kind, value, at) VALUES ($1, $2, $3, $4)
-        ON CONFLICT (actor, kind, value) DO UPDATE SET at = GREATEST(t.at, EXCLUDED.at)`, [a.actor, a.kind, a.value, a.time]);
-      // Everything older than the keep-th newest goes (nothing while there are fewer).
-      await c.query(`DELETE FROM ${ACTIVITY_TABLE} WHERE actor = $1 AND kind = $2 AND at < (SELECT at FROM ${ACTIVITY_TABLE}
-        WHERE actor = $1 AND kind = $2 ORDER BY at DESC LIMIT 1 OFFSET $3)`, [a.actor, a.kind, keep - 1]);
-    });
-  }
-
-  async recentActivity(actor: string, kind: string, limit: number): Promise<ActivityEvent[]> {
-    const { rows } = await this.query(`SELECT value, at FROM ${ACTIVITY_TABLE} WHERE actor = $1 AND kind = $2
-      ORDER BY at DESC, value COLLATE "C" LIMIT $3`, [actor, kind, limit]);
-    return rows.map((r) => ({ actor, kind, value: r.value as string, time: Number(r.at) }));
-  }
-
-  async aspectWritesBy(actor: string, start: number, count: number): Promise<{ urn: string; time: number }[]> {
-    const { rows } = await this.query(`SELECT urn, createdon FROM ${ASPECT_TABLE} WHERE createdby = $1
-      ORDER BY createdon DESC, urn COLLATE "C" LIMIT $2 OFFSET $3`, [actor, count, start]);
-    return rows.map((r) => ({ urn: r.urn as string, time: Number(r.createdon) }));
-  }
-
-  async datasetUsageLeaders(sinceMillis: number, limit: number): Promise<{ urn: string; queries: number }[]> {
-    const t = tableFor('dataset', 'datasetUsageStatistics');
-    const { rows } = await this.query(`SELECT urn, SUM(COALESCE((event::jsonb ->> 'totalSqlQueries')::numeric, 0)) AS queries FROM ${t}
-      WHERE timestamp_millis >= $1 GROUP BY urn HAVING SUM(COALESCE((event::jsonb ->> 'totalSqlQueries')::numeric, 0)) > 0
-      ORDER BY queries DESC, urn COLLATE "C" LIMIT $2`, [sinceMillis, limit]);
-    return rows.map((r) => ({ urn: r.urn as string, queries: Number(r.queries) }));
-  }
-
-  async recordUsageEvents(events: readonly UsageEventRow[]): Promise<void> {
-    if (events.length === 0) return;
-    const cols = ['at', 'type', 'actor', 'browser_id', 'entity_urn', 'entity_type', 'query', 'section', 'action_type', 'event'] as const;
-    await this.query(`INSERT INTO ${USAGE_EVENT_TABLE} (${cols.join(', ')})
-      SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])`,
-    cols.map((c) => events.map((e) => e[c])));
-  }
-
-  async countUsageEvents(q: UsageEventCountQuery): Promise<{ keys: (string | null)[]; count: number }[]> {
-    const col = (c: UsageColumn) => {
-      if (!USAGE_COLUMNS.includes(c)) throw new Error(`unknown usage event column ${c}`);
-      return c;
-    };
-    const params: unknown[] = [q.from, q.to];
-    const where = ['at >= $1', 'at < $2'];
-    if (q.types) {
-      if (q.types.length === 0) return [];
-      params.push([...q.types]);
-      where.push(`type = ANY($${params.length})`);
-    }
-    for (const [c, v] of Object.entries(q.where ?? {})) {
-      params.push(v);
-      where.push(`${col(c as UsageColumn)} = $${params.length}`);
-    }
-    const keys = q.groupBy.map(col);
-    const count = q.distinct ? `COUNT(DISTINCT ${col(q.distinct)})` : 'COUNT(*)';
-    const select = keys.map((k, i) => `${k} AS k${i}`).join(', ');
-    const sql = `SELECT ${select}${select ? ', ' : ''}${count} AS n FROM ${USAGE_EVENT_TABLE} WHERE ${where.join(' AND ')}`
-      + (keys.length ? ` GROUP BY ${keys.join(', ')} ORDER BY n DESC, ${keys.map((k) => `${k} IS NULL, ${k} COLLATE "C"`).join(', ')}` : '')
-      + (q.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(q.limit))}` : '');
-    const { rows } = await this.query(sql, params);
-    return rows.map((r) => ({ keys: keys.map((_, i) => (r[`k${i}`] ?? null) as string | null), count: Number(r.n) }));
-  }
-
-  async deleteUsageEventsBefore(time: number): Promise<number> {
-    const r = await this.query(`DELETE FROM ${USAGE_EVENT_TABLE} WHERE at < $1`, [time]);
-    return r.rowCount ?? 0;
-  }
+  // Usage and activity (postgres/usage.ts)
+  recordActivity(a: ActivityEvent, keep: number): Promise<void> { return usage.recordActivity(this.conn, a, keep); }
+  recentActivity(actor: string, kind: string, limit: number): Promise<ActivityEvent[]> { return usage.recentActivity(this.conn, actor, kind, limit); }
+  aspectWritesBy(actor: string, start: number, count: number) { return usage.aspectWritesBy(this.conn, actor, start, count); }
+  datasetUsageLeaders(sinceMillis: number, limit: number) { return usage.datasetUsageLeaders(this.conn, sinceMillis, limit); }
+  recordUsageEvents(events: readonly UsageEventRow[]): Promise<void> { return usage.recordUsageEvents(this.conn, events); }
+  countUsageEvents(q: UsageEventCountQuery) { return usage.countUsageEvents(this.conn, q); }
+  deleteUsageEventsBefore(time: number): Promise<number> { return usage.deleteUsageEventsBefore(this.conn, time); }
 
   async latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> {
     // strpos narrows the scan cheaply; the JSON test decides.
@@ -1148,53 +1019,12 @@ export class PostgresStore implements Store {
         n += rows;
         log.push(truncateChange({ urn: null, entityType: t.entityType, aspect: t.aspect, runId, rows, actor }, Date.now()));
       }
-      await this.appendChanges(c, log);
+      await changeLog.appendChanges(c, log);
       return n;
     });
   }
 
-  // Several servers on one database (issue 16): the follower's wake-up signal and timed jobs on one server at a time.
-  async watchChanges(wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<() => Promise<void>> {
-    let stopped = false;
-    let client: pg.Client | null = null;
-    let timer: NodeJS.Timeout | undefined;
-    let backoff = WATCH_BACKOFF_MIN;
-    const retry = (c: pg.Client, error: Error) => {
-      if (stopped || client !== c) return; // stopped, or this connection's loss was already handled
-      client = null;
-      c.end().catch(() => {});
-      onState?.(false, error);
-      timer = setTimeout(() => void connect(), backoff);
-      backoff = Math.min(backoff * 2, WATCH_BACKOFF_MAX);
-    };
-    const connect = async () => {
-      if (stopped) return;
-      const c = new pg.Client(this.clientConfig);
-      client = c;
-      c.on('notification', (n) => wake(n.payload && /^\d+$/.test(n.payload) ? Number(n.payload) : undefined));
-      c.on('error', (e) => retry(c, e));
-      c.on('end', () => retry(c, new Error('the LISTEN connection ended')));
-      try {
-        await c.connect();
-        await c.query(`LISTEN ${CHANGE_CHANNEL}`);
-      } catch (e) {
-        retry(c, e as Error);
-        return;
-      }
-      if (stopped || client !== c) return;
-      backoff = WATCH_BACKOFF_MIN;
-      onState?.(true);
-      wake(); // what was announced while no connection listened
-    };
-    await connect();
-    return async () => {
-      stopped = true;
-      clearTimeout(timer);
-      const c = client;
-      client = null;
-      await c?.end().catch(() => {});
-    };
-  }
+  watchChanges(wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<() => Promise<void>> { return changeLog.watchChanges(this.conn, wake, onState); }
 
   /**
    * The job's session advisory lock, on a connection of the pool held for the run. The lock lives as long as that
@@ -1244,45 +1074,15 @@ export class PostgresStore implements Store {
 
   // Webhooks (migration 10)
 
-  async createWebhook(w: WebhookRow, seq: number): Promise<void> {
-    await this.tx(async (c) => {
-      await c.query(`INSERT INTO ${WEBHOOK_TABLE} (id, url, entity_types, aspects, secret, created_by, created_on, description)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [w.id, w.url, JSON.stringify(w.entityTypes), JSON.stringify(w.aspects), w.secret, w.createdBy,
-        w.createdOn, w.description]);
-      await c.query(`INSERT INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
-        [`webhook:${w.id}`, seq, Date.now()]);
-    });
-  }
+  createWebhook(w: WebhookRow, seq: number): Promise<void> { return changeLog.createWebhook(this.conn, w, seq); }
 
-  async listWebhooks(): Promise<WebhookRow[]> {
-    const { rows } = await this.query(`SELECT * FROM ${WEBHOOK_TABLE} ORDER BY created_on, id COLLATE "C"`);
-    return rows.map(webhookOf);
-  }
+  listWebhooks(): Promise<WebhookRow[]> { return changeLog.listWebhooks(this.conn); }
 
-  async deleteWebhook(id: string): Promise<boolean> {
-    return this.tx(async (c) => {
-      await c.query(`DELETE FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = $1`, [id]);
-      await c.query(`DELETE FROM ${CONSUMER_TABLE} WHERE name = $1`, [`webhook:${id}`]);
-      return (await c.query(`DELETE FROM ${WEBHOOK_TABLE} WHERE id = $1`, [id])).rowCount === 1;
-    });
-  }
+  deleteWebhook(id: string): Promise<boolean> { return changeLog.deleteWebhook(this.conn, id); }
 
-  async addWebhookDeadLetter(d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean> {
-    return this.tx(async (c) => {
-      const moved = await c.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3 AND seq = $4`,
-        [to, Date.now(), `webhook:${d.webhookId}`, from]);
-      if (moved.rowCount !== 1) return false;
-      await c.query(`INSERT INTO ${WEBHOOK_DEAD_LETTER_TABLE} (webhook_id, seq, at, attempts, status, error, event)
-        VALUES ($1, $2, $3, $4, $5, $6, $7)`, [d.webhookId, d.seq, d.at, d.attempts, d.status, d.error, d.event]);
-      return true;
-    });
-  }
+  addWebhookDeadLetter(d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean> { return changeLog.addWebhookDeadLetter(this.conn, d, from, to); }
 
-  async webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> {
-    const { rows } = await this.query(`SELECT * FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
-      [webhookId, after, limit]);
-    return rows.map(deadLetterOf);
-  }
+  webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> { return changeLog.webhookDeadLetters(this.conn, webhookId, after, limit); }
 
   // Export and backup (src/services/export.ts, backup.ts)
 
@@ -1343,9 +1143,6 @@ export class PostgresStore implements Store {
 const LOCK_CHECK_MS = 5_000;
 const LOCK_CHECK_TIMEOUT_MS = 10_000;
 
-/** Reconnection delays of the LISTEN connection (watchChanges), doubling from the first to the last. */
-const WATCH_BACKOFF_MIN = 100;
-const WATCH_BACKOFF_MAX = 10_000;
 
 const EDGE_COLUMNS = 'source, type, destination, created_on, created_actor, updated_on, updated_actor, manual';
 
@@ -1372,31 +1169,6 @@ interface GroupedWrite {
 
 type Outcome = { ok: true; value: AspectWriteResult[] } | { ok: false; error: unknown };
 
-/**
- * Data-modifying parts (`name AS (...)`, parameters added through `$` to `params`) as one statement, with `log`'s
- * entries appended to the change log and announced to followers (NOTIFY, delivered on commit) when there are any.
- */
-async function runTogether(c: pg.PoolClient, parts: string[], params: unknown[], $: (v: unknown) => string,
-  log: readonly ChangeRow[]): Promise<void> {
-  if (log.length) {
-    parts.push(`logged AS (${logInsert(log, $)})`);
-    await c.query(`WITH ${parts.join(',\n')} SELECT pg_notify(${$(CHANGE_CHANNEL)}, MAX(seq)::text) FROM logged`, params);
-  } else if (parts.length) {
-    await c.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
-  }
-}
-
-/**
- * The log's INSERT for some entries, returning their offsets; `$` adds a parameter. In one round trip with what it
- * logs: the log's lock is an InitPlan of the row filter, so it is taken before the first row draws its offset, and it
- * is held to the commit (offsets are committed in order).
- */
-function logInsert(rows: readonly ChangeRow[], $: (v: unknown) => string): string {
-  const types = ['bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint'];
-  const columns = CHANGE_COLUMNS.map((_, i) => `${$(rows.map((r) => r[i]))}::${types[i]}[]`);
-  return `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}) SELECT * FROM UNNEST(${columns.join(', ')})
-    WHERE (SELECT pg_advisory_xact_lock(${$(CHANGE_LOG_LOCK)}) IS NOT NULL) RETURNING seq`;
-}
 
 /**
  * Groups committing at once on one server: the next group gathers the writes requested meanwhile, so groups grow with

@@ -1,9 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ACTIVITY_TABLE, FTS_WORDS_FUNCTION, ftsWords, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
-import { deadLetterOf, webhookOf } from './webhook-rows.js';
-import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
+import { FTS_WORDS_FUNCTION, ftsWords } from './schema.js';
+import type { ActivityEvent, UsageEventCountQuery, UsageEventRow } from './types.js';
+import { TableSizes, type SqliteConnection } from './sqlite/connection.js';
+import * as usage from './sqlite/usage.js';
+import * as changeLog from './sqlite/change-log.js';
+import * as timeseries from './sqlite/timeseries.js';
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 import { addLatest, aspectKey, checkUpdate } from './aspect-updates.js';
 import { planVersions } from './version-plan.js';
@@ -12,16 +15,15 @@ import { edgeChanges } from './edges.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { CharBudgetMap } from './char-budget-map.js';
 import { ParsedValues } from './parsed-values.js';
-import { readJson, readJsonOrNull, sameStored, storeJson, storeJsonAsync, type StoredJson } from './stored-json.js';
+import { readJson, sameStored, storeJson, storeJsonAsync, type StoredJson } from './stored-json.js';
 import type { FacetOp } from './facet-bitmaps.js';
 import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
 import {
-  CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange, truncateChange,
-  type ChangeLogRow, type ChangeRow, type StoredLatest,
+  CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, deleteChange, truncateChange, type ChangeRow, type StoredLatest,
 } from './change-log.js';
 import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, SETTINGS_TABLE, migrations, sizesFor, tableFor,
-  timeseriesTableNames, timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, SETTINGS_TABLE, migrations,
+  timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import {
   addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, docKeys, ftsFlags, textDigest, type FacetRow, numeric, pageSteps, type PageRow, type CountedDoc, type Statement, textWords,
@@ -80,6 +82,8 @@ export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  /** The connection as each concern's module takes it (sqlite/). */
+  private readonly conn: SqliteConnection;
   /** Latest aspect values parsed once and shared while their text is unchanged. */
   private readonly latestValues = new ParsedValues(undefined, (urn, aspect, stored) => this.justWritten.text(urn, aspect, stored));
   /** The texts of compressed values this process wrote last, which the index step reads right after the write. */
@@ -110,6 +114,7 @@ export class SqliteStore implements Store {
       openPrivately(file);
     }
     this.db = new Database(file);
+    this.conn = { db: this.db, stmt: (sql) => this.stmt(sql), sizes: new TableSizes() };
     // auto_vacuum must be chosen before the first table exists; it lets truncation give pages back.
     this.db.pragma('auto_vacuum = INCREMENTAL');
     this.db.pragma('journal_mode = WAL');
@@ -327,26 +332,13 @@ export class SqliteStore implements Store {
     }
     const log: ChangeRow[] = [...plan.log];
     const results = plan.results;
-    this.upsertTimeseriesRows(update.timeseries ?? [], log, known);
+    timeseries.upsertTimeseriesRows(this.conn, update.timeseries ?? [], log, known);
     for (const d of update.deletes ?? []) this.deleteAspectRows(d.urn, [d.aspect], d.actor, log);
-    for (const d of update.timeseriesDeletes ?? []) this.deleteTimeseriesRows(d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
-    this.appendChanges(log, known);
+    for (const d of update.timeseriesDeletes ?? []) timeseries.deleteTimeseriesRows(this.conn, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
+    changeLog.appendChanges(this.conn, log, known);
     return results;
   }
 
-  /**
-   * Inserts log entries; inside the write's transaction, so the offsets follow the order of commits. Values are stored
-   * as the aspect table stores them (`known`: the stored form of texts this write already encoded).
-   */
-  private appendChanges(rows: readonly ChangeRow[], known?: ReadonlyMap<string, StoredJson>): void {
-    if (rows.length === 0) return;
-    const insert = this.stmt(`INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}) VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')})`);
-    const encode = (text: string | null) => (text === null ? null : known?.get(text) ?? storeJson(text));
-    for (const r of rows) {
-      const [at, urn, entityType, aspect, changeType, value, previous, ...rest] = r;
-      insert.run(at, urn, entityType, aspect, changeType, encode(value), encode(previous), ...rest);
-    }
-  }
 
   /** Deletes every version of some aspects of an entity, logging the latest value of each; inside a write transaction. */
   private deleteAspectRows(urn: string, aspects: readonly string[], actor: string, log: ChangeRow[]): number {
@@ -396,7 +388,7 @@ export class SqliteStore implements Store {
     return this.db.transaction(() => {
       const log: ChangeRow[] = [];
       const n = this.deleteAspectRows(urn, aspects, actor, log);
-      this.appendChanges(log);
+      changeLog.appendChanges(this.conn, log);
       return n;
     }).immediate();
   }
@@ -439,139 +431,33 @@ export class SqliteStore implements Store {
       for (const t of timeseriesTables()) {
         const n = this.stmt(`DELETE FROM ${t.table} WHERE urn = ?`).run(urn).changes;
         if (n === 0) continue;
-        this.changedTable(t.table);
+        this.conn.sizes.changed(t.table);
         timeseriesRows += n;
         log.push(truncateChange({ urn, entityType: t.entityType, aspect: t.aspect, rows: n, actor }, Date.now()));
       }
       this.removeSearchDocs([urn]);
       this.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ?`).run(urn);
       this.stmt(`DELETE FROM ${ENTITY_TABLE} WHERE urn = ?`).run(urn);
-      this.appendChanges(log);
+      changeLog.appendChanges(this.conn, log);
       return { rows, timeseriesRows };
     }).immediate());
   }
 
-  async upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> {
-    this.db.transaction(() => {
-      const log: ChangeRow[] = [];
-      this.upsertTimeseriesRows(rows, log);
-      this.appendChanges(log);
-    }).immediate();
-  }
+  async upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> { return timeseries.upsertTimeseries(this.conn, rows); }
 
-  private upsertTimeseriesRows(rows: TimeseriesWrite[], log: ChangeRow[], known?: Map<string, StoredJson>): void {
-    const db = this.db;
-    const addEntity = this.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
-    for (const r of rows) {
-      const t = tableFor(r.entityType, r.aspect);
-      const json = JSON.stringify(r.value);
-      const stored = storeJson(json);
-      known?.set(json, stored);
-      const sys = r.systemMetadata ? JSON.stringify(r.systemMetadata) : null;
-      this.changedTable(t);
-      addEntity.run(r.urn, r.entityType, Date.now());
-      this.stmt(`INSERT INTO ${t} (urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata, run_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (urn, timestamp_millis, partition_key, granularity, message_id)
-        DO UPDATE SET event = excluded.event, system_metadata = excluded.system_metadata, run_id = excluded.run_id`)
-        .run(r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId, stored, sys, r.systemMetadata?.runId ?? null);
-      log.push(timeseriesChange(r, json, sys, Date.now()));
-    }
-  }
 
-  async queryTimeseries(q: TimeseriesQuery): Promise<TimeseriesRecord[]> {
-    const t = tableFor(q.entityType, q.aspect);
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (q.urn !== undefined) { where.push('urn = ?'); params.push(q.urn); }
-    if (q.startTimeMillis !== undefined) { where.push('timestamp_millis >= ?'); params.push(q.startTimeMillis); }
-    if (q.endTimeMillis !== undefined) { where.push('timestamp_millis <= ?'); params.push(q.endTimeMillis); }
-    const sql = `SELECT urn, timestamp_millis, event, system_metadata FROM ${t}${where.length ? ' WHERE ' + where.join(' AND ') : ''}
-      ORDER BY timestamp_millis ${q.order === 'asc' ? 'ASC' : 'DESC'} LIMIT ?`;
-    const rows = this.stmt(sql).all(...params, q.limit ?? -1) as
-      { urn: string; timestamp_millis: number; event: StoredJson; system_metadata: string | null }[];
-    return rows.map((r) => ({
-      urn: r.urn, timestampMillis: r.timestamp_millis, value: JSON.parse(readJson(r.event)),
-      systemMetadata: r.system_metadata ? JSON.parse(r.system_metadata) : null,
-    }));
-  }
+  async queryTimeseries(q: TimeseriesQuery): Promise<TimeseriesRecord[]> { return timeseries.queryTimeseries(this.conn, q); }
 
-  async countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> {
-    const t = tableFor(entityType, aspect);
-    return beforeMillis === undefined
-      ? (this.stmt(`SELECT COUNT(*) FROM ${t}`).pluck().get() as number)
-      : (this.stmt(`SELECT COUNT(*) FROM ${t} WHERE timestamp_millis < ?`).pluck().get(beforeMillis) as number);
-  }
+  async countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> { return timeseries.countTimeseries(this.conn, entityType, aspect, beforeMillis); }
 
-  async deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number, actor?: string): Promise<number> {
-    const t = tableFor(entityType, aspect);
-    this.changedTable(t);
-    return this.db.transaction(() => {
-      const n = this.stmt(`DELETE FROM ${t} WHERE rowid IN (SELECT rowid FROM ${t} WHERE timestamp_millis < ? LIMIT ?)`)
-        .run(endTimeMillis, batchSize).changes;
-      if (n) this.appendChanges([truncateChange({ urn: null, entityType, aspect, endTimeMillis, rows: n, actor }, Date.now())]);
-      return n;
-    }).immediate();
-  }
+  async deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number, actor?: string): Promise<number> { return timeseries.deleteTimeseriesBefore(this.conn, entityType, aspect, endTimeMillis, batchSize, actor); }
 
-  async deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number, actor?: string): Promise<number> {
-    return this.db.transaction(() => {
-      const log: ChangeRow[] = [];
-      const n = this.deleteTimeseriesRows(urn, entityType, aspect, start, end, actor, log);
-      this.appendChanges(log);
-      return n;
-    }).immediate();
-  }
+  async deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number, actor?: string): Promise<number> { return timeseries.deleteTimeseriesRange(this.conn, urn, entityType, aspect, start, end, actor); }
 
-  /** Deletes one entity's time-series rows of an aspect in a time range (all when open), logging it; inside a write transaction. */
-  private deleteTimeseriesRows(urn: string, entityType: string, aspect: string, start: number | undefined, end: number | undefined,
-    actor: string | undefined, log: ChangeRow[]): number {
-    const t = tableFor(entityType, aspect);
-    this.changedTable(t);
-    const n = this.stmt(`DELETE FROM ${t} WHERE urn = ? AND timestamp_millis >= ? AND timestamp_millis <= ?`)
-      .run(urn, start ?? Number.MIN_SAFE_INTEGER, end ?? Number.MAX_SAFE_INTEGER).changes;
-    if (n) log.push(truncateChange({ urn, entityType, aspect, startTimeMillis: start, endTimeMillis: end, rows: n, actor }, Date.now()));
-    return n;
-  }
 
-  async reclaimTimeseriesSpace(): Promise<void> {
-    // Freed pages already left the table's b-tree (so its dbstat size fell); this returns them to the file system,
-    // a few hundred pages per step so that other requests run in between.
-    while ((this.db.pragma('freelist_count', { simple: true }) as number) > 0) {
-      this.db.pragma('incremental_vacuum(256)');
-      await new Promise((r) => setImmediate(r));
-    }
-  }
+  async reclaimTimeseriesSpace(): Promise<void> { await timeseries.reclaimTimeseriesSpace(this.conn); }
 
-  /**
-   * dbstat's figures for each table and its indexes. Measuring walks every page of a b-tree, so a table's figure
-   * is kept until that table changes (writes through this store) or the database changes under us (another
-   * process: PRAGMA data_version).
-   */
-  async timeseriesSizes(): Promise<TableSize[]> {
-    const dataVersion = this.db.pragma('data_version', { simple: true }) as number;
-    if (dataVersion !== this.sizesDataVersion) {
-      this.sizeCache.clear();
-      this.sizesDataVersion = dataVersion;
-    }
-    const bytes = new Map<string, number>();
-    for (const t of timeseriesTableNames()) {
-      let size = this.sizeCache.get(t);
-      if (size === undefined) {
-        const names = this.stmt('SELECT name FROM sqlite_master WHERE tbl_name = ?').pluck().all(t) as string[];
-        size = names.reduce((sum, n) => sum + ((this.stmt('SELECT pgsize FROM dbstat WHERE name = ? AND aggregate = 1').pluck().get(n) as number) ?? 0), 0);
-        this.sizeCache.set(t, size);
-      }
-      bytes.set(t, size);
-    }
-    return sizesFor(bytes);
-  }
-
-  private readonly sizeCache = new Map<string, number>();
-  private sizesDataVersion = -1;
-
-  private changedTable(table: string) {
-    this.sizeCache.delete(table);
-  }
+  async timeseriesSizes(): Promise<TableSize[]> { return timeseries.timeseriesSizes(this.conn); }
 
   async upsertSearchDocs(docs: SearchDoc[]): Promise<void> {
     this.withFacets(() => this.db.transaction(() => this.writeSearchDocs(docs)).immediate());
@@ -719,52 +605,22 @@ export class SqliteStore implements Store {
     }
   }
 
-  async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
-    const rows = this.stmt(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > ? ORDER BY seq LIMIT ?`)
-      .all(after, limit) as StoredChangeLogRow[];
-    return rows.map((r) => toChange({ ...r, value: readJsonOrNull(r.value), previous_value: readJsonOrNull(r.previous_value) }));
-  }
+  async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> { return changeLog.changesAfter(this.conn, after, limit, withValues); }
 
-  async lastChangeSeq(): Promise<number> {
-    // AUTOINCREMENT keeps the highest offset ever given in sqlite_sequence, even when the log has been trimmed empty.
-    return (this.stmt(`SELECT seq FROM sqlite_sequence WHERE name = ?`).pluck().get(CHANGE_LOG_TABLE) as number | undefined) ?? 0;
-  }
+  async lastChangeSeq(): Promise<number> { return changeLog.lastChangeSeq(this.conn); }
 
-  async firstChangeSeq(): Promise<number | null> {
-    return (this.stmt(`SELECT MIN(seq) FROM ${CHANGE_LOG_TABLE}`).pluck().get() as number | null) ?? null;
-  }
+  async firstChangeSeq(): Promise<number | null> { return changeLog.firstChangeSeq(this.conn); }
 
-  async consumerOffsets(): Promise<Map<string, number>> {
-    const rows = this.stmt(`SELECT name, seq FROM ${CONSUMER_TABLE} ORDER BY name`).all() as { name: string; seq: number }[];
-    return new Map(rows.map((r) => [r.name, r.seq]));
-  }
+  async consumerOffsets(): Promise<Map<string, number>> { return changeLog.consumerOffsets(this.conn); }
 
-  async registerConsumer(name: string, seq: number): Promise<number> {
-    return this.db.transaction(() => {
-      this.stmt(`INSERT OR IGNORE INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES (?, ?, ?)`).run(name, seq, Date.now());
-      return this.stmt(`SELECT seq FROM ${CONSUMER_TABLE} WHERE name = ?`).pluck().get(name) as number;
-    }).immediate();
-  }
+  async registerConsumer(name: string, seq: number): Promise<number> { return changeLog.registerConsumer(this.conn, name, seq); }
 
-  async moveConsumer(name: string, from: number, to: number): Promise<boolean> {
-    return this.db.transaction(() => this.moveConsumerRow(name, from, to)).immediate();
-  }
+  async moveConsumer(name: string, from: number, to: number): Promise<boolean> { return changeLog.moveConsumer(this.conn, name, from, to); }
 
-  private moveConsumerRow(name: string, from: number, to: number): boolean {
-    return this.stmt(`UPDATE ${CONSUMER_TABLE} SET seq = ?, updated_on = ? WHERE name = ? AND seq = ?`).run(to, Date.now(), name, from).changes === 1;
-  }
 
-  async removeConsumer(name: string): Promise<void> {
-    this.stmt(`DELETE FROM ${CONSUMER_TABLE} WHERE name = ?`).run(name);
-  }
+  async removeConsumer(name: string): Promise<void> { return changeLog.removeConsumer(this.conn, name); }
 
-  async trimChanges(beforeTime: number, batchSize: number): Promise<number> {
-    return this.db.transaction(() => {
-      const keepFrom = this.stmt(`SELECT MIN(seq) FROM ${CONSUMER_TABLE}`).pluck().get() as number | null;
-      return this.stmt(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq IN (SELECT seq FROM ${CHANGE_LOG_TABLE}
-        WHERE at < ? AND seq <= ? ORDER BY seq LIMIT ?)`).run(beforeTime, keepFrom ?? Number.MAX_SAFE_INTEGER, batchSize).changes;
-    }).immediate();
-  }
+  async trimChanges(beforeTime: number, batchSize: number): Promise<number> { return changeLog.trimChanges(this.conn, beforeTime, batchSize); }
 
   async indexedWithoutEntity(index: 'search' | 'relationships', limit: number): Promise<string[]> {
     const [table, column] = index === 'search' ? [SEARCH_DOCS, 'urn'] : [RELATIONSHIP_TABLE, 'source'];
@@ -801,7 +657,7 @@ export class SqliteStore implements Store {
           if (later.some((u) => u !== null && wanted.has(u))) return false;
         }
       }
-      for (const guard of guards) if ('from' in guard) this.moveConsumerRow(guard.consumer, guard.from, guard.to);
+      for (const guard of guards) if ('from' in guard) changeLog.moveConsumerRow(this.conn, guard.consumer, guard.from, guard.to);
       if (update.search) {
         this.writeSearchDocs(update.search.upsert);
         this.removeSearchDocs(update.search.remove);
@@ -873,76 +729,14 @@ export class SqliteStore implements Store {
     return out;
   }
 
-  async recordActivity(a: ActivityEvent, keep: number): Promise<void> {
-    this.db.transaction(() => {
-      this.stmt(`INSERT INTO ${ACTIVITY_TABLE} (actor, kind, value, at) VALUES (?, ?, ?, ?)
-        ON CONFLICT (actor, kind, value) DO UPDATE SET at = max(at, excluded.at)`).run(a.actor, a.kind, a.value, a.time);
-      // Everything older than the keep-th newest goes (nothing while there are fewer).
-      this.stmt(`DELETE FROM ${ACTIVITY_TABLE} WHERE actor = ? AND kind = ? AND at < (SELECT at FROM ${ACTIVITY_TABLE}
-        WHERE actor = ? AND kind = ? ORDER BY at DESC LIMIT 1 OFFSET ?)`).run(a.actor, a.kind, a.actor, a.kind, keep - 1);
-    }).immediate();
-  }
-
-  async recentActivity(actor: string, kind: string, limit: number): Promise<ActivityEvent[]> {
-    const rows = this.stmt(`SELECT value, at FROM ${ACTIVITY_TABLE} WHERE actor = ? AND kind = ? ORDER BY at DESC, value LIMIT ?`)
-      .all(actor, kind, limit) as { value: string; at: number }[];
-    return rows.map((r) => ({ actor, kind, value: r.value, time: Number(r.at) }));
-  }
-
-  async aspectWritesBy(actor: string, start: number, count: number): Promise<{ urn: string; time: number }[]> {
-    const rows = this.stmt(`SELECT urn, createdon FROM ${ASPECT_TABLE} WHERE createdby = ? ORDER BY createdon DESC, urn LIMIT ? OFFSET ?`)
-      .all(actor, count, start) as { urn: string; createdon: number }[];
-    return rows.map((r) => ({ urn: r.urn, time: Number(r.createdon) }));
-  }
-
-  async datasetUsageLeaders(sinceMillis: number, limit: number): Promise<{ urn: string; queries: number }[]> {
-    const t = tableFor('dataset', 'datasetUsageStatistics');
-    const rows = this.stmt(`SELECT urn, SUM(COALESCE(json_extract(event, '$.totalSqlQueries'), 0)) AS queries FROM ${t}
-      WHERE timestamp_millis >= ? GROUP BY urn HAVING queries > 0 ORDER BY queries DESC, urn LIMIT ?`).all(sinceMillis, limit) as
-      { urn: string; queries: number }[];
-    return rows.map((r) => ({ urn: r.urn, queries: Number(r.queries) }));
-  }
-
-  async recordUsageEvents(events: readonly UsageEventRow[]): Promise<void> {
-    if (events.length === 0) return;
-    const insert = this.stmt(`INSERT INTO ${USAGE_EVENT_TABLE} (at, type, actor, browser_id, entity_urn, entity_type, query, section,
-      action_type, event) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    this.db.transaction(() => {
-      for (const e of events) {
-        insert.run(e.at, e.type, e.actor, e.browser_id, e.entity_urn, e.entity_type, e.query, e.section, e.action_type, e.event);
-      }
-    }).immediate();
-  }
-
-  async countUsageEvents(q: UsageEventCountQuery): Promise<{ keys: (string | null)[]; count: number }[]> {
-    const col = (c: UsageColumn) => {
-      if (!USAGE_COLUMNS.includes(c)) throw new Error(`unknown usage event column ${c}`);
-      return c;
-    };
-    const where = ['at >= ?', 'at < ?'];
-    const params: unknown[] = [q.from, q.to];
-    if (q.types) {
-      if (q.types.length === 0) return [];
-      where.push(`type IN (${q.types.map(() => '?').join(',')})`);
-      params.push(...q.types);
-    }
-    for (const [c, v] of Object.entries(q.where ?? {})) {
-      where.push(`${col(c as UsageColumn)} = ?`);
-      params.push(v);
-    }
-    const keys = q.groupBy.map(col);
-    const count = q.distinct ? `COUNT(DISTINCT ${col(q.distinct)})` : 'COUNT(*)';
-    const select = keys.map((k, i) => `${k} AS k${i}`).join(', ');
-    const sql = `SELECT ${select}${select ? ', ' : ''}${count} AS n FROM ${USAGE_EVENT_TABLE} WHERE ${where.join(' AND ')}`
-      + (keys.length ? ` GROUP BY ${keys.join(', ')} ORDER BY n DESC, ${keys.map((k) => `${k} IS NULL, ${k}`).join(', ')}` : '')
-      + (q.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(q.limit))}` : '');
-    const rows = this.db.prepare(sql).all(...params) as Record<string, unknown>[];
-    return rows.map((r) => ({ keys: keys.map((_, i) => (r[`k${i}`] ?? null) as string | null), count: Number(r.n) }));
-  }
-
-  async deleteUsageEventsBefore(time: number): Promise<number> {
-    return this.stmt(`DELETE FROM ${USAGE_EVENT_TABLE} WHERE at < ?`).run(time).changes;
-  }
+  // Usage and activity (sqlite/usage.ts)
+  async recordActivity(a: ActivityEvent, keep: number): Promise<void> { usage.recordActivity(this.conn, a, keep); }
+  async recentActivity(actor: string, kind: string, limit: number): Promise<ActivityEvent[]> { return usage.recentActivity(this.conn, actor, kind, limit); }
+  async aspectWritesBy(actor: string, start: number, count: number) { return usage.aspectWritesBy(this.conn, actor, start, count); }
+  async datasetUsageLeaders(sinceMillis: number, limit: number) { return usage.datasetUsageLeaders(this.conn, sinceMillis, limit); }
+  async recordUsageEvents(events: readonly UsageEventRow[]): Promise<void> { usage.recordUsageEvents(this.conn, events); }
+  async countUsageEvents(q: UsageEventCountQuery) { return usage.countUsageEvents(this.conn, q); }
+  async deleteUsageEventsBefore(time: number): Promise<number> { return usage.deleteUsageEventsBefore(this.conn, time); }
 
   async latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> {
     // The LIKE narrows the scan cheaply; the JSON test decides.
@@ -973,21 +767,7 @@ export class SqliteStore implements Store {
     return rows.map((r) => ({ urn: r.urn, aspect: r.aspect, timestamp: Number(r.ts), removed: r.removed === 1 }));
   }
 
-  async deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> {
-    let n = 0;
-    this.db.transaction(() => {
-      const log: ChangeRow[] = [];
-      for (const t of timeseriesTables()) {
-        const rows = this.stmt(`DELETE FROM ${t.table} WHERE run_id = ?`).run(runId).changes;
-        if (rows === 0) continue;
-        this.changedTable(t.table);
-        n += rows;
-        log.push(truncateChange({ urn: null, entityType: t.entityType, aspect: t.aspect, runId, rows, actor }, Date.now()));
-      }
-      this.appendChanges(log);
-    }).immediate();
-    return n;
-  }
+  async deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> { return timeseries.deleteTimeseriesOfRun(this.conn, runId, actor); }
 
   // Several servers on one database (issue 16): SQLite has no cross-process signal, followers poll the log.
   async watchChanges(): Promise<null> {
@@ -1010,40 +790,15 @@ export class SqliteStore implements Store {
 
   // Webhooks (migration 10)
 
-  async createWebhook(w: WebhookRow, seq: number): Promise<void> {
-    this.db.transaction(() => {
-      this.stmt(`INSERT INTO ${WEBHOOK_TABLE} (id, url, entity_types, aspects, secret, created_by, created_on, description)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(w.id, w.url, JSON.stringify(w.entityTypes), JSON.stringify(w.aspects), w.secret, w.createdBy,
-        w.createdOn, w.description);
-      this.stmt(`INSERT OR IGNORE INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES (?, ?, ?)`).run(`webhook:${w.id}`, seq, Date.now());
-    }).immediate();
-  }
+  async createWebhook(w: WebhookRow, seq: number): Promise<void> { return changeLog.createWebhook(this.conn, w, seq); }
 
-  async listWebhooks(): Promise<WebhookRow[]> {
-    return (this.stmt(`SELECT * FROM ${WEBHOOK_TABLE} ORDER BY created_on, id`).all() as Record<string, any>[]).map(webhookOf);
-  }
+  async listWebhooks(): Promise<WebhookRow[]> { return changeLog.listWebhooks(this.conn); }
 
-  async deleteWebhook(id: string): Promise<boolean> {
-    return this.db.transaction(() => {
-      this.stmt(`DELETE FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = ?`).run(id);
-      this.stmt(`DELETE FROM ${CONSUMER_TABLE} WHERE name = ?`).run(`webhook:${id}`);
-      return this.stmt(`DELETE FROM ${WEBHOOK_TABLE} WHERE id = ?`).run(id).changes === 1;
-    }).immediate();
-  }
+  async deleteWebhook(id: string): Promise<boolean> { return changeLog.deleteWebhook(this.conn, id); }
 
-  async addWebhookDeadLetter(d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean> {
-    return this.db.transaction(() => {
-      if (!this.moveConsumerRow(`webhook:${d.webhookId}`, from, to)) return false;
-      this.stmt(`INSERT INTO ${WEBHOOK_DEAD_LETTER_TABLE} (webhook_id, seq, at, attempts, status, error, event) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-        .run(d.webhookId, d.seq, d.at, d.attempts, d.status, d.error, d.event);
-      return true;
-    }).immediate();
-  }
+  async addWebhookDeadLetter(d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean> { return changeLog.addWebhookDeadLetter(this.conn, d, from, to); }
 
-  async webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> {
-    return (this.stmt(`SELECT * FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = ? AND id > ? ORDER BY id LIMIT ?`)
-      .all(webhookId, after, limit) as Record<string, any>[]).map(deadLetterOf);
-  }
+  async webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> { return changeLog.webhookDeadLetters(this.conn, webhookId, after, limit); }
 
   // Export and backup (src/services/export.ts, backup.ts)
 
@@ -1056,28 +811,7 @@ export class SqliteStore implements Store {
       ORDER BY urn LIMIT ?`).all(...params, q.limit) as EntityRow[];
   }
 
-  async timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number;
-    limit: number }): Promise<TimeseriesRow[]> {
-    if (q.urns.length === 0) return [];
-    const t = tableFor(q.entityType, q.aspect);
-    const out: TimeseriesRow[] = [];
-    // SQLite compares text byte by byte (BINARY), the order the export needs; the table's unique index serves it.
-    for (let i = 0; i < q.urns.length && out.length < q.limit; i += CHUNK) {
-      const chunk = q.urns.slice(i, i + CHUNK);
-      const where = [`urn IN (${chunk.map(() => '?').join(',')})`];
-      const params: unknown[] = [...chunk];
-      if (q.after) {
-        where.push('(urn, timestamp_millis, partition_key, granularity, message_id) > (?, ?, ?, ?, ?)');
-        params.push(q.after.urn, q.after.timestampMillis, q.after.partition, q.after.granularity, q.after.messageId);
-      }
-      if (q.sinceMillis !== undefined) { where.push('timestamp_millis >= ?'); params.push(q.sinceMillis); }
-      const rows = this.stmt(`SELECT urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata FROM ${t}
-        WHERE ${where.join(' AND ')} ORDER BY urn, timestamp_millis, partition_key, granularity, message_id LIMIT ?`)
-        .all(...params, q.limit - out.length) as TimeseriesTableRow[];
-      out.push(...rows.map(timeseriesRowOf));
-    }
-    return out;
-  }
+  async timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number; limit: number }): Promise<TimeseriesRow[]> { return timeseries.timeseriesRowsAfter(this.conn, q); }
 
   async backupTo(file: string): Promise<{ pages: number }> {
     // Made here, owner-only (it holds what the database holds) and never over an existing file ('wx').
@@ -1093,17 +827,6 @@ export class SqliteStore implements Store {
       throw e;
     }
   }
-}
-
-interface TimeseriesTableRow {
-  urn: string; timestamp_millis: number; partition_key: string; granularity: string; message_id: string; event: StoredJson; system_metadata: string | null;
-}
-
-function timeseriesRowOf(r: TimeseriesTableRow): TimeseriesRow {
-  return {
-    urn: r.urn, timestampMillis: Number(r.timestamp_millis), partition: r.partition_key, granularity: r.granularity, messageId: r.message_id,
-    value: JSON.parse(readJson(r.event)), systemMetadata: r.system_metadata ? JSON.parse(r.system_metadata) : null,
-  };
 }
 
 /**
@@ -1139,7 +862,6 @@ const ENCODE_IN_POOL_FROM = 256 * 1024;
 type RawLatest = Omit<StoredLatest, 'metadata'> & { metadata: StoredJson };
 
 /** A log row as SQLite stores it (values possibly compressed). */
-type StoredChangeLogRow = Omit<ChangeLogRow, 'value' | 'previous_value'> & { value?: StoredJson | null; previous_value?: StoredJson | null };
 
 /** A write waiting for its group's commit; `prepared` settles when its values are encoded. */
 interface GroupedWrite {
