@@ -4,11 +4,12 @@ import type { PostgresConnection } from './postgres/connection.js';
 import * as usage from './postgres/usage.js';
 import * as changeLog from './postgres/change-log.js';
 import { runTogether } from './postgres/change-log.js';
-import { isDatabaseUnreachable, timed, unavailableOr } from './postgres/connection.js';
+import { NO_TIME_LIMIT, isDatabaseUnreachable, lockInOrder, timed, unavailableOr } from './postgres/connection.js';
+import * as relations from './postgres/relationships.js';
+import * as timeseries from './postgres/timeseries.js';
 import { addLatest, aspectKey, checkUpdate, lockNames } from './aspect-updates.js';
 import { planVersions } from './version-plan.js';
 import { DEFERRED_INDEX_KEY, deferredIndexes, worthDeferring } from './deferred-indexes.js';
-import { edgeChanges } from './edges.js';
 import { ParsedValues } from './parsed-values.js';
 import { deepFreeze } from '../model/deep-freeze.js';
 import { databaseUnavailable } from '../errors.js';
@@ -17,10 +18,10 @@ import { ReplicaSet, type ReadRoutingStats, type ReplicaStatus } from './postgre
 import type { FacetOp } from './facet-bitmaps.js';
 import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
 import {
-  CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, deleteChange, timeseriesChange, truncateChange, upsertChange, type ChangeRow, type StoredLatest,
+  CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, deleteChange, truncateChange, upsertChange, type ChangeRow, type StoredLatest,
 } from './change-log.js';
 import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_TEXT, SEARCH_VALUES, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_TEXT, SEARCH_VALUES, SETTINGS_TABLE, migrations,
   timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
 import {
@@ -67,8 +68,6 @@ export const DEFAULT_POOL_SIZE = 10;
 export const DEFAULT_READ_WAIT_MS = 250;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
-/** The time limit of statements that may rightly take long (migrations, VACUUM): none, in effect (setTimeout's largest). */
-const NO_TIME_LIMIT = 2 ** 31 - 1;
 
 
 
@@ -128,7 +127,7 @@ export class PostgresStore implements Store {
       });
     }
     this.conn = {
-      query: (text, params) => this.query(text, params), tx: (fn) => this.tx(fn), clientConfig: this.clientConfig, replicas: this.replicas,
+      query: (text, params) => this.query(text, params), tx: (fn) => this.tx(fn), connect: () => this.connect(), clientConfig: this.clientConfig, replicas: this.replicas,
     };
   }
 
@@ -370,13 +369,7 @@ export class PostgresStore implements Store {
    * exist whether or not the aspect does, so they serialise the first writers of an aspect too.
    */
   private async lockAspects(c: pg.PoolClient, keys: readonly AspectKey[]): Promise<void> {
-    await this.lockInOrder(c, lockNames(keys));
-  }
-
-  private async lockInOrder(c: pg.PoolClient, names: readonly string[]): Promise<void> {
-    if (names.length === 0) return;
-    await c.query(`SELECT pg_advisory_xact_lock(hashtextextended(name, 0))
-      FROM (SELECT name FROM UNNEST($1::text[]) WITH ORDINALITY AS l(name, i) ORDER BY i) AS ordered`, [names]);
+    await lockInOrder(c, lockNames(keys));
   }
 
   /** Writes new versions of aspects whose locks this transaction holds, time-series rows and deletions, and logs each change. */
@@ -386,9 +379,9 @@ export class PostgresStore implements Store {
     const versionsOnly = !update.timeseries?.length && !update.deletes?.length && !update.timeseriesDeletes?.length;
     const results = await this.writeVersions(c, update.writes, historyCap, log, stored, versionsOnly);
     if (versionsOnly) return results;
-    await this.upsertTimeseriesRows(c, update.timeseries ?? [], log);
+    await timeseries.upsertTimeseriesRows(c, update.timeseries ?? [], log);
     for (const d of update.deletes ?? []) await this.deleteAspectRows(c, d.urn, [d.aspect], d.actor, log);
-    for (const d of update.timeseriesDeletes ?? []) await this.deleteTimeseriesRows(c, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
+    for (const d of update.timeseriesDeletes ?? []) await timeseries.deleteTimeseriesRows(c, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
     await changeLog.appendChanges(c, log);
     return results;
   }
@@ -552,123 +545,21 @@ export class PostgresStore implements Store {
     });
   }
 
-  async upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> {
-    await this.tx(async (c) => {
-      const log: ChangeRow[] = [];
-      await this.upsertTimeseriesRows(c, rows, log);
-      await changeLog.appendChanges(c, log);
-    });
-  }
+  upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> { return timeseries.upsertTimeseries(this.conn, rows); }
 
-  /** One multi-row statement per table and chunk; within a batch the last row for a key wins. Each row is logged. */
-  private async upsertTimeseriesRows(c: pg.PoolClient, rows: TimeseriesWrite[], log: ChangeRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    const now = Date.now();
-    const json = new Map(rows.map((r) => [r, JSON.stringify(r.value)]));
-    const sys = new Map(rows.map((r) => [r, r.systemMetadata ? JSON.stringify(r.systemMetadata) : null]));
-    for (const r of rows) log.push(timeseriesChange(r, json.get(r)!, sys.get(r)!, now));
-    const entities = new Map(rows.map((r) => [r.urn, r.entityType]));
-    await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) SELECT u, t, $3 FROM UNNEST($1::text[], $2::text[]) AS x(u, t)
-      ON CONFLICT DO NOTHING`, [[...entities.keys()], [...entities.values()], Date.now()]);
-    const byTable = new Map<string, Map<string, TimeseriesWrite>>();
-    for (const r of rows) {
-      const t = tableFor(r.entityType, r.aspect);
-      let m = byTable.get(t);
-      if (!m) byTable.set(t, (m = new Map()));
-      m.set(JSON.stringify([r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId]), r);
-    }
-    const CHUNK = 5000;
-    for (const [t, m] of byTable) {
-      const list = [...m.values()];
-      for (let i = 0; i < list.length; i += CHUNK) {
-        const chunk = list.slice(i, i + CHUNK);
-        await c.query(`INSERT INTO ${t} (urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata, run_id)
-          SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-          ON CONFLICT ON CONSTRAINT ${t}_key
-          DO UPDATE SET event = excluded.event, system_metadata = excluded.system_metadata, run_id = excluded.run_id`,
-        [chunk.map((r) => r.urn), chunk.map((r) => r.timestampMillis), chunk.map((r) => r.partition), chunk.map((r) => r.granularity),
-          chunk.map((r) => r.messageId), chunk.map((r) => json.get(r)!), chunk.map((r) => sys.get(r)!),
-          chunk.map((r) => r.systemMetadata?.runId ?? null)]);
-      }
-    }
-  }
 
-  async queryTimeseries(q: TimeseriesQuery): Promise<TimeseriesRecord[]> {
-    const t = tableFor(q.entityType, q.aspect);
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (q.urn !== undefined) { params.push(q.urn); where.push(`urn = $${params.length}`); }
-    if (q.startTimeMillis !== undefined) { params.push(q.startTimeMillis); where.push(`timestamp_millis >= $${params.length}`); }
-    if (q.endTimeMillis !== undefined) { params.push(q.endTimeMillis); where.push(`timestamp_millis <= $${params.length}`); }
-    params.push(q.limit ?? null);
-    const { rows } = await this.query(`SELECT urn, timestamp_millis, event, system_metadata FROM ${t}
-      ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY timestamp_millis ${q.order === 'asc' ? 'ASC' : 'DESC'}
-      LIMIT $${params.length}`, params);
-    return rows.map((r) => ({
-      urn: r.urn, timestampMillis: r.timestamp_millis, value: JSON.parse(r.event),
-      systemMetadata: r.system_metadata ? JSON.parse(r.system_metadata) : null,
-    }));
-  }
+  queryTimeseries(q: TimeseriesQuery): Promise<TimeseriesRecord[]> { return timeseries.queryTimeseries(this.conn, q); }
 
-  async countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> {
-    const t = tableFor(entityType, aspect);
-    const { rows } = beforeMillis === undefined
-      ? await this.query(`SELECT COUNT(*)::bigint AS n FROM ${t}`)
-      : await this.query(`SELECT COUNT(*)::bigint AS n FROM ${t} WHERE timestamp_millis < $1`, [beforeMillis]);
-    return rows[0].n as number;
-  }
+  countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> { return timeseries.countTimeseries(this.conn, entityType, aspect, beforeMillis); }
 
-  async deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number, actor?: string): Promise<number> {
-    const t = tableFor(entityType, aspect);
-    return this.tx(async (c) => {
-      const n = (await c.query(`DELETE FROM ${t} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${t} WHERE timestamp_millis < $1 LIMIT $2))`,
-        [endTimeMillis, batchSize])).rowCount ?? 0;
-      if (n) await changeLog.appendChanges(c, [truncateChange({ urn: null, entityType, aspect, endTimeMillis, rows: n, actor }, Date.now())]);
-      return n;
-    });
-  }
+  deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number, actor?: string): Promise<number> { return timeseries.deleteTimeseriesBefore(this.conn, entityType, aspect, endTimeMillis, batchSize, actor); }
 
-  async deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number, actor?: string): Promise<number> {
-    return this.tx(async (c) => {
-      const log: ChangeRow[] = [];
-      const n = await this.deleteTimeseriesRows(c, urn, entityType, aspect, start, end, actor, log);
-      await changeLog.appendChanges(c, log);
-      return n;
-    });
-  }
+  deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number, actor?: string): Promise<number> { return timeseries.deleteTimeseriesRange(this.conn, urn, entityType, aspect, start, end, actor); }
 
-  /** Deletes one entity's time-series rows of an aspect in a time range (all when open), logging it; inside a write transaction. */
-  private async deleteTimeseriesRows(c: pg.PoolClient, urn: string, entityType: string, aspect: string, start: number | undefined,
-    end: number | undefined, actor: string | undefined, log: ChangeRow[]): Promise<number> {
-    const t = tableFor(entityType, aspect);
-    const n = (await c.query(`DELETE FROM ${t} WHERE urn = $1 AND timestamp_millis >= $2 AND timestamp_millis <= $3`,
-      [urn, start ?? Number.MIN_SAFE_INTEGER, end ?? Number.MAX_SAFE_INTEGER])).rowCount ?? 0;
-    if (n) log.push(truncateChange({ urn, entityType, aspect, startTimeMillis: start, endTimeMillis: end, rows: n, actor }, Date.now()));
-    return n;
-  }
 
-  async reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void> {
-    // Plain VACUUM never blocks readers or writers but only trims empty pages at the end of the table; old rows
-    // sit at its start, so after a large truncation the table is rewritten (its size then really falls).
-    const c = await this.connect();
-    try {
-      // Nor does statement_timeout (ALMANAC_PG_STATEMENT_TIMEOUT_MS): lifted for this connection, closed after.
-      await c.query('SET statement_timeout = 0');
-      await c.query(timed(`VACUUM (${rewrite ? 'FULL, ' : ''}ANALYZE) ${tableFor(entityType, aspect)}`, NO_TIME_LIMIT));
-    } catch (e) {
-      throw unavailableOr(e);
-    } finally {
-      c.release(true);
-    }
-  }
+  reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void> { return timeseries.reclaimTimeseriesSpace(this.conn, entityType, aspect, rewrite); }
 
-  async timeseriesSizes(): Promise<TableSize[]> {
-    const names = timeseriesTableNames();
-    const { rows } = await this.query(`SELECT c.relname AS tbl, pg_total_relation_size(c.oid)::bigint AS bytes
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname = ANY($1)`, [names]);
-    return sizesFor(new Map(rows.map((r) => [r.tbl as string, r.bytes as number])));
-  }
+  timeseriesSizes(): Promise<TableSize[]> { return timeseries.timeseriesSizes(this.conn); }
 
   async upsertSearchDocs(docs: SearchDoc[]): Promise<void> {
     if (docs.length) await this.tx((c) => this.writeSearchDocs(c, docs));
@@ -828,33 +719,8 @@ export class PostgresStore implements Store {
     return (await this.query(`SELECT COUNT(*)::int AS n FROM ${SEARCH_DOCS}`)).rows[0].n as number;
   }
 
-  async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
-    await this.tx((c) => this.writeRelationships(c, sources, edges));
-  }
+  replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> { return relations.replaceRelationships(this.conn, sources, edges); }
 
-  /** Inside a write transaction. */
-  private async writeRelationships(c: pg.PoolClient, sources: readonly string[], wanted: readonly Relationship[]): Promise<void> {
-    {
-      // Two replacements of one source's edges would otherwise deadlock on each other's uncommitted inserts.
-      await this.lockInOrder(c, [...new Set(sources)].sort().map((source) => `${source}\n#relationships`));
-      const stored = sources.length
-        ? (await c.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE source = ANY($1)`, [sources])).rows.map(edgeOf) : [];
-      const { gone, added: edges } = edgeChanges(stored, wanted);
-      if (gone.length) {
-        await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} r USING UNNEST($1::text[], $2::text[], $3::text[]) AS g(source, type, destination)
-          WHERE r.source = g.source AND r.type = g.type AND r.destination = g.destination`,
-        [gone.map((e) => e.source), gone.map((e) => e.type), gone.map((e) => e.destination)]);
-      }
-      if (edges.length) {
-        await c.query(`INSERT INTO ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on, updated_actor, manual)
-          SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::int[])
-          ON CONFLICT DO NOTHING`,
-        [edges.map((e) => e.source), edges.map((e) => e.type), edges.map((e) => e.destination), edges.map((e) => e.createdOn ?? null),
-          edges.map((e) => e.createdActor ?? null), edges.map((e) => e.updatedOn ?? null), edges.map((e) => e.updatedActor ?? null),
-          edges.map((e) => (e.manual ? 1 : 0))]);
-      }
-    }
-  }
 
   changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> { return changeLog.changesAfter(this.conn, after, limit, withValues); }
 
@@ -912,25 +778,14 @@ export class PostgresStore implements Store {
         await this.writeSearchDocs(c, update.search.upsert);
         if (update.search.remove.length) await this.removeSearchDocs(c, update.search.remove);
       }
-      if (update.relationships) await this.writeRelationships(c, update.relationships.sources, update.relationships.edges);
+      if (update.relationships) await relations.writeRelationships(c, update.relationships.sources, update.relationships.edges);
       return true;
     });
   }
 
-  async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
-    const [self, other] = q.direction === 'INCOMING' ? ['destination', 'source'] : ['source', 'destination'];
-    const params: unknown[] = [q.urn];
-    let where = `${self} = $1`;
-    if (q.types?.length) { params.push(q.types); where += ` AND type = ANY($2)`; }
-    const total = (await this.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE} WHERE ${where}`, params)).rows[0].n as number;
-    const { rows } = await this.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${where}
-      ORDER BY ${other} COLLATE "C", type LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, q.count, q.start]);
-    return { total, edges: rows.map(edgeOf) };
-  }
+  relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) { return relations.relationships(this.conn, q); }
 
-  async countRelationships(): Promise<number> {
-    return (await this.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE}`)).rows[0].n as number;
-  }
+  countRelationships(): Promise<number> { return relations.countRelationships(this.conn); }
 
   async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
     if (!worthDeferring(backlog, await this.countSearchDocs())) return null;
@@ -965,13 +820,7 @@ export class PostgresStore implements Store {
     return rows[0].value as string;
   }
 
-  async relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {
-    if (q.urns.length === 0 || q.types.length === 0) return [];
-    const self = q.direction === 'INCOMING' ? 'destination' : 'source';
-    const { rows } = await this.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} = ANY($1) AND type = ANY($2)`,
-      [[...q.urns], [...q.types]]);
-    return rows.map(edgeOf);
-  }
+  relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> { return relations.relationshipsOf(this.conn, q); }
 
   // Usage and activity (postgres/usage.ts)
   recordActivity(a: ActivityEvent, keep: number): Promise<void> { return usage.recordActivity(this.conn, a, keep); }
@@ -1009,20 +858,7 @@ export class PostgresStore implements Store {
     return rows.map((r) => ({ urn: r.urn as string, aspect: r.aspect as string, timestamp: Number(r.ts), removed: Number(r.removed) === 1 }));
   }
 
-  async deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> {
-    return this.tx(async (c) => {
-      let n = 0;
-      const log: ChangeRow[] = [];
-      for (const t of timeseriesTables()) {
-        const rows = (await c.query(`DELETE FROM ${t.table} WHERE run_id = $1`, [runId])).rowCount ?? 0;
-        if (rows === 0) continue;
-        n += rows;
-        log.push(truncateChange({ urn: null, entityType: t.entityType, aspect: t.aspect, runId, rows, actor }, Date.now()));
-      }
-      await changeLog.appendChanges(c, log);
-      return n;
-    });
-  }
+  deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> { return timeseries.deleteTimeseriesOfRun(this.conn, runId, actor); }
 
   watchChanges(wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<() => Promise<void>> { return changeLog.watchChanges(this.conn, wake, onState); }
 
@@ -1112,27 +948,7 @@ export class PostgresStore implements Store {
     return this.byteCollation;
   }
 
-  async timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number;
-    limit: number }): Promise<TimeseriesRow[]> {
-    if (q.urns.length === 0) return [];
-    const t = tableFor(q.entityType, q.aspect);
-    const params: unknown[] = [q.urns];
-    const where = ['urn = ANY($1::text[])'];
-    if (q.after) {
-      params.push(q.after.urn, q.after.timestampMillis, q.after.partition, q.after.granularity, q.after.messageId);
-      where.push('(urn COLLATE "C", timestamp_millis, partition_key COLLATE "C", granularity COLLATE "C", message_id COLLATE "C") > ($2, $3, $4, $5, $6)');
-    }
-    if (q.sinceMillis !== undefined) { params.push(q.sinceMillis); where.push(`timestamp_millis >= $${params.length}`); }
-    params.push(q.limit);
-    const { rows } = await this.query(`SELECT urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata FROM ${t}
-      WHERE ${where.join(' AND ')}
-      ORDER BY urn COLLATE "C", timestamp_millis, partition_key COLLATE "C", granularity COLLATE "C", message_id COLLATE "C"
-      LIMIT $${params.length}`, params);
-    return rows.map((r) => ({
-      urn: r.urn, timestampMillis: Number(r.timestamp_millis), partition: r.partition_key, granularity: r.granularity, messageId: r.message_id,
-      value: JSON.parse(r.event), systemMetadata: r.system_metadata ? JSON.parse(r.system_metadata) : null,
-    }));
-  }
+  timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number; limit: number }): Promise<TimeseriesRow[]> { return timeseries.timeseriesRowsAfter(this.conn, q); }
 
   async backupTo(): Promise<{ pages: number }> {
     throw new Error('a PostgreSQL database is backed up with pg_dump (and restored with pg_restore), not by Almanac');
@@ -1143,19 +959,6 @@ export class PostgresStore implements Store {
 const LOCK_CHECK_MS = 5_000;
 const LOCK_CHECK_TIMEOUT_MS = 10_000;
 
-
-const EDGE_COLUMNS = 'source, type, destination, created_on, created_actor, updated_on, updated_actor, manual';
-
-/** A row of the relationship table as a Relationship: stamps only where the edge has them (BIGINT arrives as text). */
-function edgeOf(r: Record<string, any>): Relationship {
-  const e: Relationship = { source: r.source, type: r.type, destination: r.destination };
-  if (r.created_on != null) e.createdOn = Number(r.created_on);
-  if (r.created_actor != null) e.createdActor = r.created_actor;
-  if (r.updated_on != null) e.updatedOn = Number(r.updated_on);
-  if (r.updated_actor != null) e.updatedActor = r.updated_actor;
-  if (r.manual) e.manual = true;
-  return e;
-}
 
 /** An aspect write waiting for a group commit: its update, computed under the group's locks from the current values. */
 interface GroupedWrite {

@@ -7,11 +7,11 @@ import { TableSizes, type SqliteConnection } from './sqlite/connection.js';
 import * as usage from './sqlite/usage.js';
 import * as changeLog from './sqlite/change-log.js';
 import * as timeseries from './sqlite/timeseries.js';
+import * as relations from './sqlite/relationships.js';
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 import { addLatest, aspectKey, checkUpdate } from './aspect-updates.js';
 import { planVersions } from './version-plan.js';
 import { DEFERRED_INDEX_KEY, deferredIndexes, worthDeferring } from './deferred-indexes.js';
-import { edgeChanges } from './edges.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { CharBudgetMap } from './char-budget-map.js';
 import { ParsedValues } from './parsed-values.js';
@@ -586,24 +586,8 @@ export class SqliteStore implements Store {
     return this.stmt(`SELECT COUNT(*) FROM ${SEARCH_DOCS}`).pluck().get() as number;
   }
 
-  async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
-    this.db.transaction(() => this.writeRelationships(sources, edges)).immediate();
-  }
+  async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> { return relations.replaceRelationships(this.conn, sources, edges); }
 
-  /** Inside a write transaction. */
-  private writeRelationships(sources: readonly string[], edges: readonly Relationship[]): void {
-    {
-      const stored = sources.flatMap((s) => (this.stmt(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE source = ?`).all(s) as EdgeRow[]).map(edgeOf));
-      const { gone, added } = edgeChanges(stored, edges);
-      const del = this.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ? AND type = ? AND destination = ?`);
-      for (const e of gone) del.run(e.source, e.type, e.destination);
-      for (const e of added) {
-        this.stmt(`INSERT OR IGNORE INTO ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on,
-          updated_actor, manual) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(e.source, e.type, e.destination, e.createdOn ?? null,
-          e.createdActor ?? null, e.updatedOn ?? null, e.updatedActor ?? null, e.manual ? 1 : 0);
-      }
-    }
-  }
 
   async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> { return changeLog.changesAfter(this.conn, after, limit, withValues); }
 
@@ -662,25 +646,14 @@ export class SqliteStore implements Store {
         this.writeSearchDocs(update.search.upsert);
         this.removeSearchDocs(update.search.remove);
       }
-      if (update.relationships) this.writeRelationships(update.relationships.sources, update.relationships.edges);
+      if (update.relationships) relations.writeRelationships(this.conn, update.relationships.sources, update.relationships.edges);
       return true;
     }).immediate(), move);
   }
 
-  async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
-    const [self, other] = q.direction === 'INCOMING' ? ['destination', 'source'] : ['source', 'destination'];
-    const params: unknown[] = [q.urn];
-    let where = `${self} = ?`;
-    if (q.types?.length) { where += ` AND type IN (${q.types.map(() => '?').join(',')})`; params.push(...q.types); }
-    const total = this.stmt(`SELECT COUNT(*) FROM ${RELATIONSHIP_TABLE} WHERE ${where}`).pluck().get(...params) as number;
-    const edges = this.stmt(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${where} ORDER BY ${other}, type LIMIT ? OFFSET ?`)
-      .all(...params, q.count, q.start) as EdgeRow[];
-    return { total, edges: edges.map(edgeOf) };
-  }
+  async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) { return relations.relationships(this.conn, q); }
 
-  async countRelationships(): Promise<number> {
-    return this.stmt(`SELECT COUNT(*) FROM ${RELATIONSHIP_TABLE}`).pluck().get() as number;
-  }
+  async countRelationships(): Promise<number> { return relations.countRelationships(this.conn); }
 
   async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
     if (!worthDeferring(backlog, await this.countSearchDocs())) return null;
@@ -715,19 +688,7 @@ export class SqliteStore implements Store {
     return this.stmt(`SELECT value FROM ${SETTINGS_TABLE} WHERE key = ?`).pluck().get(key) as string;
   }
 
-  async relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {
-    if (q.urns.length === 0 || q.types.length === 0) return [];
-    const self = q.direction === 'INCOMING' ? 'destination' : 'source';
-    const out: Relationship[] = [];
-    // Bounded batches keep each statement under SQLite's limit on bound parameters.
-    for (let i = 0; i < q.urns.length; i += 500) {
-      const batch = q.urns.slice(i, i + 500);
-      const rows = this.db.prepare(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} IN (${batch.map(() => '?').join(',')})
-        AND type IN (${q.types.map(() => '?').join(',')})`).all(...batch, ...q.types) as EdgeRow[];
-      for (const r of rows) out.push(edgeOf(r));
-    }
-    return out;
-  }
+  async relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> { return relations.relationshipsOf(this.conn, q); }
 
   // Usage and activity (sqlite/usage.ts)
   async recordActivity(a: ActivityEvent, keep: number): Promise<void> { usage.recordActivity(this.conn, a, keep); }
@@ -891,20 +852,3 @@ async function encodeAhead(writes: readonly AspectWrite[], texts: readonly strin
   return out;
 }
 
-const EDGE_COLUMNS = 'source, type, destination, created_on, created_actor, updated_on, updated_actor, manual';
-
-interface EdgeRow {
-  source: string; type: string; destination: string; created_on: number | null; created_actor: string | null;
-  updated_on: number | null; updated_actor: string | null; manual: number;
-}
-
-/** A row of the relationship table as a Relationship: stamps only where the edge has them. */
-function edgeOf(r: EdgeRow): Relationship {
-  const e: Relationship = { source: r.source, type: r.type, destination: r.destination };
-  if (r.created_on != null) e.createdOn = Number(r.created_on);
-  if (r.created_actor != null) e.createdActor = r.created_actor;
-  if (r.updated_on != null) e.updatedOn = Number(r.updated_on);
-  if (r.updated_actor != null) e.updatedActor = r.updated_actor;
-  if (r.manual) e.manual = true;
-  return e;
-}

@@ -8,6 +8,8 @@ export interface PostgresConnection {
   query(text: string | pg.QueryConfig | pg.QueryArrayConfig, params?: unknown[]): Promise<pg.QueryResult>;
   /** A transaction on one connection of the pool, its facet changes applied once it commits. */
   tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T>;
+  /** A connection of the pool, for what must run outside a transaction; unreachable is a typed 503. */
+  connect(): Promise<pg.PoolClient>;
   /** What every connection of the store is made with (the pool's, the LISTEN connection). */
   readonly clientConfig: pg.ClientConfig;
   /** Read replicas, when DATABASE_READ_URL names some. */
@@ -46,4 +48,14 @@ const UNREACHABLE_MESSAGES = /^(Connection terminated|Query read timeout|timeout
 export function unavailableOr(e: unknown): unknown {
   if (!isDatabaseUnreachable(e)) return e;
   return Object.assign(databaseUnavailable(), { cause: e });
+}
+
+/** The time limit of statements that may rightly take long (migrations, VACUUM): none, in effect (setTimeout's largest). */
+export const NO_TIME_LIMIT = 2 ** 31 - 1;
+
+/** Transaction-scoped advisory locks on some names, taken in the order given (callers sort them: no deadlocks). */
+export async function lockInOrder(c: pg.PoolClient, names: readonly string[]): Promise<void> {
+  if (names.length === 0) return;
+  await c.query(`SELECT pg_advisory_xact_lock(hashtextextended(name, 0))
+    FROM (SELECT name FROM UNNEST($1::text[]) WITH ORDINALITY AS l(name, i) ORDER BY i) AS ordered`, [names]);
 }
