@@ -8,6 +8,7 @@ import * as usage from './sqlite/usage.js';
 import * as changeLog from './sqlite/change-log.js';
 import * as timeseries from './sqlite/timeseries.js';
 import * as relations from './sqlite/relationships.js';
+import { SqliteSearch } from './sqlite/search.js';
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 import { addLatest, aspectKey, checkUpdate } from './aspect-updates.js';
 import { planVersions } from './version-plan.js';
@@ -16,19 +17,14 @@ import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { CharBudgetMap } from './char-budget-map.js';
 import { ParsedValues } from './parsed-values.js';
 import { readJson, sameStored, storeJson, storeJsonAsync, type StoredJson } from './stored-json.js';
-import type { FacetOp } from './facet-bitmaps.js';
 import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
 import {
   CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, deleteChange, truncateChange, type ChangeRow, type StoredLatest,
 } from './change-log.js';
 import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, SETTINGS_TABLE, migrations,
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_DOCS, SETTINGS_TABLE, migrations,
   timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
 } from './schema.js';
-import {
-  addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, docKeys, ftsFlags, textDigest, type FacetRow, numeric, pageSteps, type PageRow, type CountedDoc, type Statement, textWords,
-  addRewriteDeltas, valueChanges,
-} from './search-sql.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
   IndexUpdate, LatestAspects, Relationship, RunAspectRow, RunSummary,
@@ -84,20 +80,20 @@ export class SqliteStore implements Store {
   private readonly statements = new Map<string, Database.Statement>();
   /** The connection as each concern's module takes it (sqlite/). */
   private readonly conn: SqliteConnection;
+  private readonly search: SqliteSearch;
   /** Latest aspect values parsed once and shared while their text is unchanged. */
   private readonly latestValues = new ParsedValues(undefined, (urn, aspect, stored) => this.justWritten.text(urn, aspect, stored));
   /** The texts of compressed values this process wrote last, which the index step reads right after the write. */
   private readonly justWritten = new RecentTexts();
-  /** Facet counts in memory (src/storage/facet-index.ts); `facetOps` collects a transaction's changes for it. */
+  /** Facet counts in memory (src/storage/facet-index.ts). */
   readonly facets: FacetIndex = new FacetIndex({
     dialect: 'sqlite',
-    rows: async (s) => this.run(s) as Record<string, unknown>[],
+    rows: async (s) => this.search.run(s) as Record<string, unknown>[],
     ids: async (s) => this.stmt(s.sql).pluck().all(...s.params) as number[],
     changesAfter: (after, limit) => this.changesAfter(after, limit),
     firstChangeSeq: () => this.firstChangeSeq(),
     consumerOffsets: () => this.consumerOffsets(),
   });
-  private facetOps: FacetOp[] = [];
 
   /** Prepared statements are cached by their SQL text; each text is always used in the same mode. */
   private stmt(sql: string): Database.Statement {
@@ -115,6 +111,7 @@ export class SqliteStore implements Store {
     }
     this.db = new Database(file);
     this.conn = { db: this.db, stmt: (sql) => this.stmt(sql), sizes: new TableSizes() };
+    this.search = new SqliteSearch(this.conn, this.facets);
     // auto_vacuum must be chosen before the first table exists; it lets truncation give pages back.
     this.db.pragma('auto_vacuum = INCREMENTAL');
     this.db.pragma('journal_mode = WAL');
@@ -156,24 +153,6 @@ export class SqliteStore implements Store {
     this.facets.start();
   }
 
-  /**
-   * Runs a write transaction that may change the search tables, then hands what it changed to the facet index (after
-   * the commit; nothing on a rollback). Inside another transaction, the outer one hands them over.
-   */
-  private withFacets<T>(tx: () => T, move?: { from: number; to: number }): T {
-    if (this.db.inTransaction) return tx();
-    this.facetOps = [];
-    try {
-      const r = tx();
-      this.facets.committed(this.facetOps, r === false ? undefined : move);
-      return r;
-    } finally {
-      this.facetOps = [];
-    }
-  }
-
-  /** Search documents written since the planner's statistics were last refreshed. */
-  private docsSinceOptimize = 0;
 
   async close(): Promise<void> {
     this.takeGroup();
@@ -422,7 +401,7 @@ export class SqliteStore implements Store {
 
   async deleteEntity(urn: string, actor = SYSTEM_ACTOR): Promise<{ rows: number; timeseriesRows: number }> {
     const db = this.db;
-    return this.withFacets(() => db.transaction(() => {
+    return this.search.withFacets(() => db.transaction(() => {
       const log: ChangeRow[] = [];
       const aspects = this.stmt(`SELECT aspect FROM ${ASPECT_TABLE} WHERE urn = ? AND version = 0 ORDER BY aspect`).pluck().all(urn) as string[];
       const rows = this.deleteAspectRows(urn, aspects, actor, log)
@@ -435,7 +414,7 @@ export class SqliteStore implements Store {
         timeseriesRows += n;
         log.push(truncateChange({ urn, entityType: t.entityType, aspect: t.aspect, rows: n, actor }, Date.now()));
       }
-      this.removeSearchDocs([urn]);
+      this.search.removeSearchDocs([urn]);
       this.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ?`).run(urn);
       this.stmt(`DELETE FROM ${ENTITY_TABLE} WHERE urn = ?`).run(urn);
       changeLog.appendChanges(this.conn, log);
@@ -459,132 +438,23 @@ export class SqliteStore implements Store {
 
   async timeseriesSizes(): Promise<TableSize[]> { return timeseries.timeseriesSizes(this.conn); }
 
-  async upsertSearchDocs(docs: SearchDoc[]): Promise<void> {
-    this.withFacets(() => this.db.transaction(() => this.writeSearchDocs(docs)).immediate());
-  }
 
-  /** Inside a write transaction. */
-  private writeSearchDocs(docs: readonly SearchDoc[]): void {
-    {
-      const deltas = new Map<string, number>();
-      const insertDoc = this.stmt(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key, text_words)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-      const updateDoc = this.stmt(`UPDATE ${SEARCH_DOCS} SET entity_type = ?, removed = ?, sort_name = ?, text_digest = ?, name_key = ?,
-        qualified_key = ?, text_words = ? WHERE id = ?`);
-      const insertText = this.stmt(`INSERT INTO ${SEARCH_FTS} (rowid, name, body, flags) VALUES (?, ?, ?, ?)`);
-      const deleteText = this.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`);
-      const insertValue = this.stmt(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num) VALUES (?, ?, ?, ?)`);
-      const deleteValue = this.stmt(`DELETE FROM ${SEARCH_VALUES} WHERE field = ? AND value = ? AND doc_id = ?`);
-      for (const d of docs) {
-        const values = distinctValues(d);
-        const flags = ftsFlags(d.entityType, d.removed);
-        const digest = textDigest(d.name, d.text, flags);
-        const old = this.takeSearchDoc(d.urn, true);
-        let id: number;
-        if (old) {
-          id = old.id;
-          updateDoc.run(d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), textWords(d), id);
-        } else {
-          id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), textWords(d)).lastInsertRowid);
-        }
-        if (old?.textDigest !== digest) {
-          if (old) deleteText.run(id);
-          insertText.run(id, d.name, d.text, flags);
-        }
-        const changes = valueChanges(old?.doc.values ?? [], values);
-        for (const [field, value] of changes.gone) deleteValue.run(field, value, id);
-        for (const [field, value] of changes.added) insertValue.run(field, value, id, numeric(value));
-        addRewriteDeltas(deltas, old?.doc, { entityType: d.entityType, removed: d.removed, values }, changes);
-        this.facetOps.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values } });
-      }
-      this.applyCounts(deltas);
-    }
-    // Search plans depend on how selective each index is, which changes as the catalog grows.
-    this.docsSinceOptimize += docs.length;
-    if (this.docsSinceOptimize >= 20_000) {
-      this.docsSinceOptimize = 0;
-      this.db.pragma('optimize');
-    }
-  }
 
-  /**
-   * Removes a document's text and values (unless kept, to be rewritten by difference: the values by what changed,
-   * the text if its digest did), keeping its row and id; returns what the counts held for it.
-   */
-  private takeSearchDoc(urn: string, keep = false): { id: number; doc: CountedDoc; textDigest: string | null } | undefined {
-    const row = this.stmt(`SELECT id, entity_type, removed, text_digest FROM ${SEARCH_DOCS} WHERE urn = ?`).get(urn) as
-      { id: number; entity_type: string; removed: number; text_digest: string | null } | undefined;
-    if (!row) return undefined;
-    const values = (this.stmt(`SELECT field, value FROM ${SEARCH_VALUES} WHERE doc_id = ?`).raw().all(row.id) as [string, string][]);
-    if (!keep) {
-      this.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`).run(row.id);
-      this.stmt(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = ?`).run(row.id);
-    }
-    return { id: row.id, doc: { entityType: row.entity_type, removed: row.removed === 1, values }, textDigest: row.text_digest };
-  }
 
-  private applyCounts(deltas: Map<string, number>): void {
-    const bump = this.stmt(`INSERT INTO ${SEARCH_COUNTS} (field, removed, entity_type, value, n) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (field, removed, entity_type, value) DO UPDATE SET n = n + excluded.n`);
-    const drop = this.stmt(`DELETE FROM ${SEARCH_COUNTS} WHERE field = ? AND removed = ? AND entity_type = ? AND value = ? AND n <= 0`);
-    for (const c of countChanges(deltas)) {
-      bump.run(c.field, c.removed ? 1 : 0, c.entityType, c.value, c.n);
-      if (c.n < 0) drop.run(c.field, c.removed ? 1 : 0, c.entityType, c.value);
-    }
-  }
 
-  /** Runs inside a write transaction. */
-  private removeSearchDocs(urns: readonly string[]): void {
-    const deltas = new Map<string, number>();
-    for (const u of urns) {
-      const old = this.takeSearchDoc(u);
-      if (!old) continue;
-      this.stmt(`DELETE FROM ${SEARCH_DOCS} WHERE id = ?`).run(old.id);
-      addCountDeltas(deltas, old.doc, undefined);
-      this.facetOps.push({ remove: old.id });
-    }
-    this.applyCounts(deltas);
-  }
 
-  async deleteSearchDocs(urns: readonly string[]): Promise<void> {
-    this.withFacets(() => this.db.transaction(() => this.removeSearchDocs(urns)).immediate());
-  }
 
-  private run(s: Statement): unknown[] {
-    return this.stmt(s.sql).all(...s.params);
-  }
 
-  async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) {
-    // The total from the facet index's match set when it has one (its facets then reuse it).
-    const matched = q.facetsFollow ? (await this.facets.matchSet({ terms: q.terms, where: q.where }, true))?.size : undefined;
-    // One read transaction: the total and the page see the same documents.
-    return this.db.transaction(() => {
-      const total = matched ?? Number((this.run(countStatement('sqlite', q))[0] as { n: number }).n);
-      if (q.count === 0 || total === 0) return { total, urns: [] };
-      const all = Number((this.run(allDocsStatement('sqlite'))[0] as { n: number }).n);
-      const steps = pageSteps('sqlite', q, total, all);
-      let step = steps.next();
-      while (!step.done) step = steps.next(step.value.map((s) => this.run(s) as PageRow[]));
-      return { total, urns: step.value };
-    }).deferred();
-  }
 
-  async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
-    return this.facets.count(q, facets, async (specs) => this.sqlFacets(q, specs, matches));
-  }
 
-  private sqlFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): FacetCount[][] {
-    return this.db.transaction(() => {
-      const steps = facetSteps('sqlite', q, facets, matches);
-      let step = steps.next();
-      while (!step.done) step = steps.next(step.value.map((s) => this.run(s) as FacetRow[]));
-      return step.value;
-    }).deferred();
-  }
 
-  async countSearchDocs(): Promise<number> {
-    return this.stmt(`SELECT COUNT(*) FROM ${SEARCH_DOCS}`).pluck().get() as number;
-  }
+
+  // Search (sqlite/search.ts)
+  async upsertSearchDocs(docs: SearchDoc[]): Promise<void> { this.search.upsertSearchDocs(docs); }
+  async deleteSearchDocs(urns: readonly string[]): Promise<void> { this.search.deleteSearchDocs(urns); }
+  searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) { return this.search.searchDocs(q); }
+  searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> { return this.search.searchFacets(q, facets, matches); }
+  async countSearchDocs(): Promise<number> { return this.search.countSearchDocs(); }
 
   async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> { return relations.replaceRelationships(this.conn, sources, edges); }
 
@@ -630,7 +500,7 @@ export class SqliteStore implements Store {
 
   async applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean> {
     const move = guards.find((g) => g.consumer === SEARCH_CONSUMER && 'from' in g) as { from: number; to: number } | undefined;
-    return this.withFacets(() => this.db.transaction(() => {
+    return this.search.withFacets(() => this.db.transaction(() => {
       // Every guard checked before any offset moves, so a refusal writes nothing.
       for (const guard of guards) {
         if ('from' in guard) {
@@ -643,8 +513,8 @@ export class SqliteStore implements Store {
       }
       for (const guard of guards) if ('from' in guard) changeLog.moveConsumerRow(this.conn, guard.consumer, guard.from, guard.to);
       if (update.search) {
-        this.writeSearchDocs(update.search.upsert);
-        this.removeSearchDocs(update.search.remove);
+        this.search.writeSearchDocs(update.search.upsert);
+        this.search.removeSearchDocs(update.search.remove);
       }
       if (update.relationships) relations.writeRelationships(this.conn, update.relationships.sources, update.relationships.edges);
       return true;
