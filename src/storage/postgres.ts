@@ -6,6 +6,7 @@ import * as changeLog from './postgres/change-log.js';
 import { runTogether } from './postgres/change-log.js';
 import { NO_TIME_LIMIT, isDatabaseUnreachable, lockInOrder, timed, unavailableOr } from './postgres/connection.js';
 import * as relations from './postgres/relationships.js';
+import * as reads from './postgres/aspect-reads.js';
 import { PostgresSearch, type FacetChanges } from './postgres/search.js';
 import * as timeseries from './postgres/timeseries.js';
 import { addLatest, aspectKey, checkUpdate, lockNames } from './aspect-updates.js';
@@ -22,7 +23,7 @@ import {
 } from './change-log.js';
 import {
   ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_DOCS, SEARCH_TEXT, SETTINGS_TABLE, migrations,
-  timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
+  timeseriesTables, timeseriesTableStatements, type AspectRow,
 } from './schema.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
@@ -121,7 +122,7 @@ export class PostgresStore implements Store {
       });
     }
     this.conn = {
-      query: (text, params) => this.query(text, params), tx: (fn) => this.tx(fn), connect: () => this.connect(), clientConfig: this.clientConfig, replicas: this.replicas,
+      query: (text, params) => this.query(text, params), tx: (fn) => this.tx(fn), connect: () => this.connect(), pool: this.pool, clientConfig: this.clientConfig, replicas: this.replicas,
     };
     this.search = new PostgresSearch(this.conn, this.facets, this.facetTx);
   }
@@ -470,17 +471,8 @@ export class PostgresStore implements Store {
     return out;
   }
 
-  async getVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null> {
-    const { rows } = await this.query(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version = $3`,
-      [urn, aspect, version]);
-    return rows[0] ? toRecord(rows[0]) : null;
-  }
-
-  async listVersions(urn: string, aspect: string): Promise<AspectRecord[]> {
-    const { rows } = await this.query(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2
-      ORDER BY CASE WHEN version = 0 THEN 0 ELSE 1 END, version DESC`, [urn, aspect]);
-    return (rows as AspectRow[]).map(toRecord);
-  }
+  getVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null> { return reads.getVersion(this.conn, urn, aspect, version); }
+  listVersions(urn: string, aspect: string): Promise<AspectRecord[]> { return reads.listVersions(this.conn, urn, aspect); }
 
   async deleteAspects(urn: string, aspects: readonly string[], actor = SYSTEM_ACTOR): Promise<number> {
     if (aspects.length === 0) return 0;
@@ -493,29 +485,11 @@ export class PostgresStore implements Store {
     });
   }
 
-  async existing(urns: readonly string[]): Promise<Set<string>> {
-    if (urns.length === 0) return new Set();
-    const { rows } = await this.query(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY($1)`, [urns]);
-    return new Set(rows.map((r) => r.urn as string));
+  existing(urns: readonly string[]): Promise<Set<string>> { return reads.existing(this.conn, urns); }
+  listEntities(opts: { entityType?: string; start?: number; count?: number; after?: string }): Promise<EntityRow[]> {
+    return reads.listEntities(this.conn, opts);
   }
-
-  async listEntities(opts: { entityType?: string; start?: number; count?: number; after?: string }): Promise<EntityRow[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (opts.entityType) { params.push(opts.entityType); where.push(`entity_type = $${params.length}`); }
-    if (opts.after !== undefined) { params.push(opts.after); where.push(`urn > $${params.length}`); }
-    params.push(opts.count ?? null, opts.start ?? 0);
-    const { rows } = await this.query(`SELECT urn, entity_type AS "entityType" FROM ${ENTITY_TABLE}
-      ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY urn COLLATE "C" LIMIT $${params.length - 1} OFFSET $${params.length}`, params);
-    return rows as EntityRow[];
-  }
-
-  async countEntities(entityType?: string): Promise<number> {
-    const { rows } = entityType
-      ? await this.query(`SELECT COUNT(*)::int AS n FROM ${ENTITY_TABLE} WHERE entity_type = $1`, [entityType])
-      : await this.query(`SELECT COUNT(*)::int AS n FROM ${ENTITY_TABLE}`);
-    return rows[0].n as number;
-  }
+  countEntities(entityType?: string): Promise<number> { return reads.countEntities(this.conn, entityType); }
 
   async deleteEntity(urn: string, actor = SYSTEM_ACTOR): Promise<{ rows: number; timeseriesRows: number }> {
     return this.tx(async (c) => {
@@ -544,16 +518,20 @@ export class PostgresStore implements Store {
 
 
   queryTimeseries(q: TimeseriesQuery): Promise<TimeseriesRecord[]> { return timeseries.queryTimeseries(this.conn, q); }
+  countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> {
+    return timeseries.countTimeseries(this.conn, entityType, aspect, beforeMillis);
+  }
+  deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number, actor?: string): Promise<number> {
+    return timeseries.deleteTimeseriesBefore(this.conn, entityType, aspect, endTimeMillis, batchSize, actor);
+  }
+  deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number, actor?: string): Promise<number> {
+    return timeseries.deleteTimeseriesRange(this.conn, urn, entityType, aspect, start, end, actor);
+  }
 
-  countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> { return timeseries.countTimeseries(this.conn, entityType, aspect, beforeMillis); }
 
-  deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number, actor?: string): Promise<number> { return timeseries.deleteTimeseriesBefore(this.conn, entityType, aspect, endTimeMillis, batchSize, actor); }
-
-  deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number, actor?: string): Promise<number> { return timeseries.deleteTimeseriesRange(this.conn, urn, entityType, aspect, start, end, actor); }
-
-
-  reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void> { return timeseries.reclaimTimeseriesSpace(this.conn, entityType, aspect, rewrite); }
-
+  reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void> {
+    return timeseries.reclaimTimeseriesSpace(this.conn, entityType, aspect, rewrite);
+  }
   timeseriesSizes(): Promise<TableSize[]> { return timeseries.timeseriesSizes(this.conn); }
 
 
@@ -570,26 +548,24 @@ export class PostgresStore implements Store {
   upsertSearchDocs(docs: SearchDoc[]): Promise<void> { return this.search.upsertSearchDocs(docs); }
   deleteSearchDocs(urns: readonly string[]): Promise<void> { return this.search.deleteSearchDocs(urns); }
   searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) { return this.search.searchDocs(q); }
-  searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> { return this.search.searchFacets(q, facets, matches); }
+  searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
+    return this.search.searchFacets(q, facets, matches);
+  }
   countSearchDocs(): Promise<number> { return this.search.countSearchDocs(); }
+  replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
+    return relations.replaceRelationships(this.conn, sources, edges);
+  }
 
-  replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> { return relations.replaceRelationships(this.conn, sources, edges); }
 
-
-  changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> { return changeLog.changesAfter(this.conn, after, limit, withValues); }
-
+  changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
+    return changeLog.changesAfter(this.conn, after, limit, withValues);
+  }
   lastChangeSeq(): Promise<number> { return changeLog.lastChangeSeq(this.conn); }
-
   firstChangeSeq(): Promise<number | null> { return changeLog.firstChangeSeq(this.conn); }
-
   consumerOffsets(): Promise<Map<string, number>> { return changeLog.consumerOffsets(this.conn); }
-
   registerConsumer(name: string, seq: number): Promise<number> { return changeLog.registerConsumer(this.conn, name, seq); }
-
   moveConsumer(name: string, from: number, to: number): Promise<boolean> { return changeLog.moveConsumer(this.conn, name, from, to); }
-
   removeConsumer(name: string): Promise<void> { return changeLog.removeConsumer(this.conn, name); }
-
   trimChanges(beforeTime: number, batchSize: number): Promise<number> { return changeLog.trimChanges(this.conn, beforeTime, batchSize); }
 
   async indexedWithoutEntity(index: 'search' | 'relationships', limit: number): Promise<string[]> {
@@ -637,8 +613,9 @@ export class PostgresStore implements Store {
     });
   }
 
-  relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) { return relations.relationships(this.conn, q); }
-
+  relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
+    return relations.relationships(this.conn, q);
+  }
   countRelationships(): Promise<number> { return relations.countRelationships(this.conn); }
 
   async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
@@ -674,7 +651,9 @@ export class PostgresStore implements Store {
     return rows[0].value as string;
   }
 
-  relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> { return relations.relationshipsOf(this.conn, q); }
+  relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {
+    return relations.relationshipsOf(this.conn, q);
+  }
 
   // Usage and activity (postgres/usage.ts)
   recordActivity(a: ActivityEvent, keep: number): Promise<void> { return usage.recordActivity(this.conn, a, keep); }
@@ -685,36 +664,17 @@ export class PostgresStore implements Store {
   countUsageEvents(q: UsageEventCountQuery) { return usage.countUsageEvents(this.conn, q); }
   deleteUsageEventsBefore(time: number): Promise<number> { return usage.deleteUsageEventsBefore(this.conn, time); }
 
-  async latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> {
-    // strpos narrows the scan cheaply; the JSON test decides.
-    const { rows } = await this.query(`SELECT urn, aspect FROM ${ASPECT_TABLE} WHERE version = 0 AND strpos(systemmetadata, $1) > 0
-      AND systemmetadata::jsonb ->> 'runId' = $1 ORDER BY urn COLLATE "C", aspect COLLATE "C"`, [runId]);
-    return rows.map((r) => ({ urn: r.urn as string, aspect: r.aspect as string }));
+  latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> { return reads.latestAspectsOfRun(this.conn, runId); }
+
+
+  listRuns(q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]> { return reads.listRuns(this.conn, q); }
+  aspectsOfRun(runId: string, q: { start: number; count: number; includeSoft: boolean }): Promise<RunAspectRow[]> {
+    return reads.aspectsOfRun(this.conn, runId, q);
   }
-
-  /** The latest versions that name a run (a string runId), with when they were observed and whether their entity is soft-deleted. */
-  private static readonly RUN_ROWS = `SELECT a.urn AS urn, a.aspect AS aspect, a.sm ->> 'runId' AS run_id,
-      CASE WHEN jsonb_typeof(a.sm -> 'lastObserved') = 'number' THEN (a.sm ->> 'lastObserved')::numeric::bigint ELSE a.createdon END AS ts,
-      CASE WHEN s.metadata IS NOT NULL AND s.metadata::jsonb -> 'removed' = 'true'::jsonb THEN 1 ELSE 0 END AS removed
-    FROM (SELECT urn, aspect, createdon, systemmetadata::jsonb AS sm FROM ${ASPECT_TABLE} WHERE version = 0 AND systemmetadata IS NOT NULL) a
-    LEFT JOIN ${ASPECT_TABLE} s ON s.urn = a.urn AND s.aspect = 'status' AND s.version = 0
-    WHERE jsonb_typeof(a.sm -> 'runId') = 'string'`;
-
-  async listRuns(q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]> {
-    const { rows } = await this.pool.query(`SELECT run_id, COUNT(*) AS n, MAX(ts) AS ts FROM (${PostgresStore.RUN_ROWS}) r GROUP BY run_id
-      HAVING $1 OR SUM(removed) < COUNT(*) ORDER BY ts DESC, run_id COLLATE "C" LIMIT $2 OFFSET $3`, [q.includeSoft, q.count, q.start]);
-    return rows.map((r) => ({ runId: r.run_id as string, rows: Number(r.n), timestamp: Number(r.ts) }));
-  }
-
-  async aspectsOfRun(runId: string, q: { start: number; count: number; includeSoft: boolean }): Promise<RunAspectRow[]> {
-    const { rows } = await this.pool.query(`SELECT * FROM (${PostgresStore.RUN_ROWS}) r WHERE run_id = $1 AND ($2 OR removed = 0)
-      ORDER BY urn COLLATE "C", aspect COLLATE "C" LIMIT $3 OFFSET $4`, [runId, q.includeSoft, q.count, q.start]);
-    return rows.map((r) => ({ urn: r.urn as string, aspect: r.aspect as string, timestamp: Number(r.ts), removed: Number(r.removed) === 1 }));
-  }
-
   deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> { return timeseries.deleteTimeseriesOfRun(this.conn, runId, actor); }
-
-  watchChanges(wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<() => Promise<void>> { return changeLog.watchChanges(this.conn, wake, onState); }
+  watchChanges(wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<() => Promise<void>> {
+    return changeLog.watchChanges(this.conn, wake, onState);
+  }
 
   /**
    * The job's session advisory lock, on a connection of the pool held for the run. The lock lives as long as that
@@ -765,14 +725,14 @@ export class PostgresStore implements Store {
   // Webhooks (migration 10)
 
   createWebhook(w: WebhookRow, seq: number): Promise<void> { return changeLog.createWebhook(this.conn, w, seq); }
-
   listWebhooks(): Promise<WebhookRow[]> { return changeLog.listWebhooks(this.conn); }
-
   deleteWebhook(id: string): Promise<boolean> { return changeLog.deleteWebhook(this.conn, id); }
-
-  addWebhookDeadLetter(d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean> { return changeLog.addWebhookDeadLetter(this.conn, d, from, to); }
-
-  webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> { return changeLog.webhookDeadLetters(this.conn, webhookId, after, limit); }
+  addWebhookDeadLetter(d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean> {
+    return changeLog.addWebhookDeadLetter(this.conn, d, from, to);
+  }
+  webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> {
+    return changeLog.webhookDeadLetters(this.conn, webhookId, after, limit);
+  }
 
   // Export and backup (src/services/export.ts, backup.ts)
 
@@ -802,7 +762,9 @@ export class PostgresStore implements Store {
     return this.byteCollation;
   }
 
-  timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number; limit: number }): Promise<TimeseriesRow[]> { return timeseries.timeseriesRowsAfter(this.conn, q); }
+  timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number; limit: number }): Promise<TimeseriesRow[]> {
+    return timeseries.timeseriesRowsAfter(this.conn, q);
+  }
 
   async backupTo(): Promise<{ pages: number }> {
     throw new Error('a PostgreSQL database is backed up with pg_dump (and restored with pg_restore), not by Almanac');

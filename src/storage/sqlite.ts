@@ -8,6 +8,7 @@ import * as usage from './sqlite/usage.js';
 import * as changeLog from './sqlite/change-log.js';
 import * as timeseries from './sqlite/timeseries.js';
 import * as relations from './sqlite/relationships.js';
+import * as reads from './sqlite/aspect-reads.js';
 import { SqliteSearch } from './sqlite/search.js';
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 import { addLatest, aspectKey, checkUpdate } from './aspect-updates.js';
@@ -23,7 +24,7 @@ import {
 } from './change-log.js';
 import {
   ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_DOCS, SETTINGS_TABLE, migrations,
-  timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
+  timeseriesTables, timeseriesTableStatements, type AspectRow,
 } from './schema.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
@@ -351,16 +352,9 @@ export class SqliteStore implements Store {
   }
 
   async getVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null> {
-    const row = this.stmt(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = ?`)
-      .get(urn, aspect, version) as AspectRow | undefined;
-    return row ? toRecord(row) : null;
+    return reads.getVersion(this.conn, urn, aspect, version);
   }
-
-  async listVersions(urn: string, aspect: string): Promise<AspectRecord[]> {
-    const rows = this.stmt(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ?
-      ORDER BY CASE WHEN version = 0 THEN 0 ELSE 1 END, version DESC`).all(urn, aspect) as AspectRow[];
-    return rows.map(toRecord);
-  }
+  async listVersions(urn: string, aspect: string): Promise<AspectRecord[]> { return reads.listVersions(this.conn, urn, aspect); }
 
   async deleteAspects(urn: string, aspects: readonly string[], actor = SYSTEM_ACTOR): Promise<number> {
     if (aspects.length === 0) return 0;
@@ -372,32 +366,11 @@ export class SqliteStore implements Store {
     }).immediate();
   }
 
-  async existing(urns: readonly string[]): Promise<Set<string>> {
-    const out = new Set<string>();
-    for (let i = 0; i < urns.length; i += CHUNK) {
-      const chunk = urns.slice(i, i + CHUNK);
-      const rows = this.stmt(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn IN (${chunk.map(() => '?').join(',')})`)
-        .pluck().all(...chunk) as string[];
-      for (const u of rows) out.add(u);
-    }
-    return out;
-  }
-
+  async existing(urns: readonly string[]): Promise<Set<string>> { return reads.existing(this.conn, urns); }
   async listEntities(opts: { entityType?: string; start?: number; count?: number; after?: string }): Promise<EntityRow[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (opts.entityType) { where.push('entity_type = ?'); params.push(opts.entityType); }
-    if (opts.after !== undefined) { where.push('urn > ?'); params.push(opts.after); }
-    const sql = `SELECT urn, entity_type AS entityType FROM ${ENTITY_TABLE}${where.length ? ' WHERE ' + where.join(' AND ') : ''}
-      ORDER BY urn LIMIT ? OFFSET ?`;
-    return this.stmt(sql).all(...params, opts.count ?? -1, opts.start ?? 0) as EntityRow[];
+    return reads.listEntities(this.conn, opts);
   }
-
-  async countEntities(entityType?: string): Promise<number> {
-    return entityType
-      ? (this.stmt(`SELECT COUNT(*) FROM ${ENTITY_TABLE} WHERE entity_type = ?`).pluck().get(entityType) as number)
-      : (this.stmt(`SELECT COUNT(*) FROM ${ENTITY_TABLE}`).pluck().get() as number);
-  }
+  async countEntities(entityType?: string): Promise<number> { return reads.countEntities(this.conn, entityType); }
 
   async deleteEntity(urn: string, actor = SYSTEM_ACTOR): Promise<{ rows: number; timeseriesRows: number }> {
     const db = this.db;
@@ -426,16 +399,18 @@ export class SqliteStore implements Store {
 
 
   async queryTimeseries(q: TimeseriesQuery): Promise<TimeseriesRecord[]> { return timeseries.queryTimeseries(this.conn, q); }
-
-  async countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> { return timeseries.countTimeseries(this.conn, entityType, aspect, beforeMillis); }
-
-  async deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number, actor?: string): Promise<number> { return timeseries.deleteTimeseriesBefore(this.conn, entityType, aspect, endTimeMillis, batchSize, actor); }
-
-  async deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number, actor?: string): Promise<number> { return timeseries.deleteTimeseriesRange(this.conn, urn, entityType, aspect, start, end, actor); }
+  async countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> {
+    return timeseries.countTimeseries(this.conn, entityType, aspect, beforeMillis);
+  }
+  async deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number, actor?: string): Promise<number> {
+    return timeseries.deleteTimeseriesBefore(this.conn, entityType, aspect, endTimeMillis, batchSize, actor);
+  }
+  async deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number, actor?: string): Promise<number> {
+    return timeseries.deleteTimeseriesRange(this.conn, urn, entityType, aspect, start, end, actor);
+  }
 
 
   async reclaimTimeseriesSpace(): Promise<void> { await timeseries.reclaimTimeseriesSpace(this.conn); }
-
   async timeseriesSizes(): Promise<TableSize[]> { return timeseries.timeseriesSizes(this.conn); }
 
 
@@ -453,27 +428,26 @@ export class SqliteStore implements Store {
   async upsertSearchDocs(docs: SearchDoc[]): Promise<void> { this.search.upsertSearchDocs(docs); }
   async deleteSearchDocs(urns: readonly string[]): Promise<void> { this.search.deleteSearchDocs(urns); }
   searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) { return this.search.searchDocs(q); }
-  searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> { return this.search.searchFacets(q, facets, matches); }
+  searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
+    return this.search.searchFacets(q, facets, matches);
+  }
   async countSearchDocs(): Promise<number> { return this.search.countSearchDocs(); }
+  async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
+    return relations.replaceRelationships(this.conn, sources, edges);
+  }
 
-  async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> { return relations.replaceRelationships(this.conn, sources, edges); }
 
-
-  async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> { return changeLog.changesAfter(this.conn, after, limit, withValues); }
-
+  async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
+    return changeLog.changesAfter(this.conn, after, limit, withValues);
+  }
   async lastChangeSeq(): Promise<number> { return changeLog.lastChangeSeq(this.conn); }
-
   async firstChangeSeq(): Promise<number | null> { return changeLog.firstChangeSeq(this.conn); }
-
   async consumerOffsets(): Promise<Map<string, number>> { return changeLog.consumerOffsets(this.conn); }
-
   async registerConsumer(name: string, seq: number): Promise<number> { return changeLog.registerConsumer(this.conn, name, seq); }
-
   async moveConsumer(name: string, from: number, to: number): Promise<boolean> { return changeLog.moveConsumer(this.conn, name, from, to); }
 
 
   async removeConsumer(name: string): Promise<void> { return changeLog.removeConsumer(this.conn, name); }
-
   async trimChanges(beforeTime: number, batchSize: number): Promise<number> { return changeLog.trimChanges(this.conn, beforeTime, batchSize); }
 
   async indexedWithoutEntity(index: 'search' | 'relationships', limit: number): Promise<string[]> {
@@ -521,8 +495,9 @@ export class SqliteStore implements Store {
     }).immediate(), move);
   }
 
-  async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) { return relations.relationships(this.conn, q); }
-
+  async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
+    return relations.relationships(this.conn, q);
+  }
   async countRelationships(): Promise<number> { return relations.countRelationships(this.conn); }
 
   async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
@@ -558,46 +533,28 @@ export class SqliteStore implements Store {
     return this.stmt(`SELECT value FROM ${SETTINGS_TABLE} WHERE key = ?`).pluck().get(key) as string;
   }
 
-  async relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> { return relations.relationshipsOf(this.conn, q); }
+  async relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {
+    return relations.relationshipsOf(this.conn, q);
+  }
 
   // Usage and activity (sqlite/usage.ts)
   async recordActivity(a: ActivityEvent, keep: number): Promise<void> { usage.recordActivity(this.conn, a, keep); }
-  async recentActivity(actor: string, kind: string, limit: number): Promise<ActivityEvent[]> { return usage.recentActivity(this.conn, actor, kind, limit); }
+  async recentActivity(actor: string, kind: string, limit: number): Promise<ActivityEvent[]> {
+    return usage.recentActivity(this.conn, actor, kind, limit);
+  }
   async aspectWritesBy(actor: string, start: number, count: number) { return usage.aspectWritesBy(this.conn, actor, start, count); }
   async datasetUsageLeaders(sinceMillis: number, limit: number) { return usage.datasetUsageLeaders(this.conn, sinceMillis, limit); }
   async recordUsageEvents(events: readonly UsageEventRow[]): Promise<void> { usage.recordUsageEvents(this.conn, events); }
   async countUsageEvents(q: UsageEventCountQuery) { return usage.countUsageEvents(this.conn, q); }
   async deleteUsageEventsBefore(time: number): Promise<number> { return usage.deleteUsageEventsBefore(this.conn, time); }
 
-  async latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> {
-    // The LIKE narrows the scan cheaply; the JSON test decides.
-    return this.db.prepare(`SELECT urn, aspect FROM ${ASPECT_TABLE} WHERE version = 0 AND systemmetadata LIKE ?
-      AND json_extract(systemmetadata, '$.runId') = ? ORDER BY urn, aspect`).all(`%${runId}%`, runId) as { urn: string; aspect: string }[];
-  }
+  async latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> { return reads.latestAspectsOfRun(this.conn, runId); }
 
-  /** The latest versions that name a run (a string runId), with when they were observed and whether their entity is soft-deleted. */
-  private static readonly RUN_ROWS = `SELECT a.urn AS urn, a.aspect AS aspect, json_extract(a.systemmetadata, '$.runId') AS run_id,
-      CASE WHEN json_type(a.systemmetadata, '$.lastObserved') IN ('integer', 'real') THEN json_extract(a.systemmetadata, '$.lastObserved')
-        ELSE a.createdon END AS ts,
-      CASE WHEN typeof(s.metadata) = 'text' AND json_type(s.metadata, '$.removed') = 'true' THEN 1 ELSE 0 END AS removed
-    FROM ${ASPECT_TABLE} a LEFT JOIN ${ASPECT_TABLE} s ON s.urn = a.urn AND s.aspect = 'status' AND s.version = 0
-    WHERE a.version = 0 AND a.systemmetadata IS NOT NULL AND json_type(a.systemmetadata, '$.runId') = 'text'`;
 
-  async listRuns(q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]> {
-    const rows = this.db.prepare(`SELECT run_id, COUNT(*) AS n, MAX(ts) AS ts FROM (${SqliteStore.RUN_ROWS}) GROUP BY run_id
-      HAVING ? OR SUM(removed) < COUNT(*) ORDER BY ts DESC, run_id LIMIT ? OFFSET ?`)
-      .all(q.includeSoft ? 1 : 0, q.count, q.start) as { run_id: string; n: number; ts: number }[];
-    return rows.map((r) => ({ runId: r.run_id, rows: Number(r.n), timestamp: Number(r.ts) }));
-  }
-
+  async listRuns(q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]> { return reads.listRuns(this.conn, q); }
   async aspectsOfRun(runId: string, q: { start: number; count: number; includeSoft: boolean }): Promise<RunAspectRow[]> {
-    // The LIKE narrows the scan cheaply; the JSON test decides.
-    const rows = this.db.prepare(`SELECT * FROM (${SqliteStore.RUN_ROWS} AND a.systemmetadata LIKE ?) WHERE run_id = ? AND (? OR removed = 0)
-      ORDER BY urn, aspect LIMIT ? OFFSET ?`).all(`%${runId}%`, runId, q.includeSoft ? 1 : 0, q.count, q.start) as
-      { urn: string; aspect: string; ts: number; removed: number }[];
-    return rows.map((r) => ({ urn: r.urn, aspect: r.aspect, timestamp: Number(r.ts), removed: r.removed === 1 }));
+    return reads.aspectsOfRun(this.conn, runId, q);
   }
-
   async deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> { return timeseries.deleteTimeseriesOfRun(this.conn, runId, actor); }
 
   // Several servers on one database (issue 16): SQLite has no cross-process signal, followers poll the log.
@@ -622,14 +579,14 @@ export class SqliteStore implements Store {
   // Webhooks (migration 10)
 
   async createWebhook(w: WebhookRow, seq: number): Promise<void> { return changeLog.createWebhook(this.conn, w, seq); }
-
   async listWebhooks(): Promise<WebhookRow[]> { return changeLog.listWebhooks(this.conn); }
-
   async deleteWebhook(id: string): Promise<boolean> { return changeLog.deleteWebhook(this.conn, id); }
-
-  async addWebhookDeadLetter(d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean> { return changeLog.addWebhookDeadLetter(this.conn, d, from, to); }
-
-  async webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> { return changeLog.webhookDeadLetters(this.conn, webhookId, after, limit); }
+  async addWebhookDeadLetter(d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean> {
+    return changeLog.addWebhookDeadLetter(this.conn, d, from, to);
+  }
+  async webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> {
+    return changeLog.webhookDeadLetters(this.conn, webhookId, after, limit);
+  }
 
   // Export and backup (src/services/export.ts, backup.ts)
 
@@ -642,7 +599,9 @@ export class SqliteStore implements Store {
       ORDER BY urn LIMIT ?`).all(...params, q.limit) as EntityRow[];
   }
 
-  async timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number; limit: number }): Promise<TimeseriesRow[]> { return timeseries.timeseriesRowsAfter(this.conn, q); }
+  async timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number; limit: number }): Promise<TimeseriesRow[]> {
+    return timeseries.timeseriesRowsAfter(this.conn, q);
+  }
 
   async backupTo(file: string): Promise<{ pages: number }> {
     // Made here, owner-only (it holds what the database holds) and never over an existing file ('wx').

@@ -10,6 +10,8 @@ export interface PostgresConnection {
   tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T>;
   /** A connection of the pool, for what must run outside a transaction; unreachable is a typed 503. */
   connect(): Promise<pg.PoolClient>;
+  /** The primary's pool, for statements that bypass the replicas and the 503 mapping. */
+  readonly pool: pg.Pool;
   /** What every connection of the store is made with (the pool's, the LISTEN connection). */
   readonly clientConfig: pg.ClientConfig;
   /** Read replicas, when DATABASE_READ_URL names some. */
