@@ -7,11 +7,12 @@ import { runTogether } from './postgres/change-log.js';
 import { NO_TIME_LIMIT, isDatabaseUnreachable, lockInOrder, timed, unavailableOr } from './postgres/connection.js';
 import * as relations from './postgres/relationships.js';
 import * as reads from './postgres/aspect-reads.js';
+import * as bulk from './postgres/bulk-load.js';
 import { PostgresSearch, type FacetChanges } from './postgres/search.js';
 import * as timeseries from './postgres/timeseries.js';
 import { addLatest, aspectKey, checkUpdate, lockNames } from './aspect-updates.js';
 import { planVersions } from './version-plan.js';
-import { DEFERRED_INDEX_KEY, deferredIndexes, worthDeferring } from './deferred-indexes.js';
+import { worthDeferring } from './deferred-indexes.js';
 import { ParsedValues } from './parsed-values.js';
 import { deepFreeze } from '../model/deep-freeze.js';
 import { databaseUnavailable } from '../errors.js';
@@ -22,7 +23,7 @@ import {
   CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, deleteChange, truncateChange, upsertChange, type ChangeRow, type StoredLatest,
 } from './change-log.js';
 import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_DOCS, SEARCH_TEXT, SETTINGS_TABLE, migrations,
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_DOCS, SETTINGS_TABLE, migrations,
   timeseriesTables, timeseriesTableStatements, type AspectRow,
 } from './schema.js';
 import type {
@@ -198,7 +199,7 @@ export class PostgresStore implements Store {
         await c.query(`INSERT INTO ${MIGRATIONS_TABLE} (version, applied_on) VALUES ($1, $2)`, [m.version, Date.now()]);
       }
       for (const s of timeseriesTableStatements('postgres')) await c.query(s);
-      await this.restoreIndexes(c);
+      await bulk.restoreIndexes(c);
     });
     this.facets.start();
     await this.replicas?.start();
@@ -620,29 +621,10 @@ export class PostgresStore implements Store {
 
   async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
     if (!worthDeferring(backlog, await this.countSearchDocs())) return null;
-    await this.tx(async (c) => {
-      const { rows } = await c.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1)`,
-        [deferredIndexes('postgres')]);
-      for (const r of rows) {
-        await c.query(`INSERT INTO ${SETTINGS_TABLE} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [`${DEFERRED_INDEX_KEY}${r.indexname}`, r.indexdef]);
-        await c.query(`DROP INDEX ${r.indexname}`);
-      }
-    });
-    return () => this.tx((c) => this.restoreIndexes(c));
+    await bulk.dropDeferredIndexes(this.conn);
+    return () => this.tx((c) => bulk.restoreIndexes(c));
   }
 
-  /** Creates the indexes a bulk load dropped (deferIndexes), if any: after its catch-up, or at the next start after a crash. */
-  private async restoreIndexes(c: pg.PoolClient): Promise<void> {
-    const { rows } = await c.query(`SELECT key, value FROM ${SETTINGS_TABLE} WHERE starts_with(key, $1)`, [DEFERRED_INDEX_KEY]);
-    if (rows.length === 0) return;
-    // Building an index sorts in memory up to maintenance_work_mem (64 MB by default), then on disk.
-    await c.query(`SET LOCAL maintenance_work_mem = '256MB'`);
-    for (const r of rows) {
-      await c.query(timed(String(r.value).replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '), NO_TIME_LIMIT));
-      await c.query(`DELETE FROM ${SETTINGS_TABLE} WHERE key = $1`, [r.key]);
-    }
-    await c.query(`ANALYZE ${SEARCH_DOCS}, ${SEARCH_TEXT}, ${RELATIONSHIP_TABLE}`);
-  }
 
   async getOrSetSetting(key: string, value: string): Promise<string> {
     const { rows } = await this.query(`WITH ins AS (INSERT INTO ${SETTINGS_TABLE} (key, value) VALUES ($1, $2)

@@ -9,11 +9,12 @@ import * as changeLog from './sqlite/change-log.js';
 import * as timeseries from './sqlite/timeseries.js';
 import * as relations from './sqlite/relationships.js';
 import * as reads from './sqlite/aspect-reads.js';
+import * as bulk from './sqlite/bulk-load.js';
 import { SqliteSearch } from './sqlite/search.js';
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 import { addLatest, aspectKey, checkUpdate } from './aspect-updates.js';
 import { planVersions } from './version-plan.js';
-import { DEFERRED_INDEX_KEY, deferredIndexes, worthDeferring } from './deferred-indexes.js';
+import { worthDeferring } from './deferred-indexes.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { CharBudgetMap } from './char-budget-map.js';
 import { ParsedValues } from './parsed-values.js';
@@ -148,7 +149,7 @@ export class SqliteStore implements Store {
       for (const s of timeseriesTableStatements('sqlite')) db.exec(s);
     });
     apply.immediate();
-    this.restoreIndexes();
+    bulk.restoreIndexes(this.conn);
     // Gathers statistics the planner lacks (on a new or upgraded database), as SQLite advises at open.
     this.db.pragma('optimize = 0x10002');
     this.facets.start();
@@ -502,31 +503,10 @@ export class SqliteStore implements Store {
 
   async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
     if (!worthDeferring(backlog, await this.countSearchDocs())) return null;
-    this.db.transaction(() => {
-      for (const name of deferredIndexes('sqlite')) {
-        const sql = this.stmt(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?`).pluck().get(name) as string | undefined;
-        if (!sql) continue;
-        this.stmt(`INSERT OR IGNORE INTO ${SETTINGS_TABLE} (key, value) VALUES (?, ?)`).run(`${DEFERRED_INDEX_KEY}${name}`, sql);
-        this.db.exec(`DROP INDEX ${name}`);
-      }
-    }).immediate();
-    return async () => this.restoreIndexes();
+    bulk.dropDeferredIndexes(this.conn);
+    return async () => bulk.restoreIndexes(this.conn);
   }
 
-  /** Builds the indexes a bulk load dropped (deferIndexes), if any: after its catch-up, or at the next start after a crash. */
-  private restoreIndexes(): void {
-    const rows = this.stmt(`SELECT key, value FROM ${SETTINGS_TABLE} WHERE key >= ? AND key < ?`)
-      .all(DEFERRED_INDEX_KEY, `${DEFERRED_INDEX_KEY}\uffff`) as { key: string; value: string }[];
-    if (rows.length === 0) return;
-    this.db.transaction(() => {
-      for (const r of rows) {
-        const name = r.key.slice(DEFERRED_INDEX_KEY.length);
-        if (!this.stmt(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?`).get(name)) this.db.exec(r.value);
-        this.stmt(`DELETE FROM ${SETTINGS_TABLE} WHERE key = ?`).run(r.key);
-      }
-    }).immediate();
-    this.db.pragma('optimize');
-  }
 
   async getOrSetSetting(key: string, value: string): Promise<string> {
     this.stmt(`INSERT OR IGNORE INTO ${SETTINGS_TABLE} (key, value) VALUES (?, ?)`).run(key, value);
