@@ -13,3 +13,22 @@ export function edgeChanges(stored: readonly Relationship[], wanted: readonly Re
   const has = new Set(wanted.map(edgeKey));
   return { gone: stored.filter((e) => !has.has(edgeKey(e))), added: wanted.filter((e) => !had.has(edgeKey(e))) };
 }
+
+/** The relationship table's columns, as both engines select them. */
+export const EDGE_COLUMNS = 'source, type, destination, created_on, created_actor, updated_on, updated_actor, manual';
+
+export interface EdgeRow {
+  source: string; type: string; destination: string; created_on: number | string | null; created_actor: string | null;
+  updated_on: number | string | null; updated_actor: string | null; manual: number | boolean;
+}
+
+/** A row of the relationship table as a Relationship: stamps only where the edge has them (PostgreSQL's BIGINT may arrive as text). */
+export function edgeOf(r: EdgeRow): Relationship {
+  const e: Relationship = { source: r.source, type: r.type, destination: r.destination };
+  if (r.created_on != null) e.createdOn = Number(r.created_on);
+  if (r.created_actor != null) e.createdActor = r.created_actor;
+  if (r.updated_on != null) e.updatedOn = Number(r.updated_on);
+  if (r.updated_actor != null) e.updatedActor = r.updated_actor;
+  if (r.manual) e.manual = true;
+  return e;
+}

@@ -1,30 +1,31 @@
 import pg from 'pg';
-import { ACTIVITY_TABLE, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
-import { deadLetterOf, webhookOf } from './webhook-rows.js';
-import { USAGE_COLUMNS, type ActivityEvent, type PoolUse, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
+import type { ActivityEvent, PoolUse, UsageEventCountQuery, UsageEventRow } from './types.js';
+import type { PostgresConnection } from './postgres/connection.js';
+import * as usage from './postgres/usage.js';
+import * as changeLog from './postgres/change-log.js';
+import { runTogether } from './postgres/change-log.js';
+import { NO_TIME_LIMIT, isDatabaseUnreachable, lockInOrder, timed, unavailableOr } from './postgres/connection.js';
+import * as relations from './postgres/relationships.js';
+import * as reads from './postgres/aspect-reads.js';
+import * as bulk from './postgres/bulk-load.js';
+import { PostgresSearch, type FacetChanges } from './postgres/search.js';
+import * as timeseries from './postgres/timeseries.js';
 import { addLatest, aspectKey, checkUpdate, lockNames } from './aspect-updates.js';
 import { planVersions } from './version-plan.js';
-import { DEFERRED_INDEX_KEY, deferredIndexes, worthDeferring } from './deferred-indexes.js';
-import { edgeChanges } from './edges.js';
+import { worthDeferring } from './deferred-indexes.js';
 import { ParsedValues } from './parsed-values.js';
 import { deepFreeze } from '../model/deep-freeze.js';
 import { databaseUnavailable } from '../errors.js';
 import { clientWithStatementTimeout } from './postgres-connections.js';
 import { ReplicaSet, type ReadRoutingStats, type ReplicaStatus } from './postgres-replicas.js';
-import type { FacetOp } from './facet-bitmaps.js';
 import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
 import {
-  CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange,
-  truncateChange, upsertChange, type ChangeLogRow, type ChangeRow, type StoredLatest,
+  CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, deleteChange, truncateChange, upsertChange, type ChangeRow, type StoredLatest,
 } from './change-log.js';
 import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_TEXT, SEARCH_VALUES, SETTINGS_TABLE, migrations, sizesFor, tableFor, timeseriesTableNames,
-  timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_DOCS, SETTINGS_TABLE, migrations,
+  timeseriesTables, timeseriesTableStatements, type AspectRow,
 } from './schema.js';
-import {
-  addCountDeltas, countable, countChanges, countStatement, distinctValues, facetSteps, type FacetRow, numeric, pageSteps, type PageRow, docKeys, textDigest, textWords, type CountedDoc,
-  addRewriteDeltas, valueChanges,
-} from './search-sql.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
   IndexUpdate, LatestAspects, Relationship, RunAspectRow, RunSummary,
@@ -32,16 +33,13 @@ import type {
 } from './types.js';
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 
+export { isDatabaseUnreachable };
+
 // BIGINT comes back as a string by default; our values (ms timestamps, versions, counts) fit in a double.
 pg.types.setTypeParser(20, (v) => Number(v));
 
 /** Serialises migrations of several servers starting at once on one database. */
 const MIGRATION_LOCK = 727_100_001;
-/**
- * Held from a writer's first log entry to its commit: offsets are drawn from the sequence under it, so they follow
- * the order in which transactions commit, and a reader that has seen offset N has seen every entry before N.
- */
-const CHANGE_LOG_LOCK = 727_100_002;
 
 /** PostgreSQL's time limits (defaults: DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS). */
 export interface PostgresTimeouts {
@@ -68,45 +66,8 @@ export const DEFAULT_POOL_SIZE = 10;
 export const DEFAULT_READ_WAIT_MS = 250;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
-/** The time limit of statements that may rightly take long (migrations, VACUUM): none, in effect (setTimeout's largest). */
-const NO_TIME_LIMIT = 2 ** 31 - 1;
 
-/** A statement with a time limit of its own (the driver takes `query_timeout` per statement; its types lack it). */
-function timed(text: string, ms: number): pg.QueryConfig {
-  return { text, query_timeout: ms } as pg.QueryConfig;
-}
 
-/**
- * The database restarting, failing over or out of reach. A restart or failover ends every session (FATAL 57P01
- * admin_shutdown, 57P02 crash_shutdown), refuses new ones for a while (57P03 cannot_connect_now, ECONNREFUSED), and
- * cuts connections (ECONNRESET, class 08); a database that does not answer runs into our time limits.
- */
-export function isDatabaseUnreachable(e: unknown): boolean {
-  const err = e as { code?: unknown; message?: unknown } | null;
-  if (!err || typeof err !== 'object') return false;
-  const code = typeof err.code === 'string' ? err.code : '';
-  if (UNREACHABLE_SYSCALL_CODES.has(code) || UNREACHABLE_STATES.has(code) || code.startsWith('08')) return true;
-  return typeof err.message === 'string' && UNREACHABLE_MESSAGES.test(err.message);
-}
-const UNREACHABLE_SYSCALL_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH',
-  'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-/**
- * admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections, query_canceled (a statement timeout), and
- * read_only_sql_transaction: Almanac never writes in a read-only transaction, so a write refused so reached a standby
- * (a failover under way: the address already leads to a server not yet promoted).
- */
-const UNREACHABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014', '25006']);
-/** What the pg driver says of a connection it lost or gave up on (its errors carry no code). */
-const UNREACHABLE_MESSAGES = /^(Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
-
-/** A database error as the catalog's typed "database unavailable" (503) when it is one, else itself. */
-function unavailableOr(e: unknown): unknown {
-  if (!isDatabaseUnreachable(e)) return e;
-  return Object.assign(databaseUnavailable(), { cause: e });
-}
-
-/** Filter-only searches matching at most this many documents are paged from the facet index's match set. */
-const FEW_MATCHES = 20_000;
 
 export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
@@ -128,7 +89,11 @@ export class PostgresStore implements Store {
     firstChangeSeq: () => this.firstChangeSeq(),
     consumerOffsets: () => this.consumerOffsets(),
   });
-  private readonly facetTx = new Map<pg.PoolClient, { ops: FacetOp[]; move?: { from: number; to: number } }>();
+  private readonly facetTx = new Map<pg.PoolClient, FacetChanges>();
+  private readonly search: PostgresSearch;
+
+  /** The connection as each concern's module takes it (postgres/). */
+  private readonly conn: PostgresConnection;
 
   /** Read replicas, when DATABASE_READ_URL names some. */
   private readonly replicas?: ReplicaSet;
@@ -157,6 +122,10 @@ export class PostgresStore implements Store {
         log: options.log ?? ((level, m) => process.stderr.write(`almanac: ${level === 'warn' ? 'warning: ' : ''}${m}\n`)),
       });
     }
+    this.conn = {
+      query: (text, params) => this.query(text, params), tx: (fn) => this.tx(fn), connect: () => this.connect(), pool: this.pool, clientConfig: this.clientConfig, replicas: this.replicas,
+    };
+    this.search = new PostgresSearch(this.conn, this.facets, this.facetTx);
   }
 
   /** The read replicas' state and where reads went (none without DATABASE_READ_URL). */
@@ -193,7 +162,7 @@ export class PostgresStore implements Store {
     let lost: unknown;
     try {
       await c.query('BEGIN');
-      const changes: { ops: FacetOp[]; move?: { from: number; to: number } } = { ops: [] };
+      const changes: FacetChanges = { ops: [] };
       this.facetTx.set(c, changes);
       const r = await fn(c);
       await c.query('COMMIT');
@@ -230,7 +199,7 @@ export class PostgresStore implements Store {
         await c.query(`INSERT INTO ${MIGRATIONS_TABLE} (version, applied_on) VALUES ($1, $2)`, [m.version, Date.now()]);
       }
       for (const s of timeseriesTableStatements('postgres')) await c.query(s);
-      await this.restoreIndexes(c);
+      await bulk.restoreIndexes(c);
     });
     this.facets.start();
     await this.replicas?.start();
@@ -397,13 +366,7 @@ export class PostgresStore implements Store {
    * exist whether or not the aspect does, so they serialise the first writers of an aspect too.
    */
   private async lockAspects(c: pg.PoolClient, keys: readonly AspectKey[]): Promise<void> {
-    await this.lockInOrder(c, lockNames(keys));
-  }
-
-  private async lockInOrder(c: pg.PoolClient, names: readonly string[]): Promise<void> {
-    if (names.length === 0) return;
-    await c.query(`SELECT pg_advisory_xact_lock(hashtextextended(name, 0))
-      FROM (SELECT name FROM UNNEST($1::text[]) WITH ORDINALITY AS l(name, i) ORDER BY i) AS ordered`, [names]);
+    await lockInOrder(c, lockNames(keys));
   }
 
   /** Writes new versions of aspects whose locks this transaction holds, time-series rows and deletions, and logs each change. */
@@ -413,10 +376,10 @@ export class PostgresStore implements Store {
     const versionsOnly = !update.timeseries?.length && !update.deletes?.length && !update.timeseriesDeletes?.length;
     const results = await this.writeVersions(c, update.writes, historyCap, log, stored, versionsOnly);
     if (versionsOnly) return results;
-    await this.upsertTimeseriesRows(c, update.timeseries ?? [], log);
+    await timeseries.upsertTimeseriesRows(c, update.timeseries ?? [], log);
     for (const d of update.deletes ?? []) await this.deleteAspectRows(c, d.urn, [d.aspect], d.actor, log);
-    for (const d of update.timeseriesDeletes ?? []) await this.deleteTimeseriesRows(c, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
-    await this.appendChanges(c, log);
+    for (const d of update.timeseriesDeletes ?? []) await timeseries.deleteTimeseriesRows(c, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
+    await changeLog.appendChanges(c, log);
     return results;
   }
 
@@ -485,14 +448,6 @@ export class PostgresStore implements Store {
     return plan.results;
   }
 
-  /**
-   * Inserts log entries as the transaction's last step, under the log's lock (held to commit), and announces them
-   * to the servers that follow the log (NOTIFY is delivered on commit).
-   */
-  private async appendChanges(c: pg.PoolClient, rows: readonly ChangeRow[]): Promise<void> {
-    const params: unknown[] = [];
-    await runTogether(c, [], params, (v) => { params.push(v); return `$${params.length}`; }, rows);
-  }
 
   /** Deletes every version of some aspects of an entity, logging the latest value of each; inside a write transaction. */
   private async deleteAspectRows(c: pg.PoolClient, urn: string, aspects: readonly string[], actor: string, log: ChangeRow[]): Promise<number> {
@@ -517,17 +472,8 @@ export class PostgresStore implements Store {
     return out;
   }
 
-  async getVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null> {
-    const { rows } = await this.query(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version = $3`,
-      [urn, aspect, version]);
-    return rows[0] ? toRecord(rows[0]) : null;
-  }
-
-  async listVersions(urn: string, aspect: string): Promise<AspectRecord[]> {
-    const { rows } = await this.query(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2
-      ORDER BY CASE WHEN version = 0 THEN 0 ELSE 1 END, version DESC`, [urn, aspect]);
-    return (rows as AspectRow[]).map(toRecord);
-  }
+  getVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null> { return reads.getVersion(this.conn, urn, aspect, version); }
+  listVersions(urn: string, aspect: string): Promise<AspectRecord[]> { return reads.listVersions(this.conn, urn, aspect); }
 
   async deleteAspects(urn: string, aspects: readonly string[], actor = SYSTEM_ACTOR): Promise<number> {
     if (aspects.length === 0) return 0;
@@ -535,34 +481,16 @@ export class PostgresStore implements Store {
       await this.lockAspects(c, aspects.map((aspect) => ({ urn, aspect })));
       const log: ChangeRow[] = [];
       const n = await this.deleteAspectRows(c, urn, aspects, actor, log);
-      await this.appendChanges(c, log);
+      await changeLog.appendChanges(c, log);
       return n;
     });
   }
 
-  async existing(urns: readonly string[]): Promise<Set<string>> {
-    if (urns.length === 0) return new Set();
-    const { rows } = await this.query(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY($1)`, [urns]);
-    return new Set(rows.map((r) => r.urn as string));
+  existing(urns: readonly string[]): Promise<Set<string>> { return reads.existing(this.conn, urns); }
+  listEntities(opts: { entityType?: string; start?: number; count?: number; after?: string }): Promise<EntityRow[]> {
+    return reads.listEntities(this.conn, opts);
   }
-
-  async listEntities(opts: { entityType?: string; start?: number; count?: number; after?: string }): Promise<EntityRow[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (opts.entityType) { params.push(opts.entityType); where.push(`entity_type = $${params.length}`); }
-    if (opts.after !== undefined) { params.push(opts.after); where.push(`urn > $${params.length}`); }
-    params.push(opts.count ?? null, opts.start ?? 0);
-    const { rows } = await this.query(`SELECT urn, entity_type AS "entityType" FROM ${ENTITY_TABLE}
-      ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY urn COLLATE "C" LIMIT $${params.length - 1} OFFSET $${params.length}`, params);
-    return rows as EntityRow[];
-  }
-
-  async countEntities(entityType?: string): Promise<number> {
-    const { rows } = entityType
-      ? await this.query(`SELECT COUNT(*)::int AS n FROM ${ENTITY_TABLE} WHERE entity_type = $1`, [entityType])
-      : await this.query(`SELECT COUNT(*)::int AS n FROM ${ENTITY_TABLE}`);
-    return rows[0].n as number;
-  }
+  countEntities(entityType?: string): Promise<number> { return reads.countEntities(this.conn, entityType); }
 
   async deleteEntity(urn: string, actor = SYSTEM_ACTOR): Promise<{ rows: number; timeseriesRows: number }> {
     return this.tx(async (c) => {
@@ -579,367 +507,67 @@ export class PostgresStore implements Store {
         timeseriesRows += n;
         log.push(truncateChange({ urn, entityType: t.entityType, aspect: t.aspect, rows: n, actor }, Date.now()));
       }
-      await this.removeSearchDocs(c, [urn]);
+      await this.search.removeSearchDocs(c, [urn]);
       await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = $1`, [urn]);
       await c.query(`DELETE FROM ${ENTITY_TABLE} WHERE urn = $1`, [urn]);
-      await this.appendChanges(c, log);
+      await changeLog.appendChanges(c, log);
       return { rows, timeseriesRows };
     });
   }
 
-  async upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> {
-    await this.tx(async (c) => {
-      const log: ChangeRow[] = [];
-      await this.upsertTimeseriesRows(c, rows, log);
-      await this.appendChanges(c, log);
-    });
+  upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> { return timeseries.upsertTimeseries(this.conn, rows); }
+
+
+  queryTimeseries(q: TimeseriesQuery): Promise<TimeseriesRecord[]> { return timeseries.queryTimeseries(this.conn, q); }
+  countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> {
+    return timeseries.countTimeseries(this.conn, entityType, aspect, beforeMillis);
+  }
+  deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number, actor?: string): Promise<number> {
+    return timeseries.deleteTimeseriesBefore(this.conn, entityType, aspect, endTimeMillis, batchSize, actor);
+  }
+  deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number, actor?: string): Promise<number> {
+    return timeseries.deleteTimeseriesRange(this.conn, urn, entityType, aspect, start, end, actor);
   }
 
-  /** One multi-row statement per table and chunk; within a batch the last row for a key wins. Each row is logged. */
-  private async upsertTimeseriesRows(c: pg.PoolClient, rows: TimeseriesWrite[], log: ChangeRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    const now = Date.now();
-    const json = new Map(rows.map((r) => [r, JSON.stringify(r.value)]));
-    const sys = new Map(rows.map((r) => [r, r.systemMetadata ? JSON.stringify(r.systemMetadata) : null]));
-    for (const r of rows) log.push(timeseriesChange(r, json.get(r)!, sys.get(r)!, now));
-    const entities = new Map(rows.map((r) => [r.urn, r.entityType]));
-    await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) SELECT u, t, $3 FROM UNNEST($1::text[], $2::text[]) AS x(u, t)
-      ON CONFLICT DO NOTHING`, [[...entities.keys()], [...entities.values()], Date.now()]);
-    const byTable = new Map<string, Map<string, TimeseriesWrite>>();
-    for (const r of rows) {
-      const t = tableFor(r.entityType, r.aspect);
-      let m = byTable.get(t);
-      if (!m) byTable.set(t, (m = new Map()));
-      m.set(JSON.stringify([r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId]), r);
-    }
-    const CHUNK = 5000;
-    for (const [t, m] of byTable) {
-      const list = [...m.values()];
-      for (let i = 0; i < list.length; i += CHUNK) {
-        const chunk = list.slice(i, i + CHUNK);
-        await c.query(`INSERT INTO ${t} (urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata, run_id)
-          SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-          ON CONFLICT ON CONSTRAINT ${t}_key
-          DO UPDATE SET event = excluded.event, system_metadata = excluded.system_metadata, run_id = excluded.run_id`,
-        [chunk.map((r) => r.urn), chunk.map((r) => r.timestampMillis), chunk.map((r) => r.partition), chunk.map((r) => r.granularity),
-          chunk.map((r) => r.messageId), chunk.map((r) => json.get(r)!), chunk.map((r) => sys.get(r)!),
-          chunk.map((r) => r.systemMetadata?.runId ?? null)]);
-      }
-    }
+
+  reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void> {
+    return timeseries.reclaimTimeseriesSpace(this.conn, entityType, aspect, rewrite);
+  }
+  timeseriesSizes(): Promise<TableSize[]> { return timeseries.timeseriesSizes(this.conn); }
+
+
+
+
+
+
+
+
+
+
+
+  // Search (postgres/search.ts)
+  upsertSearchDocs(docs: SearchDoc[]): Promise<void> { return this.search.upsertSearchDocs(docs); }
+  deleteSearchDocs(urns: readonly string[]): Promise<void> { return this.search.deleteSearchDocs(urns); }
+  searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) { return this.search.searchDocs(q); }
+  searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
+    return this.search.searchFacets(q, facets, matches);
+  }
+  countSearchDocs(): Promise<number> { return this.search.countSearchDocs(); }
+  replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
+    return relations.replaceRelationships(this.conn, sources, edges);
   }
 
-  async queryTimeseries(q: TimeseriesQuery): Promise<TimeseriesRecord[]> {
-    const t = tableFor(q.entityType, q.aspect);
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (q.urn !== undefined) { params.push(q.urn); where.push(`urn = $${params.length}`); }
-    if (q.startTimeMillis !== undefined) { params.push(q.startTimeMillis); where.push(`timestamp_millis >= $${params.length}`); }
-    if (q.endTimeMillis !== undefined) { params.push(q.endTimeMillis); where.push(`timestamp_millis <= $${params.length}`); }
-    params.push(q.limit ?? null);
-    const { rows } = await this.query(`SELECT urn, timestamp_millis, event, system_metadata FROM ${t}
-      ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY timestamp_millis ${q.order === 'asc' ? 'ASC' : 'DESC'}
-      LIMIT $${params.length}`, params);
-    return rows.map((r) => ({
-      urn: r.urn, timestampMillis: r.timestamp_millis, value: JSON.parse(r.event),
-      systemMetadata: r.system_metadata ? JSON.parse(r.system_metadata) : null,
-    }));
-  }
 
-  async countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> {
-    const t = tableFor(entityType, aspect);
-    const { rows } = beforeMillis === undefined
-      ? await this.query(`SELECT COUNT(*)::bigint AS n FROM ${t}`)
-      : await this.query(`SELECT COUNT(*)::bigint AS n FROM ${t} WHERE timestamp_millis < $1`, [beforeMillis]);
-    return rows[0].n as number;
+  changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
+    return changeLog.changesAfter(this.conn, after, limit, withValues);
   }
-
-  async deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number, actor?: string): Promise<number> {
-    const t = tableFor(entityType, aspect);
-    return this.tx(async (c) => {
-      const n = (await c.query(`DELETE FROM ${t} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${t} WHERE timestamp_millis < $1 LIMIT $2))`,
-        [endTimeMillis, batchSize])).rowCount ?? 0;
-      if (n) await this.appendChanges(c, [truncateChange({ urn: null, entityType, aspect, endTimeMillis, rows: n, actor }, Date.now())]);
-      return n;
-    });
-  }
-
-  async deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number, actor?: string): Promise<number> {
-    return this.tx(async (c) => {
-      const log: ChangeRow[] = [];
-      const n = await this.deleteTimeseriesRows(c, urn, entityType, aspect, start, end, actor, log);
-      await this.appendChanges(c, log);
-      return n;
-    });
-  }
-
-  /** Deletes one entity's time-series rows of an aspect in a time range (all when open), logging it; inside a write transaction. */
-  private async deleteTimeseriesRows(c: pg.PoolClient, urn: string, entityType: string, aspect: string, start: number | undefined,
-    end: number | undefined, actor: string | undefined, log: ChangeRow[]): Promise<number> {
-    const t = tableFor(entityType, aspect);
-    const n = (await c.query(`DELETE FROM ${t} WHERE urn = $1 AND timestamp_millis >= $2 AND timestamp_millis <= $3`,
-      [urn, start ?? Number.MIN_SAFE_INTEGER, end ?? Number.MAX_SAFE_INTEGER])).rowCount ?? 0;
-    if (n) log.push(truncateChange({ urn, entityType, aspect, startTimeMillis: start, endTimeMillis: end, rows: n, actor }, Date.now()));
-    return n;
-  }
-
-  async reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void> {
-    // Plain VACUUM never blocks readers or writers but only trims empty pages at the end of the table; old rows
-    // sit at its start, so after a large truncation the table is rewritten (its size then really falls).
-    const c = await this.connect();
-    try {
-      // Nor does statement_timeout (ALMANAC_PG_STATEMENT_TIMEOUT_MS): lifted for this connection, closed after.
-      await c.query('SET statement_timeout = 0');
-      await c.query(timed(`VACUUM (${rewrite ? 'FULL, ' : ''}ANALYZE) ${tableFor(entityType, aspect)}`, NO_TIME_LIMIT));
-    } catch (e) {
-      throw unavailableOr(e);
-    } finally {
-      c.release(true);
-    }
-  }
-
-  async timeseriesSizes(): Promise<TableSize[]> {
-    const names = timeseriesTableNames();
-    const { rows } = await this.query(`SELECT c.relname AS tbl, pg_total_relation_size(c.oid)::bigint AS bytes
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname = ANY($1)`, [names]);
-    return sizesFor(new Map(rows.map((r) => [r.tbl as string, r.bytes as number])));
-  }
-
-  async upsertSearchDocs(docs: SearchDoc[]): Promise<void> {
-    if (docs.length) await this.tx((c) => this.writeSearchDocs(c, docs));
-  }
-
-  /**
-   * Writes documents, inside a write transaction, in a fixed number of set-based statements whatever their number:
-   * their rows locked in urn order (concurrent indexers cannot deadlock), new ones inserted, filter values rewritten by
-   * difference, and the words rewritten only where the text's digest changed.
-   */
-  private async writeSearchDocs(c: pg.PoolClient, docs: readonly SearchDoc[]): Promise<void> {
-    if (docs.length === 0) return;
-    const byUrn = new Map(docs.map((d) => [d.urn, d]));
-    const sorted = [...byUrn.values()].sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
-    const urns = sorted.map((d) => d.urn);
-    const digests = new Map(sorted.map((d) => [d.urn, textDigest(d.name, d.text)]));
-    const lock = (list: string[]) => c.query(`SELECT id, urn, entity_type, removed, text_digest FROM ${SEARCH_DOCS}
-      WHERE urn = ANY($1) ORDER BY urn COLLATE "C" FOR UPDATE`, [list]);
-    const held = new Map((await lock(urns)).rows.map((r) => [r.urn as string, r]));
-    const ids = new Map([...held].map(([urn, r]) => [urn, Number(r.id)]));
-    const fresh = sorted.filter((d) => !held.has(d.urn));
-    if (fresh.length) {
-      const { rows } = await c.query(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key, text_words)
-        SELECT * FROM UNNEST($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[]) ON CONFLICT (urn) DO NOTHING RETURNING id, urn`,
-      [fresh.map((d) => d.urn), fresh.map((d) => d.entityType), fresh.map((d) => d.removed), fresh.map((d) => d.sortName), fresh.map((d) => digests.get(d.urn)),
-        fresh.map((d) => docKeys(d)[0]), fresh.map((d) => docKeys(d)[1]), fresh.map(textWords)]);
-      for (const r of rows) ids.set(r.urn as string, Number(r.id));
-      // Inserted meanwhile by a writer outside the index's consumer lock: taken as existing documents.
-      const raced = fresh.filter((d) => !ids.has(d.urn)).map((d) => d.urn);
-      if (raced.length) for (const r of (await lock(raced)).rows) { held.set(r.urn as string, r); ids.set(r.urn as string, Number(r.id)); }
-    }
-    const kept = sorted.filter((d) => held.has(d.urn));
-    const oldValues = new Map<number, (readonly [string, string])[]>();
-    if (kept.length) {
-      await c.query(`UPDATE ${SEARCH_DOCS} d SET entity_type = u.entity_type, removed = u.removed, sort_name = u.sort_name, text_digest = u.digest,
-          name_key = u.name_key, qualified_key = u.qualified_key, text_words = u.text_words
-        FROM UNNEST($1::bigint[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[])
-          AS u(id, entity_type, removed, sort_name, digest, name_key, qualified_key, text_words) WHERE d.id = u.id`,
-      [kept.map((d) => ids.get(d.urn)), kept.map((d) => d.entityType), kept.map((d) => d.removed), kept.map((d) => d.sortName), kept.map((d) => digests.get(d.urn)),
-        kept.map((d) => docKeys(d)[0]), kept.map((d) => docKeys(d)[1]), kept.map(textWords)]);
-      const { rows } = await c.query(`SELECT doc_id, field, value FROM ${SEARCH_VALUES} WHERE doc_id = ANY($1)`, [kept.map((d) => ids.get(d.urn))]);
-      for (const r of rows) {
-        const id = Number(r.doc_id);
-        if (!oldValues.has(id)) oldValues.set(id, []);
-        oldValues.get(id)!.push([r.field as string, r.value as string]);
-      }
-    }
-    const rewritten = sorted.filter((d) => held.get(d.urn)?.text_digest !== digests.get(d.urn));
-    if (rewritten.length) {
-      await c.query(`INSERT INTO ${SEARCH_TEXT} (doc_id, tsv)
-        SELECT id, setweight(to_tsvector('simple', name), 'A') || setweight(to_tsvector('simple', body), 'B')
-        FROM UNNEST($1::bigint[], $2::text[], $3::text[]) AS u(id, name, body)
-        ON CONFLICT (doc_id) DO UPDATE SET tsv = excluded.tsv`, [rewritten.map((d) => ids.get(d.urn)), rewritten.map((d) => d.name), rewritten.map((d) => d.text)]);
-    }
-    const deltas = new Map<string, number>();
-    const gone: [string, string, number][] = [];
-    const added: [string, string, number][] = [];
-    for (const d of sorted) {
-      const id = ids.get(d.urn)!;
-      const row = held.get(d.urn);
-      const old: CountedDoc | undefined = row ? { entityType: row.entity_type, removed: row.removed, values: oldValues.get(id) ?? [] } : undefined;
-      const values = distinctValues(d);
-      const changes = valueChanges(old?.values ?? [], values);
-      for (const [f, v] of changes.gone) gone.push([f, v, id]);
-      for (const [f, v] of changes.added) added.push([f, v, id]);
-      addRewriteDeltas(deltas, old, { entityType: d.entityType, removed: d.removed, values }, changes);
-      this.facetTx.get(c)?.ops.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values } });
-    }
-    if (gone.length) {
-      await c.query(`DELETE FROM ${SEARCH_VALUES} v USING UNNEST($1::text[], $2::text[], $3::bigint[]) AS g(field, value, doc_id)
-        WHERE v.field = g.field AND v.value = g.value AND v.doc_id = g.doc_id`, [gone.map((x) => x[0]), gone.map((x) => x[1]), gone.map((x) => x[2])]);
-    }
-    if (added.length) {
-      await c.query(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num) SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[], $4::float8[])`,
-        [added.map((x) => x[0]), added.map((x) => x[1]), added.map((x) => x[2]), added.map((x) => numeric(x[1]))]);
-    }
-    await this.applyCounts(c, deltas);
-  }
-
-  /** Locks a document's row, removes its filter values and returns what the counts held for it. */
-  private async takeSearchDoc(c: pg.PoolClient, urn: string): Promise<{ id: number; doc: CountedDoc } | undefined> {
-    const row = (await c.query(`SELECT id, entity_type, removed FROM ${SEARCH_DOCS} WHERE urn = $1 FOR UPDATE`, [urn])).rows[0];
-    if (!row) return undefined;
-    const id = Number(row.id);
-    const values = (await c.query(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = $1 RETURNING field, value`, [id])).rows
-      .map((r) => [r.field as string, r.value as string] as const);
-    return { id, doc: { entityType: row.entity_type, removed: row.removed, values } };
-  }
-
-  private async applyCounts(c: pg.PoolClient, deltas: Map<string, number>): Promise<void> {
-    const changes = countChanges(deltas);
-    if (changes.length === 0) return;
-    const cols = [changes.map((x) => x.field), changes.map((x) => x.removed), changes.map((x) => x.entityType), changes.map((x) => x.value)];
-    await c.query(`INSERT INTO ${SEARCH_COUNTS} AS t (field, removed, entity_type, value, n)
-      SELECT * FROM UNNEST($1::text[], $2::boolean[], $3::text[], $4::text[], $5::bigint[])
-      ON CONFLICT (field, removed, entity_type, value) DO UPDATE SET n = t.n + excluded.n`, [...cols, changes.map((x) => x.n)]);
-    await c.query(`DELETE FROM ${SEARCH_COUNTS} WHERE n <= 0 AND (field, removed, entity_type, value) IN
-      (SELECT * FROM UNNEST($1::text[], $2::boolean[], $3::text[], $4::text[]))`, cols);
-  }
-
-  /** Runs inside a write transaction. */
-  private async removeSearchDocs(c: pg.PoolClient, urns: readonly string[]): Promise<void> {
-    const deltas = new Map<string, number>();
-    for (const u of [...urns].sort()) {
-      const old = await this.takeSearchDoc(c, u);
-      if (!old) continue;
-      await c.query(`DELETE FROM ${SEARCH_DOCS} WHERE id = $1`, [old.id]);
-      await c.query(`DELETE FROM ${SEARCH_TEXT} WHERE doc_id = $1`, [old.id]);
-      this.facetTx.get(c)?.ops.push({ remove: old.id });
-      addCountDeltas(deltas, old.doc, undefined);
-    }
-    await this.applyCounts(c, deltas);
-  }
-
-  async deleteSearchDocs(urns: readonly string[]): Promise<void> {
-    if (urns.length) await this.tx((c) => this.removeSearchDocs(c, urns));
-  }
-
-  async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) {
-    const counted = countStatement('postgres', q);
-    // The total from the facet index's match set when it has one (kept for the facets that follow): counting words
-    // or filter values in SQL joins every match with the documents (at 100,000 documents, a word in all: 170 ms).
-    const set = countable(q) ? null : await this.facets.matchSet({ terms: q.terms, where: q.where }, q.facetsFollow);
-    const total = set?.size ?? Number((await this.query(counted.sql, counted.params)).rows[0].n);
-    if (q.count === 0 || total === 0) return { total, urns: [] };
-    if (set && q.terms.length === 0 && q.sort.by !== 'field' && total <= FEW_MATCHES) {
-      // Filters that leave few documents: those documents sorted, rather than the filters joined in SQL.
-      const dir = q.sort.by === 'name' && q.sort.descending ? 'DESC' : 'ASC';
-      const { rows } = await this.query(`SELECT urn FROM ${SEARCH_DOCS} WHERE id = ANY($1::bigint[]) ORDER BY sort_name ${dir}, urn ${dir}
-        LIMIT $2 OFFSET $3`, [set.toArray(), q.count, q.start]);
-      return { total, urns: rows.map((r) => r.urn as string) };
-    }
-    const steps = pageSteps('postgres', q, total, Number.POSITIVE_INFINITY);
-    let step = steps.next();
-    while (!step.done) {
-      const rows = await Promise.all(step.value.map(async (s) => (await this.query(s.sql, s.params)).rows as PageRow[]));
-      step = steps.next(rows);
-    }
-    return { total, urns: step.value };
-  }
-
-  async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
-    return this.facets.count(q, facets, (specs) => this.sqlFacets(q, specs, matches));
-  }
-
-  private async sqlFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
-    const steps = facetSteps('postgres', q, facets, matches);
-    let step = steps.next();
-    while (!step.done) {
-      const rows = await Promise.all(step.value.map(async (s) => (await this.query(s.sql, s.params)).rows as FacetRow[]));
-      step = steps.next(rows);
-    }
-    return step.value;
-  }
-
-  async countSearchDocs(): Promise<number> {
-    return (await this.query(`SELECT COUNT(*)::int AS n FROM ${SEARCH_DOCS}`)).rows[0].n as number;
-  }
-
-  async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
-    await this.tx((c) => this.writeRelationships(c, sources, edges));
-  }
-
-  /** Inside a write transaction. */
-  private async writeRelationships(c: pg.PoolClient, sources: readonly string[], wanted: readonly Relationship[]): Promise<void> {
-    {
-      // Two replacements of one source's edges would otherwise deadlock on each other's uncommitted inserts.
-      await this.lockInOrder(c, [...new Set(sources)].sort().map((source) => `${source}\n#relationships`));
-      const stored = sources.length
-        ? (await c.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE source = ANY($1)`, [sources])).rows.map(edgeOf) : [];
-      const { gone, added: edges } = edgeChanges(stored, wanted);
-      if (gone.length) {
-        await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} r USING UNNEST($1::text[], $2::text[], $3::text[]) AS g(source, type, destination)
-          WHERE r.source = g.source AND r.type = g.type AND r.destination = g.destination`,
-        [gone.map((e) => e.source), gone.map((e) => e.type), gone.map((e) => e.destination)]);
-      }
-      if (edges.length) {
-        await c.query(`INSERT INTO ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on, updated_actor, manual)
-          SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::int[])
-          ON CONFLICT DO NOTHING`,
-        [edges.map((e) => e.source), edges.map((e) => e.type), edges.map((e) => e.destination), edges.map((e) => e.createdOn ?? null),
-          edges.map((e) => e.createdActor ?? null), edges.map((e) => e.updatedOn ?? null), edges.map((e) => e.updatedActor ?? null),
-          edges.map((e) => (e.manual ? 1 : 0))]);
-      }
-    }
-  }
-
-  async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
-    const { rows } = await this.query(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 ORDER BY seq LIMIT $2`,
-      [after, limit]);
-    // Whoever applies these entries (dropping caches) must not then read a replica that has not replayed them.
-    if (rows.length && this.replicas) await this.replicas.observePrimary().catch((e) => { throw unavailableOr(e); });
-    return (rows as ChangeLogRow[]).map(toChange);
-  }
-
-  async lastChangeSeq(): Promise<number> {
-    // Offsets are drawn under the log's lock and committed in order: the newest row is the head. A log trimmed empty
-    // falls back on the consumers' offsets, which only ever name committed entries (the sequence may be ahead of
-    // every commit: an open transaction holds its next value).
-    const { rows } = await this.query(`SELECT GREATEST((SELECT COALESCE(MAX(seq), 0) FROM ${CHANGE_LOG_TABLE}),
-      (SELECT COALESCE(MAX(seq), 0) FROM ${CONSUMER_TABLE})) AS seq`);
-    return Number(rows[0].seq);
-  }
-
-  async firstChangeSeq(): Promise<number | null> {
-    const { rows } = await this.query(`SELECT MIN(seq) AS seq FROM ${CHANGE_LOG_TABLE}`);
-    return rows[0].seq === null ? null : Number(rows[0].seq);
-  }
-
-  async consumerOffsets(): Promise<Map<string, number>> {
-    const { rows } = await this.query(`SELECT name, seq FROM ${CONSUMER_TABLE} ORDER BY name COLLATE "C"`);
-    return new Map(rows.map((r) => [r.name as string, Number(r.seq)]));
-  }
-
-  async registerConsumer(name: string, seq: number): Promise<number> {
-    const { rows } = await this.query(`WITH ins AS (INSERT INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES ($1, $2, $3)
-      ON CONFLICT (name) DO NOTHING RETURNING seq) SELECT seq FROM ins UNION ALL SELECT seq FROM ${CONSUMER_TABLE} WHERE name = $1 LIMIT 1`,
-    [name, seq, Date.now()]);
-    return Number(rows[0].seq);
-  }
-
-  async moveConsumer(name: string, from: number, to: number): Promise<boolean> {
-    const r = await this.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3 AND seq = $4`, [to, Date.now(), name, from]);
-    return r.rowCount === 1;
-  }
-
-  async removeConsumer(name: string): Promise<void> {
-    await this.query(`DELETE FROM ${CONSUMER_TABLE} WHERE name = $1`, [name]);
-  }
-
-  async trimChanges(beforeTime: number, batchSize: number): Promise<number> {
-    const r = await this.query(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq IN (SELECT seq FROM ${CHANGE_LOG_TABLE}
-      WHERE at < $1 AND seq <= (SELECT COALESCE(MIN(seq), ${Number.MAX_SAFE_INTEGER}) FROM ${CONSUMER_TABLE}) ORDER BY seq LIMIT $2)`,
-    [beforeTime, batchSize]);
-    return r.rowCount ?? 0;
-  }
+  lastChangeSeq(): Promise<number> { return changeLog.lastChangeSeq(this.conn); }
+  firstChangeSeq(): Promise<number | null> { return changeLog.firstChangeSeq(this.conn); }
+  consumerOffsets(): Promise<Map<string, number>> { return changeLog.consumerOffsets(this.conn); }
+  registerConsumer(name: string, seq: number): Promise<number> { return changeLog.registerConsumer(this.conn, name, seq); }
+  moveConsumer(name: string, from: number, to: number): Promise<boolean> { return changeLog.moveConsumer(this.conn, name, from, to); }
+  removeConsumer(name: string): Promise<void> { return changeLog.removeConsumer(this.conn, name); }
+  trimChanges(beforeTime: number, batchSize: number): Promise<number> { return changeLog.trimChanges(this.conn, beforeTime, batchSize); }
 
   async indexedWithoutEntity(index: 'search' | 'relationships', limit: number): Promise<string[]> {
     const [table, column] = index === 'search' ? [SEARCH_DOCS, 'urn'] : [RELATIONSHIP_TABLE, 'source'];
@@ -978,54 +606,25 @@ export class PostgresStore implements Store {
           WHERE c.name = m.name`, [moves.map((m) => m.consumer), moves.map((m) => m.to), Date.now()]);
       }
       if (update.search) {
-        await this.writeSearchDocs(c, update.search.upsert);
-        if (update.search.remove.length) await this.removeSearchDocs(c, update.search.remove);
+        await this.search.writeSearchDocs(c, update.search.upsert);
+        if (update.search.remove.length) await this.search.removeSearchDocs(c, update.search.remove);
       }
-      if (update.relationships) await this.writeRelationships(c, update.relationships.sources, update.relationships.edges);
+      if (update.relationships) await relations.writeRelationships(c, update.relationships.sources, update.relationships.edges);
       return true;
     });
   }
 
-  async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
-    const [self, other] = q.direction === 'INCOMING' ? ['destination', 'source'] : ['source', 'destination'];
-    const params: unknown[] = [q.urn];
-    let where = `${self} = $1`;
-    if (q.types?.length) { params.push(q.types); where += ` AND type = ANY($2)`; }
-    const total = (await this.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE} WHERE ${where}`, params)).rows[0].n as number;
-    const { rows } = await this.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${where}
-      ORDER BY ${other} COLLATE "C", type LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [...params, q.count, q.start]);
-    return { total, edges: rows.map(edgeOf) };
+  relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
+    return relations.relationships(this.conn, q);
   }
-
-  async countRelationships(): Promise<number> {
-    return (await this.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE}`)).rows[0].n as number;
-  }
+  countRelationships(): Promise<number> { return relations.countRelationships(this.conn); }
 
   async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
     if (!worthDeferring(backlog, await this.countSearchDocs())) return null;
-    await this.tx(async (c) => {
-      const { rows } = await c.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1)`,
-        [deferredIndexes('postgres')]);
-      for (const r of rows) {
-        await c.query(`INSERT INTO ${SETTINGS_TABLE} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [`${DEFERRED_INDEX_KEY}${r.indexname}`, r.indexdef]);
-        await c.query(`DROP INDEX ${r.indexname}`);
-      }
-    });
-    return () => this.tx((c) => this.restoreIndexes(c));
+    await bulk.dropDeferredIndexes(this.conn);
+    return () => this.tx((c) => bulk.restoreIndexes(c));
   }
 
-  /** Creates the indexes a bulk load dropped (deferIndexes), if any: after its catch-up, or at the next start after a crash. */
-  private async restoreIndexes(c: pg.PoolClient): Promise<void> {
-    const { rows } = await c.query(`SELECT key, value FROM ${SETTINGS_TABLE} WHERE starts_with(key, $1)`, [DEFERRED_INDEX_KEY]);
-    if (rows.length === 0) return;
-    // Building an index sorts in memory up to maintenance_work_mem (64 MB by default), then on disk.
-    await c.query(`SET LOCAL maintenance_work_mem = '256MB'`);
-    for (const r of rows) {
-      await c.query(timed(String(r.value).replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '), NO_TIME_LIMIT));
-      await c.query(`DELETE FROM ${SETTINGS_TABLE} WHERE key = $1`, [r.key]);
-    }
-    await c.query(`ANALYZE ${SEARCH_DOCS}, ${SEARCH_TEXT}, ${RELATIONSHIP_TABLE}`);
-  }
 
   async getOrSetSetting(key: string, value: string): Promise<string> {
     const { rows } = await this.query(`WITH ins AS (INSERT INTO ${SETTINGS_TABLE} (key, value) VALUES ($1, $2)
@@ -1034,166 +633,29 @@ export class PostgresStore implements Store {
     return rows[0].value as string;
   }
 
-  async relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {
-    if (q.urns.length === 0 || q.types.length === 0) return [];
-    const self = q.direction === 'INCOMING' ? 'destination' : 'source';
-    const { rows } = await this.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} = ANY($1) AND type = ANY($2)`,
-      [[...q.urns], [...q.types]]);
-    return rows.map(edgeOf);
+  relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {
+    return relations.relationshipsOf(this.conn, q);
   }
 
-  async recordActivity(a: ActivityEvent, keep: number): Promise<void> {
-    await this.tx(async (c) => {
-      await c.query(`INSERT INTO ${ACTIVITY_TABLE} AS t (actor, kind, value, at) VALUES ($1, $2, $3, $4)
-        ON CONFLICT (actor, kind, value) DO UPDATE SET at = GREATEST(t.at, EXCLUDED.at)`, [a.actor, a.kind, a.value, a.time]);
-      // Everything older than the keep-th newest goes (nothing while there are fewer).
-      await c.query(`DELETE FROM ${ACTIVITY_TABLE} WHERE actor = $1 AND kind = $2 AND at < (SELECT at FROM ${ACTIVITY_TABLE}
-        WHERE actor = $1 AND kind = $2 ORDER BY at DESC LIMIT 1 OFFSET $3)`, [a.actor, a.kind, keep - 1]);
-    });
+  // Usage and activity (postgres/usage.ts)
+  recordActivity(a: ActivityEvent, keep: number): Promise<void> { return usage.recordActivity(this.conn, a, keep); }
+  recentActivity(actor: string, kind: string, limit: number): Promise<ActivityEvent[]> { return usage.recentActivity(this.conn, actor, kind, limit); }
+  aspectWritesBy(actor: string, start: number, count: number) { return usage.aspectWritesBy(this.conn, actor, start, count); }
+  datasetUsageLeaders(sinceMillis: number, limit: number) { return usage.datasetUsageLeaders(this.conn, sinceMillis, limit); }
+  recordUsageEvents(events: readonly UsageEventRow[]): Promise<void> { return usage.recordUsageEvents(this.conn, events); }
+  countUsageEvents(q: UsageEventCountQuery) { return usage.countUsageEvents(this.conn, q); }
+  deleteUsageEventsBefore(time: number): Promise<number> { return usage.deleteUsageEventsBefore(this.conn, time); }
+
+  latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> { return reads.latestAspectsOfRun(this.conn, runId); }
+
+
+  listRuns(q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]> { return reads.listRuns(this.conn, q); }
+  aspectsOfRun(runId: string, q: { start: number; count: number; includeSoft: boolean }): Promise<RunAspectRow[]> {
+    return reads.aspectsOfRun(this.conn, runId, q);
   }
-
-  async recentActivity(actor: string, kind: string, limit: number): Promise<ActivityEvent[]> {
-    const { rows } = await this.query(`SELECT value, at FROM ${ACTIVITY_TABLE} WHERE actor = $1 AND kind = $2
-      ORDER BY at DESC, value COLLATE "C" LIMIT $3`, [actor, kind, limit]);
-    return rows.map((r) => ({ actor, kind, value: r.value as string, time: Number(r.at) }));
-  }
-
-  async aspectWritesBy(actor: string, start: number, count: number): Promise<{ urn: string; time: number }[]> {
-    const { rows } = await this.query(`SELECT urn, createdon FROM ${ASPECT_TABLE} WHERE createdby = $1
-      ORDER BY createdon DESC, urn COLLATE "C" LIMIT $2 OFFSET $3`, [actor, count, start]);
-    return rows.map((r) => ({ urn: r.urn as string, time: Number(r.createdon) }));
-  }
-
-  async datasetUsageLeaders(sinceMillis: number, limit: number): Promise<{ urn: string; queries: number }[]> {
-    const t = tableFor('dataset', 'datasetUsageStatistics');
-    const { rows } = await this.query(`SELECT urn, SUM(COALESCE((event::jsonb ->> 'totalSqlQueries')::numeric, 0)) AS queries FROM ${t}
-      WHERE timestamp_millis >= $1 GROUP BY urn HAVING SUM(COALESCE((event::jsonb ->> 'totalSqlQueries')::numeric, 0)) > 0
-      ORDER BY queries DESC, urn COLLATE "C" LIMIT $2`, [sinceMillis, limit]);
-    return rows.map((r) => ({ urn: r.urn as string, queries: Number(r.queries) }));
-  }
-
-  async recordUsageEvents(events: readonly UsageEventRow[]): Promise<void> {
-    if (events.length === 0) return;
-    const cols = ['at', 'type', 'actor', 'browser_id', 'entity_urn', 'entity_type', 'query', 'section', 'action_type', 'event'] as const;
-    await this.query(`INSERT INTO ${USAGE_EVENT_TABLE} (${cols.join(', ')})
-      SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])`,
-    cols.map((c) => events.map((e) => e[c])));
-  }
-
-  async countUsageEvents(q: UsageEventCountQuery): Promise<{ keys: (string | null)[]; count: number }[]> {
-    const col = (c: UsageColumn) => {
-      if (!USAGE_COLUMNS.includes(c)) throw new Error(`unknown usage event column ${c}`);
-      return c;
-    };
-    const params: unknown[] = [q.from, q.to];
-    const where = ['at >= $1', 'at < $2'];
-    if (q.types) {
-      if (q.types.length === 0) return [];
-      params.push([...q.types]);
-      where.push(`type = ANY($${params.length})`);
-    }
-    for (const [c, v] of Object.entries(q.where ?? {})) {
-      params.push(v);
-      where.push(`${col(c as UsageColumn)} = $${params.length}`);
-    }
-    const keys = q.groupBy.map(col);
-    const count = q.distinct ? `COUNT(DISTINCT ${col(q.distinct)})` : 'COUNT(*)';
-    const select = keys.map((k, i) => `${k} AS k${i}`).join(', ');
-    const sql = `SELECT ${select}${select ? ', ' : ''}${count} AS n FROM ${USAGE_EVENT_TABLE} WHERE ${where.join(' AND ')}`
-      + (keys.length ? ` GROUP BY ${keys.join(', ')} ORDER BY n DESC, ${keys.map((k) => `${k} IS NULL, ${k} COLLATE "C"`).join(', ')}` : '')
-      + (q.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(q.limit))}` : '');
-    const { rows } = await this.query(sql, params);
-    return rows.map((r) => ({ keys: keys.map((_, i) => (r[`k${i}`] ?? null) as string | null), count: Number(r.n) }));
-  }
-
-  async deleteUsageEventsBefore(time: number): Promise<number> {
-    const r = await this.query(`DELETE FROM ${USAGE_EVENT_TABLE} WHERE at < $1`, [time]);
-    return r.rowCount ?? 0;
-  }
-
-  async latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> {
-    // strpos narrows the scan cheaply; the JSON test decides.
-    const { rows } = await this.query(`SELECT urn, aspect FROM ${ASPECT_TABLE} WHERE version = 0 AND strpos(systemmetadata, $1) > 0
-      AND systemmetadata::jsonb ->> 'runId' = $1 ORDER BY urn COLLATE "C", aspect COLLATE "C"`, [runId]);
-    return rows.map((r) => ({ urn: r.urn as string, aspect: r.aspect as string }));
-  }
-
-  /** The latest versions that name a run (a string runId), with when they were observed and whether their entity is soft-deleted. */
-  private static readonly RUN_ROWS = `SELECT a.urn AS urn, a.aspect AS aspect, a.sm ->> 'runId' AS run_id,
-      CASE WHEN jsonb_typeof(a.sm -> 'lastObserved') = 'number' THEN (a.sm ->> 'lastObserved')::numeric::bigint ELSE a.createdon END AS ts,
-      CASE WHEN s.metadata IS NOT NULL AND s.metadata::jsonb -> 'removed' = 'true'::jsonb THEN 1 ELSE 0 END AS removed
-    FROM (SELECT urn, aspect, createdon, systemmetadata::jsonb AS sm FROM ${ASPECT_TABLE} WHERE version = 0 AND systemmetadata IS NOT NULL) a
-    LEFT JOIN ${ASPECT_TABLE} s ON s.urn = a.urn AND s.aspect = 'status' AND s.version = 0
-    WHERE jsonb_typeof(a.sm -> 'runId') = 'string'`;
-
-  async listRuns(q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]> {
-    const { rows } = await this.pool.query(`SELECT run_id, COUNT(*) AS n, MAX(ts) AS ts FROM (${PostgresStore.RUN_ROWS}) r GROUP BY run_id
-      HAVING $1 OR SUM(removed) < COUNT(*) ORDER BY ts DESC, run_id COLLATE "C" LIMIT $2 OFFSET $3`, [q.includeSoft, q.count, q.start]);
-    return rows.map((r) => ({ runId: r.run_id as string, rows: Number(r.n), timestamp: Number(r.ts) }));
-  }
-
-  async aspectsOfRun(runId: string, q: { start: number; count: number; includeSoft: boolean }): Promise<RunAspectRow[]> {
-    const { rows } = await this.pool.query(`SELECT * FROM (${PostgresStore.RUN_ROWS}) r WHERE run_id = $1 AND ($2 OR removed = 0)
-      ORDER BY urn COLLATE "C", aspect COLLATE "C" LIMIT $3 OFFSET $4`, [runId, q.includeSoft, q.count, q.start]);
-    return rows.map((r) => ({ urn: r.urn as string, aspect: r.aspect as string, timestamp: Number(r.ts), removed: Number(r.removed) === 1 }));
-  }
-
-  async deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> {
-    return this.tx(async (c) => {
-      let n = 0;
-      const log: ChangeRow[] = [];
-      for (const t of timeseriesTables()) {
-        const rows = (await c.query(`DELETE FROM ${t.table} WHERE run_id = $1`, [runId])).rowCount ?? 0;
-        if (rows === 0) continue;
-        n += rows;
-        log.push(truncateChange({ urn: null, entityType: t.entityType, aspect: t.aspect, runId, rows, actor }, Date.now()));
-      }
-      await this.appendChanges(c, log);
-      return n;
-    });
-  }
-
-  // Several servers on one database (issue 16): the follower's wake-up signal and timed jobs on one server at a time.
-  async watchChanges(wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<() => Promise<void>> {
-    let stopped = false;
-    let client: pg.Client | null = null;
-    let timer: NodeJS.Timeout | undefined;
-    let backoff = WATCH_BACKOFF_MIN;
-    const retry = (c: pg.Client, error: Error) => {
-      if (stopped || client !== c) return; // stopped, or this connection's loss was already handled
-      client = null;
-      c.end().catch(() => {});
-      onState?.(false, error);
-      timer = setTimeout(() => void connect(), backoff);
-      backoff = Math.min(backoff * 2, WATCH_BACKOFF_MAX);
-    };
-    const connect = async () => {
-      if (stopped) return;
-      const c = new pg.Client(this.clientConfig);
-      client = c;
-      c.on('notification', (n) => wake(n.payload && /^\d+$/.test(n.payload) ? Number(n.payload) : undefined));
-      c.on('error', (e) => retry(c, e));
-      c.on('end', () => retry(c, new Error('the LISTEN connection ended')));
-      try {
-        await c.connect();
-        await c.query(`LISTEN ${CHANGE_CHANNEL}`);
-      } catch (e) {
-        retry(c, e as Error);
-        return;
-      }
-      if (stopped || client !== c) return;
-      backoff = WATCH_BACKOFF_MIN;
-      onState?.(true);
-      wake(); // what was announced while no connection listened
-    };
-    await connect();
-    return async () => {
-      stopped = true;
-      clearTimeout(timer);
-      const c = client;
-      client = null;
-      await c?.end().catch(() => {});
-    };
+  deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> { return timeseries.deleteTimeseriesOfRun(this.conn, runId, actor); }
+  watchChanges(wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<() => Promise<void>> {
+    return changeLog.watchChanges(this.conn, wake, onState);
   }
 
   /**
@@ -1244,44 +706,14 @@ export class PostgresStore implements Store {
 
   // Webhooks (migration 10)
 
-  async createWebhook(w: WebhookRow, seq: number): Promise<void> {
-    await this.tx(async (c) => {
-      await c.query(`INSERT INTO ${WEBHOOK_TABLE} (id, url, entity_types, aspects, secret, created_by, created_on, description)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [w.id, w.url, JSON.stringify(w.entityTypes), JSON.stringify(w.aspects), w.secret, w.createdBy,
-        w.createdOn, w.description]);
-      await c.query(`INSERT INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
-        [`webhook:${w.id}`, seq, Date.now()]);
-    });
+  createWebhook(w: WebhookRow, seq: number): Promise<void> { return changeLog.createWebhook(this.conn, w, seq); }
+  listWebhooks(): Promise<WebhookRow[]> { return changeLog.listWebhooks(this.conn); }
+  deleteWebhook(id: string): Promise<boolean> { return changeLog.deleteWebhook(this.conn, id); }
+  addWebhookDeadLetter(d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean> {
+    return changeLog.addWebhookDeadLetter(this.conn, d, from, to);
   }
-
-  async listWebhooks(): Promise<WebhookRow[]> {
-    const { rows } = await this.query(`SELECT * FROM ${WEBHOOK_TABLE} ORDER BY created_on, id COLLATE "C"`);
-    return rows.map(webhookOf);
-  }
-
-  async deleteWebhook(id: string): Promise<boolean> {
-    return this.tx(async (c) => {
-      await c.query(`DELETE FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = $1`, [id]);
-      await c.query(`DELETE FROM ${CONSUMER_TABLE} WHERE name = $1`, [`webhook:${id}`]);
-      return (await c.query(`DELETE FROM ${WEBHOOK_TABLE} WHERE id = $1`, [id])).rowCount === 1;
-    });
-  }
-
-  async addWebhookDeadLetter(d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean> {
-    return this.tx(async (c) => {
-      const moved = await c.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3 AND seq = $4`,
-        [to, Date.now(), `webhook:${d.webhookId}`, from]);
-      if (moved.rowCount !== 1) return false;
-      await c.query(`INSERT INTO ${WEBHOOK_DEAD_LETTER_TABLE} (webhook_id, seq, at, attempts, status, error, event)
-        VALUES ($1, $2, $3, $4, $5, $6, $7)`, [d.webhookId, d.seq, d.at, d.attempts, d.status, d.error, d.event]);
-      return true;
-    });
-  }
-
-  async webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> {
-    const { rows } = await this.query(`SELECT * FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
-      [webhookId, after, limit]);
-    return rows.map(deadLetterOf);
+  webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> {
+    return changeLog.webhookDeadLetters(this.conn, webhookId, after, limit);
   }
 
   // Export and backup (src/services/export.ts, backup.ts)
@@ -1312,26 +744,8 @@ export class PostgresStore implements Store {
     return this.byteCollation;
   }
 
-  async timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number;
-    limit: number }): Promise<TimeseriesRow[]> {
-    if (q.urns.length === 0) return [];
-    const t = tableFor(q.entityType, q.aspect);
-    const params: unknown[] = [q.urns];
-    const where = ['urn = ANY($1::text[])'];
-    if (q.after) {
-      params.push(q.after.urn, q.after.timestampMillis, q.after.partition, q.after.granularity, q.after.messageId);
-      where.push('(urn COLLATE "C", timestamp_millis, partition_key COLLATE "C", granularity COLLATE "C", message_id COLLATE "C") > ($2, $3, $4, $5, $6)');
-    }
-    if (q.sinceMillis !== undefined) { params.push(q.sinceMillis); where.push(`timestamp_millis >= $${params.length}`); }
-    params.push(q.limit);
-    const { rows } = await this.query(`SELECT urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata FROM ${t}
-      WHERE ${where.join(' AND ')}
-      ORDER BY urn COLLATE "C", timestamp_millis, partition_key COLLATE "C", granularity COLLATE "C", message_id COLLATE "C"
-      LIMIT $${params.length}`, params);
-    return rows.map((r) => ({
-      urn: r.urn, timestampMillis: Number(r.timestamp_millis), partition: r.partition_key, granularity: r.granularity, messageId: r.message_id,
-      value: JSON.parse(r.event), systemMetadata: r.system_metadata ? JSON.parse(r.system_metadata) : null,
-    }));
+  timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number; limit: number }): Promise<TimeseriesRow[]> {
+    return timeseries.timeseriesRowsAfter(this.conn, q);
   }
 
   async backupTo(): Promise<{ pages: number }> {
@@ -1343,22 +757,6 @@ export class PostgresStore implements Store {
 const LOCK_CHECK_MS = 5_000;
 const LOCK_CHECK_TIMEOUT_MS = 10_000;
 
-/** Reconnection delays of the LISTEN connection (watchChanges), doubling from the first to the last. */
-const WATCH_BACKOFF_MIN = 100;
-const WATCH_BACKOFF_MAX = 10_000;
-
-const EDGE_COLUMNS = 'source, type, destination, created_on, created_actor, updated_on, updated_actor, manual';
-
-/** A row of the relationship table as a Relationship: stamps only where the edge has them (BIGINT arrives as text). */
-function edgeOf(r: Record<string, any>): Relationship {
-  const e: Relationship = { source: r.source, type: r.type, destination: r.destination };
-  if (r.created_on != null) e.createdOn = Number(r.created_on);
-  if (r.created_actor != null) e.createdActor = r.created_actor;
-  if (r.updated_on != null) e.updatedOn = Number(r.updated_on);
-  if (r.updated_actor != null) e.updatedActor = r.updated_actor;
-  if (r.manual) e.manual = true;
-  return e;
-}
 
 /** An aspect write waiting for a group commit: its update, computed under the group's locks from the current values. */
 interface GroupedWrite {
@@ -1372,31 +770,6 @@ interface GroupedWrite {
 
 type Outcome = { ok: true; value: AspectWriteResult[] } | { ok: false; error: unknown };
 
-/**
- * Data-modifying parts (`name AS (...)`, parameters added through `$` to `params`) as one statement, with `log`'s
- * entries appended to the change log and announced to followers (NOTIFY, delivered on commit) when there are any.
- */
-async function runTogether(c: pg.PoolClient, parts: string[], params: unknown[], $: (v: unknown) => string,
-  log: readonly ChangeRow[]): Promise<void> {
-  if (log.length) {
-    parts.push(`logged AS (${logInsert(log, $)})`);
-    await c.query(`WITH ${parts.join(',\n')} SELECT pg_notify(${$(CHANGE_CHANNEL)}, MAX(seq)::text) FROM logged`, params);
-  } else if (parts.length) {
-    await c.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
-  }
-}
-
-/**
- * The log's INSERT for some entries, returning their offsets; `$` adds a parameter. In one round trip with what it
- * logs: the log's lock is an InitPlan of the row filter, so it is taken before the first row draws its offset, and it
- * is held to the commit (offsets are committed in order).
- */
-function logInsert(rows: readonly ChangeRow[], $: (v: unknown) => string): string {
-  const types = ['bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint'];
-  const columns = CHANGE_COLUMNS.map((_, i) => `${$(rows.map((r) => r[i]))}::${types[i]}[]`);
-  return `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}) SELECT * FROM UNNEST(${columns.join(', ')})
-    WHERE (SELECT pg_advisory_xact_lock(${$(CHANGE_LOG_LOCK)}) IS NOT NULL) RETURNING seq`;
-}
 
 /**
  * Groups committing at once on one server: the next group gathers the writes requested meanwhile, so groups grow with

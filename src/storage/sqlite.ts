@@ -1,32 +1,32 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ACTIVITY_TABLE, FTS_WORDS_FUNCTION, ftsWords, USAGE_EVENT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from './schema.js';
-import { deadLetterOf, webhookOf } from './webhook-rows.js';
-import { USAGE_COLUMNS, type ActivityEvent, type UsageColumn, type UsageEventCountQuery, type UsageEventRow } from './types.js';
+import { FTS_WORDS_FUNCTION, ftsWords } from './schema.js';
+import type { ActivityEvent, UsageEventCountQuery, UsageEventRow } from './types.js';
+import { TableSizes, type SqliteConnection } from './sqlite/connection.js';
+import * as usage from './sqlite/usage.js';
+import * as changeLog from './sqlite/change-log.js';
+import * as timeseries from './sqlite/timeseries.js';
+import * as relations from './sqlite/relationships.js';
+import * as reads from './sqlite/aspect-reads.js';
+import * as bulk from './sqlite/bulk-load.js';
+import { SqliteSearch } from './sqlite/search.js';
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 import { addLatest, aspectKey, checkUpdate } from './aspect-updates.js';
 import { planVersions } from './version-plan.js';
-import { DEFERRED_INDEX_KEY, deferredIndexes, worthDeferring } from './deferred-indexes.js';
-import { edgeChanges } from './edges.js';
+import { worthDeferring } from './deferred-indexes.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { CharBudgetMap } from './char-budget-map.js';
 import { ParsedValues } from './parsed-values.js';
-import { readJson, readJsonOrNull, sameStored, storeJson, storeJsonAsync, type StoredJson } from './stored-json.js';
-import type { FacetOp } from './facet-bitmaps.js';
+import { readJson, sameStored, storeJson, storeJsonAsync, type StoredJson } from './stored-json.js';
 import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
 import {
-  CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, changeSelect, deleteChange, timeseriesChange, toChange, truncateChange,
-  type ChangeLogRow, type ChangeRow, type StoredLatest,
+  CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, deleteChange, truncateChange, type ChangeRow, type StoredLatest,
 } from './change-log.js';
 import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, SETTINGS_TABLE, migrations, sizesFor, tableFor,
-  timeseriesTableNames, timeseriesTables, timeseriesTableStatements, toRecord, type AspectRow,
+  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_DOCS, SETTINGS_TABLE, migrations,
+  timeseriesTables, timeseriesTableStatements, type AspectRow,
 } from './schema.js';
-import {
-  addCountDeltas, allDocsStatement, countChanges, countStatement, distinctValues, facetSteps, docKeys, ftsFlags, textDigest, type FacetRow, numeric, pageSteps, type PageRow, type CountedDoc, type Statement, textWords,
-  addRewriteDeltas, valueChanges,
-} from './search-sql.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
   IndexUpdate, LatestAspects, Relationship, RunAspectRow, RunSummary,
@@ -80,20 +80,22 @@ export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  /** The connection as each concern's module takes it (sqlite/). */
+  private readonly conn: SqliteConnection;
+  private readonly search: SqliteSearch;
   /** Latest aspect values parsed once and shared while their text is unchanged. */
   private readonly latestValues = new ParsedValues(undefined, (urn, aspect, stored) => this.justWritten.text(urn, aspect, stored));
   /** The texts of compressed values this process wrote last, which the index step reads right after the write. */
   private readonly justWritten = new RecentTexts();
-  /** Facet counts in memory (src/storage/facet-index.ts); `facetOps` collects a transaction's changes for it. */
+  /** Facet counts in memory (src/storage/facet-index.ts). */
   readonly facets: FacetIndex = new FacetIndex({
     dialect: 'sqlite',
-    rows: async (s) => this.run(s) as Record<string, unknown>[],
+    rows: async (s) => this.search.run(s) as Record<string, unknown>[],
     ids: async (s) => this.stmt(s.sql).pluck().all(...s.params) as number[],
     changesAfter: (after, limit) => this.changesAfter(after, limit),
     firstChangeSeq: () => this.firstChangeSeq(),
     consumerOffsets: () => this.consumerOffsets(),
   });
-  private facetOps: FacetOp[] = [];
 
   /** Prepared statements are cached by their SQL text; each text is always used in the same mode. */
   private stmt(sql: string): Database.Statement {
@@ -110,6 +112,8 @@ export class SqliteStore implements Store {
       openPrivately(file);
     }
     this.db = new Database(file);
+    this.conn = { db: this.db, stmt: (sql) => this.stmt(sql), sizes: new TableSizes() };
+    this.search = new SqliteSearch(this.conn, this.facets);
     // auto_vacuum must be chosen before the first table exists; it lets truncation give pages back.
     this.db.pragma('auto_vacuum = INCREMENTAL');
     this.db.pragma('journal_mode = WAL');
@@ -145,30 +149,12 @@ export class SqliteStore implements Store {
       for (const s of timeseriesTableStatements('sqlite')) db.exec(s);
     });
     apply.immediate();
-    this.restoreIndexes();
+    bulk.restoreIndexes(this.conn);
     // Gathers statistics the planner lacks (on a new or upgraded database), as SQLite advises at open.
     this.db.pragma('optimize = 0x10002');
     this.facets.start();
   }
 
-  /**
-   * Runs a write transaction that may change the search tables, then hands what it changed to the facet index (after
-   * the commit; nothing on a rollback). Inside another transaction, the outer one hands them over.
-   */
-  private withFacets<T>(tx: () => T, move?: { from: number; to: number }): T {
-    if (this.db.inTransaction) return tx();
-    this.facetOps = [];
-    try {
-      const r = tx();
-      this.facets.committed(this.facetOps, r === false ? undefined : move);
-      return r;
-    } finally {
-      this.facetOps = [];
-    }
-  }
-
-  /** Search documents written since the planner's statistics were last refreshed. */
-  private docsSinceOptimize = 0;
 
   async close(): Promise<void> {
     this.takeGroup();
@@ -327,26 +313,13 @@ export class SqliteStore implements Store {
     }
     const log: ChangeRow[] = [...plan.log];
     const results = plan.results;
-    this.upsertTimeseriesRows(update.timeseries ?? [], log, known);
+    timeseries.upsertTimeseriesRows(this.conn, update.timeseries ?? [], log, known);
     for (const d of update.deletes ?? []) this.deleteAspectRows(d.urn, [d.aspect], d.actor, log);
-    for (const d of update.timeseriesDeletes ?? []) this.deleteTimeseriesRows(d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
-    this.appendChanges(log, known);
+    for (const d of update.timeseriesDeletes ?? []) timeseries.deleteTimeseriesRows(this.conn, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
+    changeLog.appendChanges(this.conn, log, known);
     return results;
   }
 
-  /**
-   * Inserts log entries; inside the write's transaction, so the offsets follow the order of commits. Values are stored
-   * as the aspect table stores them (`known`: the stored form of texts this write already encoded).
-   */
-  private appendChanges(rows: readonly ChangeRow[], known?: ReadonlyMap<string, StoredJson>): void {
-    if (rows.length === 0) return;
-    const insert = this.stmt(`INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}) VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')})`);
-    const encode = (text: string | null) => (text === null ? null : known?.get(text) ?? storeJson(text));
-    for (const r of rows) {
-      const [at, urn, entityType, aspect, changeType, value, previous, ...rest] = r;
-      insert.run(at, urn, entityType, aspect, changeType, encode(value), encode(previous), ...rest);
-    }
-  }
 
   /** Deletes every version of some aspects of an entity, logging the latest value of each; inside a write transaction. */
   private deleteAspectRows(urn: string, aspects: readonly string[], actor: string, log: ChangeRow[]): number {
@@ -380,57 +353,29 @@ export class SqliteStore implements Store {
   }
 
   async getVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null> {
-    const row = this.stmt(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = ?`)
-      .get(urn, aspect, version) as AspectRow | undefined;
-    return row ? toRecord(row) : null;
+    return reads.getVersion(this.conn, urn, aspect, version);
   }
-
-  async listVersions(urn: string, aspect: string): Promise<AspectRecord[]> {
-    const rows = this.stmt(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ?
-      ORDER BY CASE WHEN version = 0 THEN 0 ELSE 1 END, version DESC`).all(urn, aspect) as AspectRow[];
-    return rows.map(toRecord);
-  }
+  async listVersions(urn: string, aspect: string): Promise<AspectRecord[]> { return reads.listVersions(this.conn, urn, aspect); }
 
   async deleteAspects(urn: string, aspects: readonly string[], actor = SYSTEM_ACTOR): Promise<number> {
     if (aspects.length === 0) return 0;
     return this.db.transaction(() => {
       const log: ChangeRow[] = [];
       const n = this.deleteAspectRows(urn, aspects, actor, log);
-      this.appendChanges(log);
+      changeLog.appendChanges(this.conn, log);
       return n;
     }).immediate();
   }
 
-  async existing(urns: readonly string[]): Promise<Set<string>> {
-    const out = new Set<string>();
-    for (let i = 0; i < urns.length; i += CHUNK) {
-      const chunk = urns.slice(i, i + CHUNK);
-      const rows = this.stmt(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn IN (${chunk.map(() => '?').join(',')})`)
-        .pluck().all(...chunk) as string[];
-      for (const u of rows) out.add(u);
-    }
-    return out;
-  }
-
+  async existing(urns: readonly string[]): Promise<Set<string>> { return reads.existing(this.conn, urns); }
   async listEntities(opts: { entityType?: string; start?: number; count?: number; after?: string }): Promise<EntityRow[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (opts.entityType) { where.push('entity_type = ?'); params.push(opts.entityType); }
-    if (opts.after !== undefined) { where.push('urn > ?'); params.push(opts.after); }
-    const sql = `SELECT urn, entity_type AS entityType FROM ${ENTITY_TABLE}${where.length ? ' WHERE ' + where.join(' AND ') : ''}
-      ORDER BY urn LIMIT ? OFFSET ?`;
-    return this.stmt(sql).all(...params, opts.count ?? -1, opts.start ?? 0) as EntityRow[];
+    return reads.listEntities(this.conn, opts);
   }
-
-  async countEntities(entityType?: string): Promise<number> {
-    return entityType
-      ? (this.stmt(`SELECT COUNT(*) FROM ${ENTITY_TABLE} WHERE entity_type = ?`).pluck().get(entityType) as number)
-      : (this.stmt(`SELECT COUNT(*) FROM ${ENTITY_TABLE}`).pluck().get() as number);
-  }
+  async countEntities(entityType?: string): Promise<number> { return reads.countEntities(this.conn, entityType); }
 
   async deleteEntity(urn: string, actor = SYSTEM_ACTOR): Promise<{ rows: number; timeseriesRows: number }> {
     const db = this.db;
-    return this.withFacets(() => db.transaction(() => {
+    return this.search.withFacets(() => db.transaction(() => {
       const log: ChangeRow[] = [];
       const aspects = this.stmt(`SELECT aspect FROM ${ASPECT_TABLE} WHERE urn = ? AND version = 0 ORDER BY aspect`).pluck().all(urn) as string[];
       const rows = this.deleteAspectRows(urn, aspects, actor, log)
@@ -439,332 +384,72 @@ export class SqliteStore implements Store {
       for (const t of timeseriesTables()) {
         const n = this.stmt(`DELETE FROM ${t.table} WHERE urn = ?`).run(urn).changes;
         if (n === 0) continue;
-        this.changedTable(t.table);
+        this.conn.sizes.changed(t.table);
         timeseriesRows += n;
         log.push(truncateChange({ urn, entityType: t.entityType, aspect: t.aspect, rows: n, actor }, Date.now()));
       }
-      this.removeSearchDocs([urn]);
+      this.search.removeSearchDocs([urn]);
       this.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ?`).run(urn);
       this.stmt(`DELETE FROM ${ENTITY_TABLE} WHERE urn = ?`).run(urn);
-      this.appendChanges(log);
+      changeLog.appendChanges(this.conn, log);
       return { rows, timeseriesRows };
     }).immediate());
   }
 
-  async upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> {
-    this.db.transaction(() => {
-      const log: ChangeRow[] = [];
-      this.upsertTimeseriesRows(rows, log);
-      this.appendChanges(log);
-    }).immediate();
-  }
+  async upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> { return timeseries.upsertTimeseries(this.conn, rows); }
 
-  private upsertTimeseriesRows(rows: TimeseriesWrite[], log: ChangeRow[], known?: Map<string, StoredJson>): void {
-    const db = this.db;
-    const addEntity = this.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
-    for (const r of rows) {
-      const t = tableFor(r.entityType, r.aspect);
-      const json = JSON.stringify(r.value);
-      const stored = storeJson(json);
-      known?.set(json, stored);
-      const sys = r.systemMetadata ? JSON.stringify(r.systemMetadata) : null;
-      this.changedTable(t);
-      addEntity.run(r.urn, r.entityType, Date.now());
-      this.stmt(`INSERT INTO ${t} (urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata, run_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (urn, timestamp_millis, partition_key, granularity, message_id)
-        DO UPDATE SET event = excluded.event, system_metadata = excluded.system_metadata, run_id = excluded.run_id`)
-        .run(r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId, stored, sys, r.systemMetadata?.runId ?? null);
-      log.push(timeseriesChange(r, json, sys, Date.now()));
-    }
-  }
 
-  async queryTimeseries(q: TimeseriesQuery): Promise<TimeseriesRecord[]> {
-    const t = tableFor(q.entityType, q.aspect);
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (q.urn !== undefined) { where.push('urn = ?'); params.push(q.urn); }
-    if (q.startTimeMillis !== undefined) { where.push('timestamp_millis >= ?'); params.push(q.startTimeMillis); }
-    if (q.endTimeMillis !== undefined) { where.push('timestamp_millis <= ?'); params.push(q.endTimeMillis); }
-    const sql = `SELECT urn, timestamp_millis, event, system_metadata FROM ${t}${where.length ? ' WHERE ' + where.join(' AND ') : ''}
-      ORDER BY timestamp_millis ${q.order === 'asc' ? 'ASC' : 'DESC'} LIMIT ?`;
-    const rows = this.stmt(sql).all(...params, q.limit ?? -1) as
-      { urn: string; timestamp_millis: number; event: StoredJson; system_metadata: string | null }[];
-    return rows.map((r) => ({
-      urn: r.urn, timestampMillis: r.timestamp_millis, value: JSON.parse(readJson(r.event)),
-      systemMetadata: r.system_metadata ? JSON.parse(r.system_metadata) : null,
-    }));
-  }
-
+  async queryTimeseries(q: TimeseriesQuery): Promise<TimeseriesRecord[]> { return timeseries.queryTimeseries(this.conn, q); }
   async countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> {
-    const t = tableFor(entityType, aspect);
-    return beforeMillis === undefined
-      ? (this.stmt(`SELECT COUNT(*) FROM ${t}`).pluck().get() as number)
-      : (this.stmt(`SELECT COUNT(*) FROM ${t} WHERE timestamp_millis < ?`).pluck().get(beforeMillis) as number);
+    return timeseries.countTimeseries(this.conn, entityType, aspect, beforeMillis);
   }
-
   async deleteTimeseriesBefore(entityType: string, aspect: string, endTimeMillis: number, batchSize: number, actor?: string): Promise<number> {
-    const t = tableFor(entityType, aspect);
-    this.changedTable(t);
-    return this.db.transaction(() => {
-      const n = this.stmt(`DELETE FROM ${t} WHERE rowid IN (SELECT rowid FROM ${t} WHERE timestamp_millis < ? LIMIT ?)`)
-        .run(endTimeMillis, batchSize).changes;
-      if (n) this.appendChanges([truncateChange({ urn: null, entityType, aspect, endTimeMillis, rows: n, actor }, Date.now())]);
-      return n;
-    }).immediate();
+    return timeseries.deleteTimeseriesBefore(this.conn, entityType, aspect, endTimeMillis, batchSize, actor);
   }
-
   async deleteTimeseriesRange(urn: string, entityType: string, aspect: string, start?: number, end?: number, actor?: string): Promise<number> {
-    return this.db.transaction(() => {
-      const log: ChangeRow[] = [];
-      const n = this.deleteTimeseriesRows(urn, entityType, aspect, start, end, actor, log);
-      this.appendChanges(log);
-      return n;
-    }).immediate();
+    return timeseries.deleteTimeseriesRange(this.conn, urn, entityType, aspect, start, end, actor);
   }
 
-  /** Deletes one entity's time-series rows of an aspect in a time range (all when open), logging it; inside a write transaction. */
-  private deleteTimeseriesRows(urn: string, entityType: string, aspect: string, start: number | undefined, end: number | undefined,
-    actor: string | undefined, log: ChangeRow[]): number {
-    const t = tableFor(entityType, aspect);
-    this.changedTable(t);
-    const n = this.stmt(`DELETE FROM ${t} WHERE urn = ? AND timestamp_millis >= ? AND timestamp_millis <= ?`)
-      .run(urn, start ?? Number.MIN_SAFE_INTEGER, end ?? Number.MAX_SAFE_INTEGER).changes;
-    if (n) log.push(truncateChange({ urn, entityType, aspect, startTimeMillis: start, endTimeMillis: end, rows: n, actor }, Date.now()));
-    return n;
+
+  async reclaimTimeseriesSpace(): Promise<void> { await timeseries.reclaimTimeseriesSpace(this.conn); }
+  async timeseriesSizes(): Promise<TableSize[]> { return timeseries.timeseriesSizes(this.conn); }
+
+
+
+
+
+
+
+
+
+
+
+
+  // Search (sqlite/search.ts)
+  async upsertSearchDocs(docs: SearchDoc[]): Promise<void> { this.search.upsertSearchDocs(docs); }
+  async deleteSearchDocs(urns: readonly string[]): Promise<void> { this.search.deleteSearchDocs(urns); }
+  searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) { return this.search.searchDocs(q); }
+  searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
+    return this.search.searchFacets(q, facets, matches);
   }
-
-  async reclaimTimeseriesSpace(): Promise<void> {
-    // Freed pages already left the table's b-tree (so its dbstat size fell); this returns them to the file system,
-    // a few hundred pages per step so that other requests run in between.
-    while ((this.db.pragma('freelist_count', { simple: true }) as number) > 0) {
-      this.db.pragma('incremental_vacuum(256)');
-      await new Promise((r) => setImmediate(r));
-    }
-  }
-
-  /**
-   * dbstat's figures for each table and its indexes. Measuring walks every page of a b-tree, so a table's figure
-   * is kept until that table changes (writes through this store) or the database changes under us (another
-   * process: PRAGMA data_version).
-   */
-  async timeseriesSizes(): Promise<TableSize[]> {
-    const dataVersion = this.db.pragma('data_version', { simple: true }) as number;
-    if (dataVersion !== this.sizesDataVersion) {
-      this.sizeCache.clear();
-      this.sizesDataVersion = dataVersion;
-    }
-    const bytes = new Map<string, number>();
-    for (const t of timeseriesTableNames()) {
-      let size = this.sizeCache.get(t);
-      if (size === undefined) {
-        const names = this.stmt('SELECT name FROM sqlite_master WHERE tbl_name = ?').pluck().all(t) as string[];
-        size = names.reduce((sum, n) => sum + ((this.stmt('SELECT pgsize FROM dbstat WHERE name = ? AND aggregate = 1').pluck().get(n) as number) ?? 0), 0);
-        this.sizeCache.set(t, size);
-      }
-      bytes.set(t, size);
-    }
-    return sizesFor(bytes);
-  }
-
-  private readonly sizeCache = new Map<string, number>();
-  private sizesDataVersion = -1;
-
-  private changedTable(table: string) {
-    this.sizeCache.delete(table);
-  }
-
-  async upsertSearchDocs(docs: SearchDoc[]): Promise<void> {
-    this.withFacets(() => this.db.transaction(() => this.writeSearchDocs(docs)).immediate());
-  }
-
-  /** Inside a write transaction. */
-  private writeSearchDocs(docs: readonly SearchDoc[]): void {
-    {
-      const deltas = new Map<string, number>();
-      const insertDoc = this.stmt(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key, text_words)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-      const updateDoc = this.stmt(`UPDATE ${SEARCH_DOCS} SET entity_type = ?, removed = ?, sort_name = ?, text_digest = ?, name_key = ?,
-        qualified_key = ?, text_words = ? WHERE id = ?`);
-      const insertText = this.stmt(`INSERT INTO ${SEARCH_FTS} (rowid, name, body, flags) VALUES (?, ?, ?, ?)`);
-      const deleteText = this.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`);
-      const insertValue = this.stmt(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num) VALUES (?, ?, ?, ?)`);
-      const deleteValue = this.stmt(`DELETE FROM ${SEARCH_VALUES} WHERE field = ? AND value = ? AND doc_id = ?`);
-      for (const d of docs) {
-        const values = distinctValues(d);
-        const flags = ftsFlags(d.entityType, d.removed);
-        const digest = textDigest(d.name, d.text, flags);
-        const old = this.takeSearchDoc(d.urn, true);
-        let id: number;
-        if (old) {
-          id = old.id;
-          updateDoc.run(d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), textWords(d), id);
-        } else {
-          id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), textWords(d)).lastInsertRowid);
-        }
-        if (old?.textDigest !== digest) {
-          if (old) deleteText.run(id);
-          insertText.run(id, d.name, d.text, flags);
-        }
-        const changes = valueChanges(old?.doc.values ?? [], values);
-        for (const [field, value] of changes.gone) deleteValue.run(field, value, id);
-        for (const [field, value] of changes.added) insertValue.run(field, value, id, numeric(value));
-        addRewriteDeltas(deltas, old?.doc, { entityType: d.entityType, removed: d.removed, values }, changes);
-        this.facetOps.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values } });
-      }
-      this.applyCounts(deltas);
-    }
-    // Search plans depend on how selective each index is, which changes as the catalog grows.
-    this.docsSinceOptimize += docs.length;
-    if (this.docsSinceOptimize >= 20_000) {
-      this.docsSinceOptimize = 0;
-      this.db.pragma('optimize');
-    }
-  }
-
-  /**
-   * Removes a document's text and values (unless kept, to be rewritten by difference: the values by what changed,
-   * the text if its digest did), keeping its row and id; returns what the counts held for it.
-   */
-  private takeSearchDoc(urn: string, keep = false): { id: number; doc: CountedDoc; textDigest: string | null } | undefined {
-    const row = this.stmt(`SELECT id, entity_type, removed, text_digest FROM ${SEARCH_DOCS} WHERE urn = ?`).get(urn) as
-      { id: number; entity_type: string; removed: number; text_digest: string | null } | undefined;
-    if (!row) return undefined;
-    const values = (this.stmt(`SELECT field, value FROM ${SEARCH_VALUES} WHERE doc_id = ?`).raw().all(row.id) as [string, string][]);
-    if (!keep) {
-      this.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`).run(row.id);
-      this.stmt(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = ?`).run(row.id);
-    }
-    return { id: row.id, doc: { entityType: row.entity_type, removed: row.removed === 1, values }, textDigest: row.text_digest };
-  }
-
-  private applyCounts(deltas: Map<string, number>): void {
-    const bump = this.stmt(`INSERT INTO ${SEARCH_COUNTS} (field, removed, entity_type, value, n) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (field, removed, entity_type, value) DO UPDATE SET n = n + excluded.n`);
-    const drop = this.stmt(`DELETE FROM ${SEARCH_COUNTS} WHERE field = ? AND removed = ? AND entity_type = ? AND value = ? AND n <= 0`);
-    for (const c of countChanges(deltas)) {
-      bump.run(c.field, c.removed ? 1 : 0, c.entityType, c.value, c.n);
-      if (c.n < 0) drop.run(c.field, c.removed ? 1 : 0, c.entityType, c.value);
-    }
-  }
-
-  /** Runs inside a write transaction. */
-  private removeSearchDocs(urns: readonly string[]): void {
-    const deltas = new Map<string, number>();
-    for (const u of urns) {
-      const old = this.takeSearchDoc(u);
-      if (!old) continue;
-      this.stmt(`DELETE FROM ${SEARCH_DOCS} WHERE id = ?`).run(old.id);
-      addCountDeltas(deltas, old.doc, undefined);
-      this.facetOps.push({ remove: old.id });
-    }
-    this.applyCounts(deltas);
-  }
-
-  async deleteSearchDocs(urns: readonly string[]): Promise<void> {
-    this.withFacets(() => this.db.transaction(() => this.removeSearchDocs(urns)).immediate());
-  }
-
-  private run(s: Statement): unknown[] {
-    return this.stmt(s.sql).all(...s.params);
-  }
-
-  async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) {
-    // The total from the facet index's match set when it has one (its facets then reuse it).
-    const matched = q.facetsFollow ? (await this.facets.matchSet({ terms: q.terms, where: q.where }, true))?.size : undefined;
-    // One read transaction: the total and the page see the same documents.
-    return this.db.transaction(() => {
-      const total = matched ?? Number((this.run(countStatement('sqlite', q))[0] as { n: number }).n);
-      if (q.count === 0 || total === 0) return { total, urns: [] };
-      const all = Number((this.run(allDocsStatement('sqlite'))[0] as { n: number }).n);
-      const steps = pageSteps('sqlite', q, total, all);
-      let step = steps.next();
-      while (!step.done) step = steps.next(step.value.map((s) => this.run(s) as PageRow[]));
-      return { total, urns: step.value };
-    }).deferred();
-  }
-
-  async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
-    return this.facets.count(q, facets, async (specs) => this.sqlFacets(q, specs, matches));
-  }
-
-  private sqlFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): FacetCount[][] {
-    return this.db.transaction(() => {
-      const steps = facetSteps('sqlite', q, facets, matches);
-      let step = steps.next();
-      while (!step.done) step = steps.next(step.value.map((s) => this.run(s) as FacetRow[]));
-      return step.value;
-    }).deferred();
-  }
-
-  async countSearchDocs(): Promise<number> {
-    return this.stmt(`SELECT COUNT(*) FROM ${SEARCH_DOCS}`).pluck().get() as number;
-  }
-
+  async countSearchDocs(): Promise<number> { return this.search.countSearchDocs(); }
   async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
-    this.db.transaction(() => this.writeRelationships(sources, edges)).immediate();
+    return relations.replaceRelationships(this.conn, sources, edges);
   }
 
-  /** Inside a write transaction. */
-  private writeRelationships(sources: readonly string[], edges: readonly Relationship[]): void {
-    {
-      const stored = sources.flatMap((s) => (this.stmt(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE source = ?`).all(s) as EdgeRow[]).map(edgeOf));
-      const { gone, added } = edgeChanges(stored, edges);
-      const del = this.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ? AND type = ? AND destination = ?`);
-      for (const e of gone) del.run(e.source, e.type, e.destination);
-      for (const e of added) {
-        this.stmt(`INSERT OR IGNORE INTO ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on,
-          updated_actor, manual) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(e.source, e.type, e.destination, e.createdOn ?? null,
-          e.createdActor ?? null, e.updatedOn ?? null, e.updatedActor ?? null, e.manual ? 1 : 0);
-      }
-    }
-  }
 
   async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
-    const rows = this.stmt(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > ? ORDER BY seq LIMIT ?`)
-      .all(after, limit) as StoredChangeLogRow[];
-    return rows.map((r) => toChange({ ...r, value: readJsonOrNull(r.value), previous_value: readJsonOrNull(r.previous_value) }));
+    return changeLog.changesAfter(this.conn, after, limit, withValues);
   }
+  async lastChangeSeq(): Promise<number> { return changeLog.lastChangeSeq(this.conn); }
+  async firstChangeSeq(): Promise<number | null> { return changeLog.firstChangeSeq(this.conn); }
+  async consumerOffsets(): Promise<Map<string, number>> { return changeLog.consumerOffsets(this.conn); }
+  async registerConsumer(name: string, seq: number): Promise<number> { return changeLog.registerConsumer(this.conn, name, seq); }
+  async moveConsumer(name: string, from: number, to: number): Promise<boolean> { return changeLog.moveConsumer(this.conn, name, from, to); }
 
-  async lastChangeSeq(): Promise<number> {
-    // AUTOINCREMENT keeps the highest offset ever given in sqlite_sequence, even when the log has been trimmed empty.
-    return (this.stmt(`SELECT seq FROM sqlite_sequence WHERE name = ?`).pluck().get(CHANGE_LOG_TABLE) as number | undefined) ?? 0;
-  }
 
-  async firstChangeSeq(): Promise<number | null> {
-    return (this.stmt(`SELECT MIN(seq) FROM ${CHANGE_LOG_TABLE}`).pluck().get() as number | null) ?? null;
-  }
-
-  async consumerOffsets(): Promise<Map<string, number>> {
-    const rows = this.stmt(`SELECT name, seq FROM ${CONSUMER_TABLE} ORDER BY name`).all() as { name: string; seq: number }[];
-    return new Map(rows.map((r) => [r.name, r.seq]));
-  }
-
-  async registerConsumer(name: string, seq: number): Promise<number> {
-    return this.db.transaction(() => {
-      this.stmt(`INSERT OR IGNORE INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES (?, ?, ?)`).run(name, seq, Date.now());
-      return this.stmt(`SELECT seq FROM ${CONSUMER_TABLE} WHERE name = ?`).pluck().get(name) as number;
-    }).immediate();
-  }
-
-  async moveConsumer(name: string, from: number, to: number): Promise<boolean> {
-    return this.db.transaction(() => this.moveConsumerRow(name, from, to)).immediate();
-  }
-
-  private moveConsumerRow(name: string, from: number, to: number): boolean {
-    return this.stmt(`UPDATE ${CONSUMER_TABLE} SET seq = ?, updated_on = ? WHERE name = ? AND seq = ?`).run(to, Date.now(), name, from).changes === 1;
-  }
-
-  async removeConsumer(name: string): Promise<void> {
-    this.stmt(`DELETE FROM ${CONSUMER_TABLE} WHERE name = ?`).run(name);
-  }
-
-  async trimChanges(beforeTime: number, batchSize: number): Promise<number> {
-    return this.db.transaction(() => {
-      const keepFrom = this.stmt(`SELECT MIN(seq) FROM ${CONSUMER_TABLE}`).pluck().get() as number | null;
-      return this.stmt(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq IN (SELECT seq FROM ${CHANGE_LOG_TABLE}
-        WHERE at < ? AND seq <= ? ORDER BY seq LIMIT ?)`).run(beforeTime, keepFrom ?? Number.MAX_SAFE_INTEGER, batchSize).changes;
-    }).immediate();
-  }
+  async removeConsumer(name: string): Promise<void> { return changeLog.removeConsumer(this.conn, name); }
+  async trimChanges(beforeTime: number, batchSize: number): Promise<number> { return changeLog.trimChanges(this.conn, beforeTime, batchSize); }
 
   async indexedWithoutEntity(index: 'search' | 'relationships', limit: number): Promise<string[]> {
     const [table, column] = index === 'search' ? [SEARCH_DOCS, 'urn'] : [RELATIONSHIP_TABLE, 'source'];
@@ -790,7 +475,7 @@ export class SqliteStore implements Store {
 
   async applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean> {
     const move = guards.find((g) => g.consumer === SEARCH_CONSUMER && 'from' in g) as { from: number; to: number } | undefined;
-    return this.withFacets(() => this.db.transaction(() => {
+    return this.search.withFacets(() => this.db.transaction(() => {
       // Every guard checked before any offset moves, so a refusal writes nothing.
       for (const guard of guards) {
         if ('from' in guard) {
@@ -801,58 +486,27 @@ export class SqliteStore implements Store {
           if (later.some((u) => u !== null && wanted.has(u))) return false;
         }
       }
-      for (const guard of guards) if ('from' in guard) this.moveConsumerRow(guard.consumer, guard.from, guard.to);
+      for (const guard of guards) if ('from' in guard) changeLog.moveConsumerRow(this.conn, guard.consumer, guard.from, guard.to);
       if (update.search) {
-        this.writeSearchDocs(update.search.upsert);
-        this.removeSearchDocs(update.search.remove);
+        this.search.writeSearchDocs(update.search.upsert);
+        this.search.removeSearchDocs(update.search.remove);
       }
-      if (update.relationships) this.writeRelationships(update.relationships.sources, update.relationships.edges);
+      if (update.relationships) relations.writeRelationships(this.conn, update.relationships.sources, update.relationships.edges);
       return true;
     }).immediate(), move);
   }
 
   async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
-    const [self, other] = q.direction === 'INCOMING' ? ['destination', 'source'] : ['source', 'destination'];
-    const params: unknown[] = [q.urn];
-    let where = `${self} = ?`;
-    if (q.types?.length) { where += ` AND type IN (${q.types.map(() => '?').join(',')})`; params.push(...q.types); }
-    const total = this.stmt(`SELECT COUNT(*) FROM ${RELATIONSHIP_TABLE} WHERE ${where}`).pluck().get(...params) as number;
-    const edges = this.stmt(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${where} ORDER BY ${other}, type LIMIT ? OFFSET ?`)
-      .all(...params, q.count, q.start) as EdgeRow[];
-    return { total, edges: edges.map(edgeOf) };
+    return relations.relationships(this.conn, q);
   }
-
-  async countRelationships(): Promise<number> {
-    return this.stmt(`SELECT COUNT(*) FROM ${RELATIONSHIP_TABLE}`).pluck().get() as number;
-  }
+  async countRelationships(): Promise<number> { return relations.countRelationships(this.conn); }
 
   async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
     if (!worthDeferring(backlog, await this.countSearchDocs())) return null;
-    this.db.transaction(() => {
-      for (const name of deferredIndexes('sqlite')) {
-        const sql = this.stmt(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?`).pluck().get(name) as string | undefined;
-        if (!sql) continue;
-        this.stmt(`INSERT OR IGNORE INTO ${SETTINGS_TABLE} (key, value) VALUES (?, ?)`).run(`${DEFERRED_INDEX_KEY}${name}`, sql);
-        this.db.exec(`DROP INDEX ${name}`);
-      }
-    }).immediate();
-    return async () => this.restoreIndexes();
+    bulk.dropDeferredIndexes(this.conn);
+    return async () => bulk.restoreIndexes(this.conn);
   }
 
-  /** Builds the indexes a bulk load dropped (deferIndexes), if any: after its catch-up, or at the next start after a crash. */
-  private restoreIndexes(): void {
-    const rows = this.stmt(`SELECT key, value FROM ${SETTINGS_TABLE} WHERE key >= ? AND key < ?`)
-      .all(DEFERRED_INDEX_KEY, `${DEFERRED_INDEX_KEY}\uffff`) as { key: string; value: string }[];
-    if (rows.length === 0) return;
-    this.db.transaction(() => {
-      for (const r of rows) {
-        const name = r.key.slice(DEFERRED_INDEX_KEY.length);
-        if (!this.stmt(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?`).get(name)) this.db.exec(r.value);
-        this.stmt(`DELETE FROM ${SETTINGS_TABLE} WHERE key = ?`).run(r.key);
-      }
-    }).immediate();
-    this.db.pragma('optimize');
-  }
 
   async getOrSetSetting(key: string, value: string): Promise<string> {
     this.stmt(`INSERT OR IGNORE INTO ${SETTINGS_TABLE} (key, value) VALUES (?, ?)`).run(key, value);
@@ -860,134 +514,28 @@ export class SqliteStore implements Store {
   }
 
   async relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {
-    if (q.urns.length === 0 || q.types.length === 0) return [];
-    const self = q.direction === 'INCOMING' ? 'destination' : 'source';
-    const out: Relationship[] = [];
-    // Bounded batches keep each statement under SQLite's limit on bound parameters.
-    for (let i = 0; i < q.urns.length; i += 500) {
-      const batch = q.urns.slice(i, i + 500);
-      const rows = this.db.prepare(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} IN (${batch.map(() => '?').join(',')})
-        AND type IN (${q.types.map(() => '?').join(',')})`).all(...batch, ...q.types) as EdgeRow[];
-      for (const r of rows) out.push(edgeOf(r));
-    }
-    return out;
+    return relations.relationshipsOf(this.conn, q);
   }
 
-  async recordActivity(a: ActivityEvent, keep: number): Promise<void> {
-    this.db.transaction(() => {
-      this.stmt(`INSERT INTO ${ACTIVITY_TABLE} (actor, kind, value, at) VALUES (?, ?, ?, ?)
-        ON CONFLICT (actor, kind, value) DO UPDATE SET at = max(at, excluded.at)`).run(a.actor, a.kind, a.value, a.time);
-      // Everything older than the keep-th newest goes (nothing while there are fewer).
-      this.stmt(`DELETE FROM ${ACTIVITY_TABLE} WHERE actor = ? AND kind = ? AND at < (SELECT at FROM ${ACTIVITY_TABLE}
-        WHERE actor = ? AND kind = ? ORDER BY at DESC LIMIT 1 OFFSET ?)`).run(a.actor, a.kind, a.actor, a.kind, keep - 1);
-    }).immediate();
-  }
-
+  // Usage and activity (sqlite/usage.ts)
+  async recordActivity(a: ActivityEvent, keep: number): Promise<void> { usage.recordActivity(this.conn, a, keep); }
   async recentActivity(actor: string, kind: string, limit: number): Promise<ActivityEvent[]> {
-    const rows = this.stmt(`SELECT value, at FROM ${ACTIVITY_TABLE} WHERE actor = ? AND kind = ? ORDER BY at DESC, value LIMIT ?`)
-      .all(actor, kind, limit) as { value: string; at: number }[];
-    return rows.map((r) => ({ actor, kind, value: r.value, time: Number(r.at) }));
+    return usage.recentActivity(this.conn, actor, kind, limit);
   }
+  async aspectWritesBy(actor: string, start: number, count: number) { return usage.aspectWritesBy(this.conn, actor, start, count); }
+  async datasetUsageLeaders(sinceMillis: number, limit: number) { return usage.datasetUsageLeaders(this.conn, sinceMillis, limit); }
+  async recordUsageEvents(events: readonly UsageEventRow[]): Promise<void> { usage.recordUsageEvents(this.conn, events); }
+  async countUsageEvents(q: UsageEventCountQuery) { return usage.countUsageEvents(this.conn, q); }
+  async deleteUsageEventsBefore(time: number): Promise<number> { return usage.deleteUsageEventsBefore(this.conn, time); }
 
-  async aspectWritesBy(actor: string, start: number, count: number): Promise<{ urn: string; time: number }[]> {
-    const rows = this.stmt(`SELECT urn, createdon FROM ${ASPECT_TABLE} WHERE createdby = ? ORDER BY createdon DESC, urn LIMIT ? OFFSET ?`)
-      .all(actor, count, start) as { urn: string; createdon: number }[];
-    return rows.map((r) => ({ urn: r.urn, time: Number(r.createdon) }));
-  }
+  async latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> { return reads.latestAspectsOfRun(this.conn, runId); }
 
-  async datasetUsageLeaders(sinceMillis: number, limit: number): Promise<{ urn: string; queries: number }[]> {
-    const t = tableFor('dataset', 'datasetUsageStatistics');
-    const rows = this.stmt(`SELECT urn, SUM(COALESCE(json_extract(event, '$.totalSqlQueries'), 0)) AS queries FROM ${t}
-      WHERE timestamp_millis >= ? GROUP BY urn HAVING queries > 0 ORDER BY queries DESC, urn LIMIT ?`).all(sinceMillis, limit) as
-      { urn: string; queries: number }[];
-    return rows.map((r) => ({ urn: r.urn, queries: Number(r.queries) }));
-  }
 
-  async recordUsageEvents(events: readonly UsageEventRow[]): Promise<void> {
-    if (events.length === 0) return;
-    const insert = this.stmt(`INSERT INTO ${USAGE_EVENT_TABLE} (at, type, actor, browser_id, entity_urn, entity_type, query, section,
-      action_type, event) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    this.db.transaction(() => {
-      for (const e of events) {
-        insert.run(e.at, e.type, e.actor, e.browser_id, e.entity_urn, e.entity_type, e.query, e.section, e.action_type, e.event);
-      }
-    }).immediate();
-  }
-
-  async countUsageEvents(q: UsageEventCountQuery): Promise<{ keys: (string | null)[]; count: number }[]> {
-    const col = (c: UsageColumn) => {
-      if (!USAGE_COLUMNS.includes(c)) throw new Error(`unknown usage event column ${c}`);
-      return c;
-    };
-    const where = ['at >= ?', 'at < ?'];
-    const params: unknown[] = [q.from, q.to];
-    if (q.types) {
-      if (q.types.length === 0) return [];
-      where.push(`type IN (${q.types.map(() => '?').join(',')})`);
-      params.push(...q.types);
-    }
-    for (const [c, v] of Object.entries(q.where ?? {})) {
-      where.push(`${col(c as UsageColumn)} = ?`);
-      params.push(v);
-    }
-    const keys = q.groupBy.map(col);
-    const count = q.distinct ? `COUNT(DISTINCT ${col(q.distinct)})` : 'COUNT(*)';
-    const select = keys.map((k, i) => `${k} AS k${i}`).join(', ');
-    const sql = `SELECT ${select}${select ? ', ' : ''}${count} AS n FROM ${USAGE_EVENT_TABLE} WHERE ${where.join(' AND ')}`
-      + (keys.length ? ` GROUP BY ${keys.join(', ')} ORDER BY n DESC, ${keys.map((k) => `${k} IS NULL, ${k}`).join(', ')}` : '')
-      + (q.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(q.limit))}` : '');
-    const rows = this.db.prepare(sql).all(...params) as Record<string, unknown>[];
-    return rows.map((r) => ({ keys: keys.map((_, i) => (r[`k${i}`] ?? null) as string | null), count: Number(r.n) }));
-  }
-
-  async deleteUsageEventsBefore(time: number): Promise<number> {
-    return this.stmt(`DELETE FROM ${USAGE_EVENT_TABLE} WHERE at < ?`).run(time).changes;
-  }
-
-  async latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> {
-    // The LIKE narrows the scan cheaply; the JSON test decides.
-    return this.db.prepare(`SELECT urn, aspect FROM ${ASPECT_TABLE} WHERE version = 0 AND systemmetadata LIKE ?
-      AND json_extract(systemmetadata, '$.runId') = ? ORDER BY urn, aspect`).all(`%${runId}%`, runId) as { urn: string; aspect: string }[];
-  }
-
-  /** The latest versions that name a run (a string runId), with when they were observed and whether their entity is soft-deleted. */
-  private static readonly RUN_ROWS = `SELECT a.urn AS urn, a.aspect AS aspect, json_extract(a.systemmetadata, '$.runId') AS run_id,
-      CASE WHEN json_type(a.systemmetadata, '$.lastObserved') IN ('integer', 'real') THEN json_extract(a.systemmetadata, '$.lastObserved')
-        ELSE a.createdon END AS ts,
-      CASE WHEN typeof(s.metadata) = 'text' AND json_type(s.metadata, '$.removed') = 'true' THEN 1 ELSE 0 END AS removed
-    FROM ${ASPECT_TABLE} a LEFT JOIN ${ASPECT_TABLE} s ON s.urn = a.urn AND s.aspect = 'status' AND s.version = 0
-    WHERE a.version = 0 AND a.systemmetadata IS NOT NULL AND json_type(a.systemmetadata, '$.runId') = 'text'`;
-
-  async listRuns(q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]> {
-    const rows = this.db.prepare(`SELECT run_id, COUNT(*) AS n, MAX(ts) AS ts FROM (${SqliteStore.RUN_ROWS}) GROUP BY run_id
-      HAVING ? OR SUM(removed) < COUNT(*) ORDER BY ts DESC, run_id LIMIT ? OFFSET ?`)
-      .all(q.includeSoft ? 1 : 0, q.count, q.start) as { run_id: string; n: number; ts: number }[];
-    return rows.map((r) => ({ runId: r.run_id, rows: Number(r.n), timestamp: Number(r.ts) }));
-  }
-
+  async listRuns(q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]> { return reads.listRuns(this.conn, q); }
   async aspectsOfRun(runId: string, q: { start: number; count: number; includeSoft: boolean }): Promise<RunAspectRow[]> {
-    // The LIKE narrows the scan cheaply; the JSON test decides.
-    const rows = this.db.prepare(`SELECT * FROM (${SqliteStore.RUN_ROWS} AND a.systemmetadata LIKE ?) WHERE run_id = ? AND (? OR removed = 0)
-      ORDER BY urn, aspect LIMIT ? OFFSET ?`).all(`%${runId}%`, runId, q.includeSoft ? 1 : 0, q.count, q.start) as
-      { urn: string; aspect: string; ts: number; removed: number }[];
-    return rows.map((r) => ({ urn: r.urn, aspect: r.aspect, timestamp: Number(r.ts), removed: r.removed === 1 }));
+    return reads.aspectsOfRun(this.conn, runId, q);
   }
-
-  async deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> {
-    let n = 0;
-    this.db.transaction(() => {
-      const log: ChangeRow[] = [];
-      for (const t of timeseriesTables()) {
-        const rows = this.stmt(`DELETE FROM ${t.table} WHERE run_id = ?`).run(runId).changes;
-        if (rows === 0) continue;
-        this.changedTable(t.table);
-        n += rows;
-        log.push(truncateChange({ urn: null, entityType: t.entityType, aspect: t.aspect, runId, rows, actor }, Date.now()));
-      }
-      this.appendChanges(log);
-    }).immediate();
-    return n;
-  }
+  async deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> { return timeseries.deleteTimeseriesOfRun(this.conn, runId, actor); }
 
   // Several servers on one database (issue 16): SQLite has no cross-process signal, followers poll the log.
   async watchChanges(): Promise<null> {
@@ -1010,39 +558,14 @@ export class SqliteStore implements Store {
 
   // Webhooks (migration 10)
 
-  async createWebhook(w: WebhookRow, seq: number): Promise<void> {
-    this.db.transaction(() => {
-      this.stmt(`INSERT INTO ${WEBHOOK_TABLE} (id, url, entity_types, aspects, secret, created_by, created_on, description)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(w.id, w.url, JSON.stringify(w.entityTypes), JSON.stringify(w.aspects), w.secret, w.createdBy,
-        w.createdOn, w.description);
-      this.stmt(`INSERT OR IGNORE INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES (?, ?, ?)`).run(`webhook:${w.id}`, seq, Date.now());
-    }).immediate();
-  }
-
-  async listWebhooks(): Promise<WebhookRow[]> {
-    return (this.stmt(`SELECT * FROM ${WEBHOOK_TABLE} ORDER BY created_on, id`).all() as Record<string, any>[]).map(webhookOf);
-  }
-
-  async deleteWebhook(id: string): Promise<boolean> {
-    return this.db.transaction(() => {
-      this.stmt(`DELETE FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = ?`).run(id);
-      this.stmt(`DELETE FROM ${CONSUMER_TABLE} WHERE name = ?`).run(`webhook:${id}`);
-      return this.stmt(`DELETE FROM ${WEBHOOK_TABLE} WHERE id = ?`).run(id).changes === 1;
-    }).immediate();
-  }
-
+  async createWebhook(w: WebhookRow, seq: number): Promise<void> { return changeLog.createWebhook(this.conn, w, seq); }
+  async listWebhooks(): Promise<WebhookRow[]> { return changeLog.listWebhooks(this.conn); }
+  async deleteWebhook(id: string): Promise<boolean> { return changeLog.deleteWebhook(this.conn, id); }
   async addWebhookDeadLetter(d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean> {
-    return this.db.transaction(() => {
-      if (!this.moveConsumerRow(`webhook:${d.webhookId}`, from, to)) return false;
-      this.stmt(`INSERT INTO ${WEBHOOK_DEAD_LETTER_TABLE} (webhook_id, seq, at, attempts, status, error, event) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-        .run(d.webhookId, d.seq, d.at, d.attempts, d.status, d.error, d.event);
-      return true;
-    }).immediate();
+    return changeLog.addWebhookDeadLetter(this.conn, d, from, to);
   }
-
   async webhookDeadLetters(webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> {
-    return (this.stmt(`SELECT * FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = ? AND id > ? ORDER BY id LIMIT ?`)
-      .all(webhookId, after, limit) as Record<string, any>[]).map(deadLetterOf);
+    return changeLog.webhookDeadLetters(this.conn, webhookId, after, limit);
   }
 
   // Export and backup (src/services/export.ts, backup.ts)
@@ -1056,27 +579,8 @@ export class SqliteStore implements Store {
       ORDER BY urn LIMIT ?`).all(...params, q.limit) as EntityRow[];
   }
 
-  async timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number;
-    limit: number }): Promise<TimeseriesRow[]> {
-    if (q.urns.length === 0) return [];
-    const t = tableFor(q.entityType, q.aspect);
-    const out: TimeseriesRow[] = [];
-    // SQLite compares text byte by byte (BINARY), the order the export needs; the table's unique index serves it.
-    for (let i = 0; i < q.urns.length && out.length < q.limit; i += CHUNK) {
-      const chunk = q.urns.slice(i, i + CHUNK);
-      const where = [`urn IN (${chunk.map(() => '?').join(',')})`];
-      const params: unknown[] = [...chunk];
-      if (q.after) {
-        where.push('(urn, timestamp_millis, partition_key, granularity, message_id) > (?, ?, ?, ?, ?)');
-        params.push(q.after.urn, q.after.timestampMillis, q.after.partition, q.after.granularity, q.after.messageId);
-      }
-      if (q.sinceMillis !== undefined) { where.push('timestamp_millis >= ?'); params.push(q.sinceMillis); }
-      const rows = this.stmt(`SELECT urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata FROM ${t}
-        WHERE ${where.join(' AND ')} ORDER BY urn, timestamp_millis, partition_key, granularity, message_id LIMIT ?`)
-        .all(...params, q.limit - out.length) as TimeseriesTableRow[];
-      out.push(...rows.map(timeseriesRowOf));
-    }
-    return out;
+  async timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number; limit: number }): Promise<TimeseriesRow[]> {
+    return timeseries.timeseriesRowsAfter(this.conn, q);
   }
 
   async backupTo(file: string): Promise<{ pages: number }> {
@@ -1093,17 +597,6 @@ export class SqliteStore implements Store {
       throw e;
     }
   }
-}
-
-interface TimeseriesTableRow {
-  urn: string; timestamp_millis: number; partition_key: string; granularity: string; message_id: string; event: StoredJson; system_metadata: string | null;
-}
-
-function timeseriesRowOf(r: TimeseriesTableRow): TimeseriesRow {
-  return {
-    urn: r.urn, timestampMillis: Number(r.timestamp_millis), partition: r.partition_key, granularity: r.granularity, messageId: r.message_id,
-    value: JSON.parse(readJson(r.event)), systemMetadata: r.system_metadata ? JSON.parse(r.system_metadata) : null,
-  };
 }
 
 /**
@@ -1139,7 +632,6 @@ const ENCODE_IN_POOL_FROM = 256 * 1024;
 type RawLatest = Omit<StoredLatest, 'metadata'> & { metadata: StoredJson };
 
 /** A log row as SQLite stores it (values possibly compressed). */
-type StoredChangeLogRow = Omit<ChangeLogRow, 'value' | 'previous_value'> & { value?: StoredJson | null; previous_value?: StoredJson | null };
 
 /** A write waiting for its group's commit; `prepared` settles when its values are encoded. */
 interface GroupedWrite {
@@ -1169,20 +661,3 @@ async function encodeAhead(writes: readonly AspectWrite[], texts: readonly strin
   return out;
 }
 
-const EDGE_COLUMNS = 'source, type, destination, created_on, created_actor, updated_on, updated_actor, manual';
-
-interface EdgeRow {
-  source: string; type: string; destination: string; created_on: number | null; created_actor: string | null;
-  updated_on: number | null; updated_actor: string | null; manual: number;
-}
-
-/** A row of the relationship table as a Relationship: stamps only where the edge has them. */
-function edgeOf(r: EdgeRow): Relationship {
-  const e: Relationship = { source: r.source, type: r.type, destination: r.destination };
-  if (r.created_on != null) e.createdOn = Number(r.created_on);
-  if (r.created_actor != null) e.createdActor = r.created_actor;
-  if (r.updated_on != null) e.updatedOn = Number(r.updated_on);
-  if (r.updated_actor != null) e.updatedActor = r.updated_actor;
-  if (r.manual) e.manual = true;
-  return e;
-}

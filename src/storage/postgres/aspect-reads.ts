@@ -1,0 +1,68 @@
+import { ASPECT_TABLE, ENTITY_TABLE, toRecord, type AspectRow } from '../schema.js';
+import type { AspectRecord, EntityRow, RunAspectRow, RunSummary } from '../types.js';
+import type { PostgresConnection } from './connection.js';
+
+/** Reads of entities, aspect versions and ingestion runs on PostgreSQL (the latest values: the store, which caches them parsed). */
+
+/** The latest versions that name a run (a string runId), with when they were observed and whether their entity is soft-deleted. */
+const RUN_ROWS = `SELECT a.urn AS urn, a.aspect AS aspect, a.sm ->> 'runId' AS run_id,
+    CASE WHEN jsonb_typeof(a.sm -> 'lastObserved') = 'number' THEN (a.sm ->> 'lastObserved')::numeric::bigint ELSE a.createdon END AS ts,
+    CASE WHEN s.metadata IS NOT NULL AND s.metadata::jsonb -> 'removed' = 'true'::jsonb THEN 1 ELSE 0 END AS removed
+  FROM (SELECT urn, aspect, createdon, systemmetadata::jsonb AS sm FROM ${ASPECT_TABLE} WHERE version = 0 AND systemmetadata IS NOT NULL) a
+  LEFT JOIN ${ASPECT_TABLE} s ON s.urn = a.urn AND s.aspect = 'status' AND s.version = 0
+  WHERE jsonb_typeof(a.sm -> 'runId') = 'string'`;
+
+export async function getVersion(db: PostgresConnection, urn: string, aspect: string, version: number): Promise<AspectRecord | null> {
+  const { rows } = await db.query(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version = $3`,
+    [urn, aspect, version]);
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+export async function listVersions(db: PostgresConnection, urn: string, aspect: string): Promise<AspectRecord[]> {
+  const { rows } = await db.query(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2
+    ORDER BY CASE WHEN version = 0 THEN 0 ELSE 1 END, version DESC`, [urn, aspect]);
+  return (rows as AspectRow[]).map(toRecord);
+}
+
+export async function existing(db: PostgresConnection, urns: readonly string[]): Promise<Set<string>> {
+  if (urns.length === 0) return new Set();
+  const { rows } = await db.query(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY($1)`, [urns]);
+  return new Set(rows.map((r) => r.urn as string));
+}
+
+export async function listEntities(db: PostgresConnection, opts: { entityType?: string; start?: number; count?: number; after?: string }): Promise<EntityRow[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (opts.entityType) { params.push(opts.entityType); where.push(`entity_type = $${params.length}`); }
+  if (opts.after !== undefined) { params.push(opts.after); where.push(`urn > $${params.length}`); }
+  params.push(opts.count ?? null, opts.start ?? 0);
+  const { rows } = await db.query(`SELECT urn, entity_type AS "entityType" FROM ${ENTITY_TABLE}
+    ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY urn COLLATE "C" LIMIT $${params.length - 1} OFFSET $${params.length}`, params);
+  return rows as EntityRow[];
+}
+
+export async function countEntities(db: PostgresConnection, entityType?: string): Promise<number> {
+  const { rows } = entityType
+    ? await db.query(`SELECT COUNT(*)::int AS n FROM ${ENTITY_TABLE} WHERE entity_type = $1`, [entityType])
+    : await db.query(`SELECT COUNT(*)::int AS n FROM ${ENTITY_TABLE}`);
+  return rows[0].n as number;
+}
+
+export async function latestAspectsOfRun(db: PostgresConnection, runId: string): Promise<{ urn: string; aspect: string }[]> {
+  // strpos narrows the scan cheaply; the JSON test decides.
+  const { rows } = await db.query(`SELECT urn, aspect FROM ${ASPECT_TABLE} WHERE version = 0 AND strpos(systemmetadata, $1) > 0
+    AND systemmetadata::jsonb ->> 'runId' = $1 ORDER BY urn COLLATE "C", aspect COLLATE "C"`, [runId]);
+  return rows.map((r) => ({ urn: r.urn as string, aspect: r.aspect as string }));
+}
+
+export async function listRuns(db: PostgresConnection, q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]> {
+  const { rows } = await db.pool.query(`SELECT run_id, COUNT(*) AS n, MAX(ts) AS ts FROM (${RUN_ROWS}) r GROUP BY run_id
+    HAVING $1 OR SUM(removed) < COUNT(*) ORDER BY ts DESC, run_id COLLATE "C" LIMIT $2 OFFSET $3`, [q.includeSoft, q.count, q.start]);
+  return rows.map((r) => ({ runId: r.run_id as string, rows: Number(r.n), timestamp: Number(r.ts) }));
+}
+
+export async function aspectsOfRun(db: PostgresConnection, runId: string, q: { start: number; count: number; includeSoft: boolean }): Promise<RunAspectRow[]> {
+  const { rows } = await db.pool.query(`SELECT * FROM (${RUN_ROWS}) r WHERE run_id = $1 AND ($2 OR removed = 0)
+    ORDER BY urn COLLATE "C", aspect COLLATE "C" LIMIT $3 OFFSET $4`, [runId, q.includeSoft, q.count, q.start]);
+  return rows.map((r) => ({ urn: r.urn as string, aspect: r.aspect as string, timestamp: Number(r.ts), removed: Number(r.removed) === 1 }));
+}

@@ -1,0 +1,31 @@
+import type pg from 'pg';
+import { DEFERRED_INDEX_KEY, deferredIndexes } from '../deferred-indexes.js';
+import { RELATIONSHIP_TABLE, SEARCH_DOCS, SEARCH_TEXT, SETTINGS_TABLE } from '../schema.js';
+import { NO_TIME_LIMIT, timed, type PostgresConnection } from './connection.js';
+
+/** The indexes a bulk load drops while it writes and builds again at its end (src/storage/deferred-indexes.ts), on PostgreSQL. */
+
+/** Drops them, each one's definition kept in the settings table until it is built again. */
+export async function dropDeferredIndexes(db: PostgresConnection): Promise<void> {
+  await db.tx(async (c) => {
+    const { rows } = await c.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1)`,
+      [deferredIndexes('postgres')]);
+    for (const r of rows) {
+      await c.query(`INSERT INTO ${SETTINGS_TABLE} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [`${DEFERRED_INDEX_KEY}${r.indexname}`, r.indexdef]);
+      await c.query(`DROP INDEX ${r.indexname}`);
+    }
+  });
+}
+
+/** Creates the indexes a bulk load dropped (deferIndexes), if any: after its catch-up, or at the next start after a crash. */
+export async function restoreIndexes(c: pg.PoolClient): Promise<void> {
+  const { rows } = await c.query(`SELECT key, value FROM ${SETTINGS_TABLE} WHERE starts_with(key, $1)`, [DEFERRED_INDEX_KEY]);
+  if (rows.length === 0) return;
+  // Building an index sorts in memory up to maintenance_work_mem (64 MB by default), then on disk.
+  await c.query(`SET LOCAL maintenance_work_mem = '256MB'`);
+  for (const r of rows) {
+    await c.query(timed(String(r.value).replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '), NO_TIME_LIMIT));
+    await c.query(`DELETE FROM ${SETTINGS_TABLE} WHERE key = $1`, [r.key]);
+  }
+  await c.query(`ANALYZE ${SEARCH_DOCS}, ${SEARCH_TEXT}, ${RELATIONSHIP_TABLE}`);
+}

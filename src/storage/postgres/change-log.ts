@@ -1,0 +1,189 @@
+import pg from 'pg';
+import { WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from '../schema.js';
+import { deadLetterOf, webhookOf } from '../webhook-rows.js';
+import { CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, toChange, type ChangeLogRow, type ChangeRow } from '../change-log.js';
+import type { ChangeRecord, WebhookDeadLetter, WebhookRow } from '../types.js';
+import { unavailableOr, type PostgresConnection } from './connection.js';
+
+/**
+ * The change log and its subscribers on PostgreSQL: appending (in the writer's statement), reading and trimming the
+ * log, consumers' offsets, the followers' wake-up signal (LISTEN/NOTIFY), webhooks.
+ */
+
+/**
+ * Held from a writer's first log entry to its commit: offsets are drawn from the sequence under it, so they follow
+ * the order in which transactions commit, and a reader that has seen offset N has seen every entry before N.
+ */
+const CHANGE_LOG_LOCK = 727_100_002;
+
+/** Reconnection delays of the LISTEN connection (watchChanges), doubling from the first to the last. */
+const WATCH_BACKOFF_MIN = 100;
+const WATCH_BACKOFF_MAX = 10_000;
+
+/**
+ * Data-modifying parts (`name AS (...)`, parameters added through `$` to `params`) as one statement, with `log`'s
+ * entries appended to the change log and announced to followers (NOTIFY, delivered on commit) when there are any.
+ */
+export async function runTogether(c: pg.PoolClient, parts: string[], params: unknown[], $: (v: unknown) => string,
+  log: readonly ChangeRow[]): Promise<void> {
+  if (log.length) {
+    parts.push(`logged AS (${logInsert(log, $)})`);
+    await c.query(`WITH ${parts.join(',\n')} SELECT pg_notify(${$(CHANGE_CHANNEL)}, MAX(seq)::text) FROM logged`, params);
+  } else if (parts.length) {
+    await c.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
+  }
+}
+
+/**
+ * The log's INSERT for some entries, returning their offsets; `$` adds a parameter. In one round trip with what it
+ * logs: the log's lock is an InitPlan of the row filter, so it is taken before the first row draws its offset, and it
+ * is held to the commit (offsets are committed in order).
+ */
+function logInsert(rows: readonly ChangeRow[], $: (v: unknown) => string): string {
+  const types = ['bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint'];
+  const columns = CHANGE_COLUMNS.map((_, i) => `${$(rows.map((r) => r[i]))}::${types[i]}[]`);
+  return `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}) SELECT * FROM UNNEST(${columns.join(', ')})
+    WHERE (SELECT pg_advisory_xact_lock(${$(CHANGE_LOG_LOCK)}) IS NOT NULL) RETURNING seq`;
+}
+
+/**
+ * Inserts log entries as the transaction's last step, under the log's lock (held to commit), and announces them
+ * to the servers that follow the log (NOTIFY is delivered on commit).
+ */
+export async function appendChanges(c: pg.PoolClient, rows: readonly ChangeRow[]): Promise<void> {
+  const params: unknown[] = [];
+  await runTogether(c, [], params, (v) => { params.push(v); return `$${params.length}`; }, rows);
+}
+
+export async function changesAfter(db: PostgresConnection, after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
+  const { rows } = await db.query(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 ORDER BY seq LIMIT $2`,
+    [after, limit]);
+  // Whoever applies these entries (dropping caches) must not then read a replica that has not replayed them.
+  if (rows.length && db.replicas) await db.replicas.observePrimary().catch((e) => { throw unavailableOr(e); });
+  return (rows as ChangeLogRow[]).map(toChange);
+}
+
+export async function lastChangeSeq(db: PostgresConnection): Promise<number> {
+  // Offsets are drawn under the log's lock and committed in order: the newest row is the head. A log trimmed empty
+  // falls back on the consumers' offsets, which only ever name committed entries (the sequence may be ahead of
+  // every commit: an open transaction holds its next value).
+  const { rows } = await db.query(`SELECT GREATEST((SELECT COALESCE(MAX(seq), 0) FROM ${CHANGE_LOG_TABLE}),
+    (SELECT COALESCE(MAX(seq), 0) FROM ${CONSUMER_TABLE})) AS seq`);
+  return Number(rows[0].seq);
+}
+
+export async function firstChangeSeq(db: PostgresConnection): Promise<number | null> {
+  const { rows } = await db.query(`SELECT MIN(seq) AS seq FROM ${CHANGE_LOG_TABLE}`);
+  return rows[0].seq === null ? null : Number(rows[0].seq);
+}
+
+export async function consumerOffsets(db: PostgresConnection): Promise<Map<string, number>> {
+  const { rows } = await db.query(`SELECT name, seq FROM ${CONSUMER_TABLE} ORDER BY name COLLATE "C"`);
+  return new Map(rows.map((r) => [r.name as string, Number(r.seq)]));
+}
+
+export async function registerConsumer(db: PostgresConnection, name: string, seq: number): Promise<number> {
+  const { rows } = await db.query(`WITH ins AS (INSERT INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES ($1, $2, $3)
+    ON CONFLICT (name) DO NOTHING RETURNING seq) SELECT seq FROM ins UNION ALL SELECT seq FROM ${CONSUMER_TABLE} WHERE name = $1 LIMIT 1`,
+  [name, seq, Date.now()]);
+  return Number(rows[0].seq);
+}
+
+export async function moveConsumer(db: PostgresConnection, name: string, from: number, to: number): Promise<boolean> {
+  const r = await db.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3 AND seq = $4`, [to, Date.now(), name, from]);
+  return r.rowCount === 1;
+}
+
+export async function removeConsumer(db: PostgresConnection, name: string): Promise<void> {
+  await db.query(`DELETE FROM ${CONSUMER_TABLE} WHERE name = $1`, [name]);
+}
+
+export async function trimChanges(db: PostgresConnection, beforeTime: number, batchSize: number): Promise<number> {
+  const r = await db.query(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq IN (SELECT seq FROM ${CHANGE_LOG_TABLE}
+    WHERE at < $1 AND seq <= (SELECT COALESCE(MIN(seq), ${Number.MAX_SAFE_INTEGER}) FROM ${CONSUMER_TABLE}) ORDER BY seq LIMIT $2)`,
+  [beforeTime, batchSize]);
+  return r.rowCount ?? 0;
+}
+
+// Several servers on one database (issue 16): the follower's wake-up signal and timed jobs on one server at a time.
+export async function watchChanges(db: PostgresConnection, wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  let backoff = WATCH_BACKOFF_MIN;
+  const retry = (c: pg.Client, error: Error) => {
+    if (stopped || client !== c) return; // stopped, or this connection's loss was already handled
+    client = null;
+    c.end().catch(() => {});
+    onState?.(false, error);
+    timer = setTimeout(() => void connect(), backoff);
+    backoff = Math.min(backoff * 2, WATCH_BACKOFF_MAX);
+  };
+  const connect = async () => {
+    if (stopped) return;
+    const c = new pg.Client(db.clientConfig);
+    client = c;
+    c.on('notification', (n) => wake(n.payload && /^\d+$/.test(n.payload) ? Number(n.payload) : undefined));
+    c.on('error', (e) => retry(c, e));
+    c.on('end', () => retry(c, new Error('the LISTEN connection ended')));
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${CHANGE_CHANNEL}`);
+    } catch (e) {
+      retry(c, e as Error);
+      return;
+    }
+    if (stopped || client !== c) return;
+    backoff = WATCH_BACKOFF_MIN;
+    onState?.(true);
+    wake(); // what was announced while no connection listened
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    const c = client;
+    client = null;
+    await c?.end().catch(() => {});
+  };
+}
+
+export async function createWebhook(db: PostgresConnection, w: WebhookRow, seq: number): Promise<void> {
+  await db.tx(async (c) => {
+    await c.query(`INSERT INTO ${WEBHOOK_TABLE} (id, url, entity_types, aspects, secret, created_by, created_on, description)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [w.id, w.url, JSON.stringify(w.entityTypes), JSON.stringify(w.aspects), w.secret, w.createdBy,
+      w.createdOn, w.description]);
+    await c.query(`INSERT INTO ${CONSUMER_TABLE} (name, seq, updated_on) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
+      [`webhook:${w.id}`, seq, Date.now()]);
+  });
+}
+
+export async function listWebhooks(db: PostgresConnection): Promise<WebhookRow[]> {
+  const { rows } = await db.query(`SELECT * FROM ${WEBHOOK_TABLE} ORDER BY created_on, id COLLATE "C"`);
+  return rows.map(webhookOf);
+}
+
+export async function deleteWebhook(db: PostgresConnection, id: string): Promise<boolean> {
+  return db.tx(async (c) => {
+    await c.query(`DELETE FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = $1`, [id]);
+    await c.query(`DELETE FROM ${CONSUMER_TABLE} WHERE name = $1`, [`webhook:${id}`]);
+    return (await c.query(`DELETE FROM ${WEBHOOK_TABLE} WHERE id = $1`, [id])).rowCount === 1;
+  });
+}
+
+export async function addWebhookDeadLetter(db: PostgresConnection, d: Omit<WebhookDeadLetter, 'id'>, from: number, to: number): Promise<boolean> {
+  return db.tx(async (c) => {
+    const moved = await c.query(`UPDATE ${CONSUMER_TABLE} SET seq = $1, updated_on = $2 WHERE name = $3 AND seq = $4`,
+      [to, Date.now(), `webhook:${d.webhookId}`, from]);
+    if (moved.rowCount !== 1) return false;
+    await c.query(`INSERT INTO ${WEBHOOK_DEAD_LETTER_TABLE} (webhook_id, seq, at, attempts, status, error, event)
+      VALUES ($1, $2, $3, $4, $5, $6, $7)`, [d.webhookId, d.seq, d.at, d.attempts, d.status, d.error, d.event]);
+    return true;
+  });
+}
+
+export async function webhookDeadLetters(db: PostgresConnection, webhookId: string, after: number, limit: number): Promise<WebhookDeadLetter[]> {
+  const { rows } = await db.query(`SELECT * FROM ${WEBHOOK_DEAD_LETTER_TABLE} WHERE webhook_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+    [webhookId, after, limit]);
+  return rows.map(deadLetterOf);
+}

@@ -1,0 +1,63 @@
+import type pg from 'pg';
+import { databaseUnavailable } from '../../errors.js';
+import type { ReplicaSet } from '../postgres-replicas.js';
+
+/** What each concern of the PostgreSQL store works through. */
+export interface PostgresConnection {
+  /** A statement on a connection of the pool (or a caught-up replica for a request's reads); unreachable is a typed 503. */
+  query(text: string | pg.QueryConfig | pg.QueryArrayConfig, params?: unknown[]): Promise<pg.QueryResult>;
+  /** A transaction on one connection of the pool, its facet changes applied once it commits. */
+  tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T>;
+  /** A connection of the pool, for what must run outside a transaction; unreachable is a typed 503. */
+  connect(): Promise<pg.PoolClient>;
+  /** The primary's pool, for statements that bypass the replicas and the 503 mapping. */
+  readonly pool: pg.Pool;
+  /** What every connection of the store is made with (the pool's, the LISTEN connection). */
+  readonly clientConfig: pg.ClientConfig;
+  /** Read replicas, when DATABASE_READ_URL names some. */
+  readonly replicas?: ReplicaSet;
+}
+
+/** A statement with a time limit of its own (the driver takes `query_timeout` per statement; its types lack it). */
+export function timed(text: string, ms: number): pg.QueryConfig {
+  return { text, query_timeout: ms } as pg.QueryConfig;
+}
+
+/**
+ * The database restarting, failing over or out of reach. A restart or failover ends every session (FATAL 57P01
+ * admin_shutdown, 57P02 crash_shutdown), refuses new ones for a while (57P03 cannot_connect_now, ECONNREFUSED), and
+ * cuts connections (ECONNRESET, class 08); a database that does not answer runs into our time limits.
+ */
+export function isDatabaseUnreachable(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | null;
+  if (!err || typeof err !== 'object') return false;
+  const code = typeof err.code === 'string' ? err.code : '';
+  if (UNREACHABLE_SYSCALL_CODES.has(code) || UNREACHABLE_STATES.has(code) || code.startsWith('08')) return true;
+  return typeof err.message === 'string' && UNREACHABLE_MESSAGES.test(err.message);
+}
+const UNREACHABLE_SYSCALL_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH',
+  'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/**
+ * admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections, query_canceled (a statement timeout), and
+ * read_only_sql_transaction: Almanac never writes in a read-only transaction, so a write refused so reached a standby
+ * (a failover under way: the address already leads to a server not yet promoted).
+ */
+const UNREACHABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014', '25006']);
+/** What the pg driver says of a connection it lost or gave up on (its errors carry no code). */
+const UNREACHABLE_MESSAGES = /^(Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+
+/** A database error as the catalog's typed "database unavailable" (503) when it is one, else itself. */
+export function unavailableOr(e: unknown): unknown {
+  if (!isDatabaseUnreachable(e)) return e;
+  return Object.assign(databaseUnavailable(), { cause: e });
+}
+
+/** The time limit of statements that may rightly take long (migrations, VACUUM): none, in effect (setTimeout's largest). */
+export const NO_TIME_LIMIT = 2 ** 31 - 1;
+
+/** Transaction-scoped advisory locks on some names, taken in the order given (callers sort them: no deadlocks). */
+export async function lockInOrder(c: pg.PoolClient, names: readonly string[]): Promise<void> {
+  if (names.length === 0) return;
+  await c.query(`SELECT pg_advisory_xact_lock(hashtextextended(name, 0))
+    FROM (SELECT name FROM UNNEST($1::text[]) WITH ORDINALITY AS l(name, i) ORDER BY i) AS ordered`, [names]);
+}

@@ -1,0 +1,54 @@
+import { RELATIONSHIP_TABLE } from '../schema.js';
+import { EDGE_COLUMNS, edgeChanges, edgeOf, type EdgeRow } from '../edges.js';
+import type { Relationship } from '../types.js';
+import type { SqliteConnection } from './connection.js';
+
+/** Relationships on SQLite: the edges each source's aspects name, replaced per source, read in either direction. */
+
+export function replaceRelationships(c: SqliteConnection, sources: readonly string[], edges: Relationship[]): void {
+  c.db.transaction(() => writeRelationships(c, sources, edges)).immediate();
+}
+
+/** Inside a write transaction. */
+export function writeRelationships(c: SqliteConnection, sources: readonly string[], edges: readonly Relationship[]): void {
+  {
+    const stored = sources.flatMap((s) => (c.stmt(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE source = ?`).all(s) as EdgeRow[]).map(edgeOf));
+    const { gone, added } = edgeChanges(stored, edges);
+    const del = c.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ? AND type = ? AND destination = ?`);
+    for (const e of gone) del.run(e.source, e.type, e.destination);
+    for (const e of added) {
+      c.stmt(`INSERT OR IGNORE INTO ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on,
+        updated_actor, manual) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(e.source, e.type, e.destination, e.createdOn ?? null,
+        e.createdActor ?? null, e.updatedOn ?? null, e.updatedActor ?? null, e.manual ? 1 : 0);
+    }
+  }
+}
+
+export function relationships(c: SqliteConnection, q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
+  const [self, other] = q.direction === 'INCOMING' ? ['destination', 'source'] : ['source', 'destination'];
+  const params: unknown[] = [q.urn];
+  let where = `${self} = ?`;
+  if (q.types?.length) { where += ` AND type IN (${q.types.map(() => '?').join(',')})`; params.push(...q.types); }
+  const total = c.stmt(`SELECT COUNT(*) FROM ${RELATIONSHIP_TABLE} WHERE ${where}`).pluck().get(...params) as number;
+  const edges = c.stmt(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${where} ORDER BY ${other}, type LIMIT ? OFFSET ?`)
+    .all(...params, q.count, q.start) as EdgeRow[];
+  return { total, edges: edges.map(edgeOf) };
+}
+
+export function countRelationships(c: SqliteConnection): number {
+  return c.stmt(`SELECT COUNT(*) FROM ${RELATIONSHIP_TABLE}`).pluck().get() as number;
+}
+
+export function relationshipsOf(c: SqliteConnection, q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Relationship[] {
+  if (q.urns.length === 0 || q.types.length === 0) return [];
+  const self = q.direction === 'INCOMING' ? 'destination' : 'source';
+  const out: Relationship[] = [];
+  // Bounded batches keep each statement under SQLite's limit on bound parameters.
+  for (let i = 0; i < q.urns.length; i += 500) {
+    const batch = q.urns.slice(i, i + 500);
+    const rows = c.db.prepare(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} IN (${batch.map(() => '?').join(',')})
+      AND type IN (${q.types.map(() => '?').join(',')})`).all(...batch, ...q.types) as EdgeRow[];
+    for (const r of rows) out.push(edgeOf(r));
+  }
+  return out;
+}

@@ -1,0 +1,165 @@
+import { SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES } from '../schema.js';
+import type { FacetOp } from '../facet-bitmaps.js';
+import type { FacetIndex } from '../facet-index.js';
+import {
+  addCountDeltas, addRewriteDeltas, allDocsStatement, countChanges, countStatement, distinctValues, docKeys, facetSteps, ftsFlags, numeric,
+  pageSteps, textDigest, textWords, valueChanges, type CountedDoc, type FacetRow, type PageRow, type Statement,
+} from '../search-sql.js';
+import type { FacetCount, FacetSpec, SearchDoc, SearchDocQuery, SearchSort } from '../types.js';
+import type { SqliteConnection } from './connection.js';
+
+/**
+ * The search index on SQLite: documents, their FTS5 text and filter values, the facet counts, and the in-memory facet
+ * index (src/storage/facet-index.ts) told of each transaction's changes once it commits.
+ */
+export class SqliteSearch {
+  /** A write transaction's changes for the facet index. */
+  private facetOps: FacetOp[] = [];
+  /** Search documents written since the planner's statistics were last refreshed. */
+  private docsSinceOptimize = 0;
+
+  constructor(private readonly c: SqliteConnection, private readonly facets: FacetIndex) {}
+
+  upsertSearchDocs(docs: SearchDoc[]): void {
+    this.withFacets(() => this.c.db.transaction(() => this.writeSearchDocs(docs)).immediate());
+  }
+
+  /** Inside a write transaction. */
+  writeSearchDocs(docs: readonly SearchDoc[]): void {
+    {
+      const deltas = new Map<string, number>();
+      const insertDoc = this.c.stmt(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key, text_words)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+      const updateDoc = this.c.stmt(`UPDATE ${SEARCH_DOCS} SET entity_type = ?, removed = ?, sort_name = ?, text_digest = ?, name_key = ?,
+        qualified_key = ?, text_words = ? WHERE id = ?`);
+      const insertText = this.c.stmt(`INSERT INTO ${SEARCH_FTS} (rowid, name, body, flags) VALUES (?, ?, ?, ?)`);
+      const deleteText = this.c.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`);
+      const insertValue = this.c.stmt(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num) VALUES (?, ?, ?, ?)`);
+      const deleteValue = this.c.stmt(`DELETE FROM ${SEARCH_VALUES} WHERE field = ? AND value = ? AND doc_id = ?`);
+      for (const d of docs) {
+        const values = distinctValues(d);
+        const flags = ftsFlags(d.entityType, d.removed);
+        const digest = textDigest(d.name, d.text, flags);
+        const old = this.takeSearchDoc(d.urn, true);
+        let id: number;
+        if (old) {
+          id = old.id;
+          updateDoc.run(d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), textWords(d), id);
+        } else {
+          id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), textWords(d)).lastInsertRowid);
+        }
+        if (old?.textDigest !== digest) {
+          if (old) deleteText.run(id);
+          insertText.run(id, d.name, d.text, flags);
+        }
+        const changes = valueChanges(old?.doc.values ?? [], values);
+        for (const [field, value] of changes.gone) deleteValue.run(field, value, id);
+        for (const [field, value] of changes.added) insertValue.run(field, value, id, numeric(value));
+        addRewriteDeltas(deltas, old?.doc, { entityType: d.entityType, removed: d.removed, values }, changes);
+        this.facetOps.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values } });
+      }
+      this.applyCounts(deltas);
+    }
+    // Search plans depend on how selective each index is, which changes as the catalog grows.
+    this.docsSinceOptimize += docs.length;
+    if (this.docsSinceOptimize >= 20_000) {
+      this.docsSinceOptimize = 0;
+      this.c.db.pragma('optimize');
+    }
+  }
+
+  /**
+   * Removes a document's text and values (unless kept, to be rewritten by difference: the values by what changed,
+   * the text if its digest did), keeping its row and id; returns what the counts held for it.
+   */
+  private takeSearchDoc(urn: string, keep = false): { id: number; doc: CountedDoc; textDigest: string | null } | undefined {
+    const row = this.c.stmt(`SELECT id, entity_type, removed, text_digest FROM ${SEARCH_DOCS} WHERE urn = ?`).get(urn) as
+      { id: number; entity_type: string; removed: number; text_digest: string | null } | undefined;
+    if (!row) return undefined;
+    const values = (this.c.stmt(`SELECT field, value FROM ${SEARCH_VALUES} WHERE doc_id = ?`).raw().all(row.id) as [string, string][]);
+    if (!keep) {
+      this.c.stmt(`DELETE FROM ${SEARCH_FTS} WHERE rowid = ?`).run(row.id);
+      this.c.stmt(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = ?`).run(row.id);
+    }
+    return { id: row.id, doc: { entityType: row.entity_type, removed: row.removed === 1, values }, textDigest: row.text_digest };
+  }
+
+  private applyCounts(deltas: Map<string, number>): void {
+    const bump = this.c.stmt(`INSERT INTO ${SEARCH_COUNTS} (field, removed, entity_type, value, n) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (field, removed, entity_type, value) DO UPDATE SET n = n + excluded.n`);
+    const drop = this.c.stmt(`DELETE FROM ${SEARCH_COUNTS} WHERE field = ? AND removed = ? AND entity_type = ? AND value = ? AND n <= 0`);
+    for (const c of countChanges(deltas)) {
+      bump.run(c.field, c.removed ? 1 : 0, c.entityType, c.value, c.n);
+      if (c.n < 0) drop.run(c.field, c.removed ? 1 : 0, c.entityType, c.value);
+    }
+  }
+
+  /** Runs inside a write transaction. */
+  removeSearchDocs(urns: readonly string[]): void {
+    const deltas = new Map<string, number>();
+    for (const u of urns) {
+      const old = this.takeSearchDoc(u);
+      if (!old) continue;
+      this.c.stmt(`DELETE FROM ${SEARCH_DOCS} WHERE id = ?`).run(old.id);
+      addCountDeltas(deltas, old.doc, undefined);
+      this.facetOps.push({ remove: old.id });
+    }
+    this.applyCounts(deltas);
+  }
+
+  deleteSearchDocs(urns: readonly string[]): void {
+    this.withFacets(() => this.c.db.transaction(() => this.removeSearchDocs(urns)).immediate());
+  }
+
+  run(s: Statement): unknown[] {
+    return this.c.stmt(s.sql).all(...s.params);
+  }
+
+  async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) {
+    // The total from the facet index's match set when it has one (its facets then reuse it).
+    const matched = q.facetsFollow ? (await this.facets.matchSet({ terms: q.terms, where: q.where }, true))?.size : undefined;
+    // One read transaction: the total and the page see the same documents.
+    return this.c.db.transaction(() => {
+      const total = matched ?? Number((this.run(countStatement('sqlite', q))[0] as { n: number }).n);
+      if (q.count === 0 || total === 0) return { total, urns: [] };
+      const all = Number((this.run(allDocsStatement('sqlite'))[0] as { n: number }).n);
+      const steps = pageSteps('sqlite', q, total, all);
+      let step = steps.next();
+      while (!step.done) step = steps.next(step.value.map((s) => this.run(s) as PageRow[]));
+      return { total, urns: step.value };
+    }).deferred();
+  }
+
+  async searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
+    return this.facets.count(q, facets, async (specs) => this.sqlFacets(q, specs, matches));
+  }
+
+  private sqlFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): FacetCount[][] {
+    return this.c.db.transaction(() => {
+      const steps = facetSteps('sqlite', q, facets, matches);
+      let step = steps.next();
+      while (!step.done) step = steps.next(step.value.map((s) => this.run(s) as FacetRow[]));
+      return step.value;
+    }).deferred();
+  }
+
+  countSearchDocs(): number {
+    return this.c.stmt(`SELECT COUNT(*) FROM ${SEARCH_DOCS}`).pluck().get() as number;
+  }
+
+  /**
+   * Runs a write transaction that may change the search tables, then hands what it changed to the facet index (after
+   * the commit; nothing on a rollback). Inside another transaction, the outer one hands them over.
+   */
+  withFacets<T>(tx: () => T, move?: { from: number; to: number }): T {
+    if (this.c.db.inTransaction) return tx();
+    this.facetOps = [];
+    try {
+      const r = tx();
+      this.facets.committed(this.facetOps, r === false ? undefined : move);
+      return r;
+    } finally {
+      this.facetOps = [];
+    }
+  }
+}
