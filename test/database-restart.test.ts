@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { ASPECT_TABLE } from '../src/storage/schema.js';
-import { Cluster, HAVE_PG_BIN, PG_BIN, TcpForwarder } from './support/pg-cluster.js';
+import { Cluster, havePgTools, TcpForwarder } from './support/pg-cluster.js';
 import { runCli, startServer, type ServerProcess } from './support/processes.js';
-import { IN_CI } from './support/run-env.js';
 
 /**
  * A PostgreSQL restart under load (issue 29, item 17): two servers on one database, eight clients writing through
@@ -103,15 +102,7 @@ const OUTAGE_TITLES: Record<Outage, [string, string]> = {
 };
 
 for (const kind of ['restart', 'failover'] as const) describe(OUTAGE_TITLES[kind][0], async () => {
-  if (!HAVE_PG_BIN) {
-    if (IN_CI) {
-      test('initdb is installed', () => assert.fail(`the restart test needs PostgreSQL's initdb in ${PG_BIN} (set ALMANAC_TEST_PG_BIN)`));
-      return;
-    }
-    console.warn(`\n!!! SKIPPING the PostgreSQL restart test: no initdb in ${PG_BIN} !!!\n`);
-    test('two servers live through a PostgreSQL restart', { skip: `no initdb in ${PG_BIN}` }, () => {});
-    return;
-  }
+  if (!havePgTools('the PostgreSQL restart test')) return;
 
   let cluster: Cluster | undefined;
   let standby: Cluster | undefined;

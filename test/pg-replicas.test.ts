@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { ASPECT_TABLE } from '../src/storage/schema.js';
-import { Cluster, HAVE_PG_BIN, PG_BIN } from './support/pg-cluster.js';
+import { Cluster, havePgTools } from './support/pg-cluster.js';
 import { runCli, startServer, type ServerProcess } from './support/processes.js';
-import { IN_CI } from './support/run-env.js';
 
 /**
  * Read replicas (issue 31): a primary and a streaming standby of the test's own (pg_basebackup -R), servers with
@@ -62,15 +61,7 @@ describe('read replica and pool configuration', () => {
 });
 
 describe('read replicas (PostgreSQL only: a primary and a standby of the test\'s own)', async () => {
-  if (!HAVE_PG_BIN) {
-    if (IN_CI) {
-      test('initdb is installed', () => assert.fail(`the replica test needs PostgreSQL's initdb in ${PG_BIN} (set ALMANAC_TEST_PG_BIN)`));
-      return;
-    }
-    console.warn(`\n!!! SKIPPING the read replica test: no initdb in ${PG_BIN} !!!\n`);
-    test('reads are served by a replica', { skip: `no initdb in ${PG_BIN}` }, () => {});
-    return;
-  }
+  if (!havePgTools('the read replica test')) return;
 
   let primary: Cluster | undefined;
   let standby: Cluster | undefined;

@@ -4,7 +4,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { freePort } from './processes.js';
+import { IN_CI } from './run-env.js';
 
 /**
  * PostgreSQL clusters of a test's own (initdb, pg_ctl and pg_basebackup from PG_BIN, on free ports and temporary
@@ -13,6 +16,21 @@ import { freePort } from './processes.js';
  */
 export const PG_BIN = process.env.ALMANAC_TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 export const HAVE_PG_BIN = existsSync(path.join(PG_BIN, 'initdb'));
+
+/**
+ * Called first in a suite that starts clusters of its own: true when PostgreSQL's server tools are there. Otherwise
+ * the suite gets one test instead of its own — failing in CI, skipped (with a warning) elsewhere.
+ */
+export function havePgTools(suite: string): boolean {
+  if (HAVE_PG_BIN) return true;
+  if (IN_CI) {
+    test('initdb is installed', () => assert.fail(`${suite} needs PostgreSQL's initdb in ${PG_BIN} (set ALMANAC_TEST_PG_BIN)`));
+    return false;
+  }
+  console.warn(`\n!!! SKIPPING ${suite}: no initdb in ${PG_BIN} !!!\n`);
+  test(suite, { skip: `no initdb in ${PG_BIN}` }, () => {});
+  return false;
+}
 
 /** Runs a PostgreSQL tool as the postgres user when we are root (initdb and the server refuse root). */
 export function pgTool(tool: string, args: string[]): string {
