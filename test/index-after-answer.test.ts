@@ -93,6 +93,24 @@ forEachEngine('indexes applied after the answer', (ctx) => {
         await other.close();
       }
     });
+
+    test('a bulk load\'s backlog is not taken on by another server\'s search: its loader indexes it at the end', async () => {
+      const other = await startApp(ctx, LATER, { follow: false });
+      try {
+        const loaded = Array.from({ length: Math.ceil(MAX_INDEX_LAG / 2) + 1 }, (_, i): ChangeItem => ({
+          urn: ds(`quoll_bulk_${i}`), entityType: 'dataset', aspect: 'status', changeType: 'UPSERT', value: { removed: false }, systemMetadata: null }));
+        await t.catalog.entities.ingest(loaded, rootActor(), { indexLater: true });
+        const written = await positions();
+        assert.ok(written.head - written.search! > MAX_INDEX_LAG, JSON.stringify(written));
+        const count = '{ search(input: { type: DATASET, query: "quoll_bulk_*" }) { total } }';
+        assert.deepEqual((await other.graphql(count)).body, { data: { search: { total: 0 } }, extensions: {} });
+        assert.deepEqual(await positions(), written, 'the search left the backlog alone');
+        await t.catalog.entities.committed({ bulk: true });
+        assert.deepEqual((await other.graphql(count)).body, { data: { search: { total: loaded.length } }, extensions: {} });
+      } finally {
+        await other.close();
+      }
+    });
   }
 
   test('without any read, the indexes apply the writes once the delay is over', async () => {

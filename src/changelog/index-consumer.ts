@@ -149,9 +149,9 @@ export class IndexSet {
     return out;
   }
 
-  /** Forgets the offsets last seen stored: the next step (and appliedTo) starts from the stored ones again. */
-  forgetOffsets(): void {
-    this.known = null;
+  /** Takes the offsets just read from the store as the ones it knows (another process may have moved them on). */
+  noteStoredOffsets(stored: ReadonlyMap<string, number>): void {
+    this.known = new Map([...this.consumers.keys()].map((name) => [name, stored.get(name) ?? 0]));
   }
 
   /** Resolves once no step is under way or scheduled (whatever their outcome). */

@@ -136,7 +136,7 @@ export class ChangeLogService {
     this.stopped = true;
     clearTimeout(this.indexingTimer);
     this.indexingTimer = undefined;
-    await this.indexesCurrent();
+    await this.ownCurrent();
     // A step the timer started before is let finish: the store closes next.
     await this.indexes.idle();
   }
@@ -148,22 +148,28 @@ export class ChangeLogService {
    */
   indexesCurrent(): Promise<void> | undefined {
     if (this.store.engine === 'postgres' && this.indexes.consumers.size > 0) return this.othersCurrent();
+    return this.ownCurrent();
+  }
+
+  /** Resolves once the indexes hold every write this process answered (at once when they do). */
+  private ownCurrent(): Promise<void> | undefined {
     return this.indexes.appliedTo() < this.wanted ? this.awaitIndexes(this.wanted) : undefined;
   }
 
   /**
    * On a database other servers share, a client may write through one and search through another (a proxy's round
    * robin): the write's server applies it to the indexes after answering, so a reader here first reads the log's head
-   * (one small query) and, when the indexes are behind it, applies what is missing itself — the steps are guarded, so
-   * whichever server gets there first does it and the other only re-reads the offsets.
+   * and the stored offsets (two small queries) and, when the indexes are behind, applies what is missing itself — the
+   * steps are guarded, so whichever server gets there first does it. A backlog beyond what a writer ever leaves
+   * (MAX_INDEX_LAG: a bulk load, whose loader indexes it at its end) is not taken on by a reader: it answers from the
+   * index as it stands.
    */
   private async othersCurrent(): Promise<void> {
-    const head = await this.store.lastChangeSeq();
-    if (head > this.wanted) this.wanted = head;
-    if (this.indexes.appliedTo() >= this.wanted) return;
-    // Another server may have applied it already: its stored offsets say so without computing a step.
-    this.indexes.forgetOffsets();
-    await this.awaitIndexes(this.wanted);
+    const [head, stored] = await Promise.all([this.store.lastChangeSeq(), this.store.consumerOffsets()]);
+    this.indexes.noteStoredOffsets(stored);
+    const applied = this.indexes.appliedTo();
+    if (applied >= head || head - applied > MAX_INDEX_LAG) return;
+    await this.awaitIndexes(head);
   }
 
   private async awaitIndexes(target: number): Promise<void> {
