@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { ASPECT_TABLE } from '../src/storage/schema.js';
-import { Cluster, havePgTools, TcpForwarder } from './support/pg-cluster.js';
+import { Cluster, eventually, havePgTools, TcpForwarder } from './support/pg-cluster.js';
 import { runCli, startServer, type ServerProcess } from './support/processes.js';
 
 /**
@@ -77,16 +77,6 @@ async function writer(client: number, base: string, token: string, until: () => 
   }
 }
 
-/** Polls `probe` every 200 ms until it returns true, for at most `limitMs`, else fails with what it last saw. */
-async function eventually(what: string, probe: () => Promise<true | string>, limitMs = 30_000): Promise<void> {
-  const end = performance.now() + limitMs;
-  for (;;) {
-    const r = await probe().catch((e: Error) => `failed: ${e.message}`);
-    if (r === true) return;
-    if (performance.now() > end) assert.fail(`${what}: not reached within ${limitMs} ms (${r})`);
-    await sleep(200);
-  }
-}
 
 /**
  * `restart`: the cluster stops (fast) and starts again. `failover` (issue 31): the servers reach the database through

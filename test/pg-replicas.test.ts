@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { ASPECT_TABLE } from '../src/storage/schema.js';
-import { Cluster, havePgTools } from './support/pg-cluster.js';
+import { Cluster, eventually, havePgTools } from './support/pg-cluster.js';
 import { runCli, startServer, type ServerProcess } from './support/processes.js';
 
 /**
@@ -16,15 +16,6 @@ const ds = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},P
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LSN = /^[0-9A-F]+\/[0-9A-F]+$/;
 
-async function eventually(what: string, probe: () => Promise<true | string>, limitMs = 30_000): Promise<void> {
-  const end = performance.now() + limitMs;
-  for (;;) {
-    const r = await probe().catch((e: Error) => `failed: ${e.message}`);
-    if (r === true) return;
-    if (performance.now() > end) assert.fail(`${what}: not reached within ${limitMs} ms (${r})`);
-    await sleep(100);
-  }
-}
 
 describe('read replica and pool configuration', () => {
   const pgUrl = 'postgres://a@primary:5432/almanac';

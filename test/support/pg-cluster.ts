@@ -156,3 +156,14 @@ export class TcpForwarder {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
+
+/** Polls `probe` every `everyMs` until it returns true, for at most `limitMs`, else fails with what it last saw. */
+export async function eventually(what: string, probe: () => Promise<true | string>, limitMs = 30_000, everyMs = 100): Promise<void> {
+  const end = performance.now() + limitMs;
+  for (;;) {
+    const r = await probe().catch((e: Error) => `failed: ${e.message}`);
+    if (r === true) return;
+    if (performance.now() > end) assert.fail(`${what}: not reached within ${limitMs} ms (${r})`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
