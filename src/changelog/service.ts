@@ -118,9 +118,8 @@ export class ChangeLogService {
    * with the derived tables' secondary indexes dropped first and built once after when that is cheaper (deferIndexes).
    */
   private async bulkCatchUp(): Promise<void> {
-    const [head, offsets] = await Promise.all([this.store.lastChangeSeq(), this.store.consumerOffsets()]);
-    const behind = Math.min(head, ...[...this.consumers.keys()].map((n) => offsets.get(n) ?? 0));
-    const restore = await this.store.deferIndexes?.(head - behind);
+    const head = await this.noteStoredPositions();
+    const restore = await this.store.deferIndexes?.(head - Math.min(head, this.indexes.appliedTo()));
     try {
       await this.catchUpIndexes(BULK_STEP);
     } finally {
@@ -165,11 +164,17 @@ export class ChangeLogService {
    * index as it stands.
    */
   private async othersCurrent(): Promise<void> {
-    const [head, stored] = await Promise.all([this.store.lastChangeSeq(), this.store.consumerOffsets()]);
-    this.indexes.noteStoredOffsets(stored);
+    const head = await this.noteStoredPositions();
     const applied = this.indexes.appliedTo();
     if (applied >= head || head - applied > MAX_INDEX_LAG) return;
     await this.awaitIndexes(head);
+  }
+
+  /** Reads the log's head and the indexes' stored offsets (which the indexes then take as known); returns the head. */
+  private async noteStoredPositions(): Promise<number> {
+    const { head, consumers } = await this.positions();
+    this.indexes.noteStoredOffsets(consumers);
+    return head;
   }
 
   private async awaitIndexes(target: number): Promise<void> {
