@@ -3,27 +3,26 @@ import type { ActivityEvent, PoolUse, UsageEventCountQuery, UsageEventRow } from
 import type { PostgresConnection } from './postgres/connection.js';
 import * as usage from './postgres/usage.js';
 import * as changeLog from './postgres/change-log.js';
-import { NO_TIME_LIMIT, isDatabaseUnreachable, timed, unavailableOr } from './postgres/connection.js';
+import { isDatabaseUnreachable, unavailableOr } from './postgres/connection.js';
 import * as relations from './postgres/relationships.js';
 import * as reads from './postgres/aspect-reads.js';
 import * as bulk from './postgres/bulk-load.js';
 import { PostgresSearch, type FacetChanges } from './postgres/search.js';
 import { PostgresAspectWrites } from './postgres/aspect-writes.js';
+import { PostgresExport } from './postgres/export.js';
+import * as indexUpdates from './postgres/index-updates.js';
+import * as jobs from './postgres/jobs.js';
+import * as schemaMigrations from './postgres/migrations.js';
+import * as settings from './postgres/settings.js';
 import * as timeseries from './postgres/timeseries.js';
 import { addLatest } from './aspect-updates.js';
 import { worthDeferring } from './deferred-indexes.js';
 import { ParsedValues } from './parsed-values.js';
-import { databaseUnavailable } from '../errors.js';
 import { clientWithStatementTimeout } from './postgres-connections.js';
 import { ReplicaSet, type ReadRoutingStats, type ReplicaStatus } from './postgres-replicas.js';
-import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
-import {
-  CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, truncateChange, type ChangeRow,
-} from './change-log.js';
-import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_DOCS, SETTINGS_TABLE, migrations,
-  timeseriesTables, timeseriesTableStatements, type AspectRow,
-} from './schema.js';
+import { FacetIndex } from './facet-index.js';
+import { SYSTEM_ACTOR, truncateChange, type ChangeRow } from './change-log.js';
+import { ASPECT_TABLE, ENTITY_TABLE, RELATIONSHIP_TABLE, timeseriesTables, type AspectRow } from './schema.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
   IndexUpdate, LatestAspects, Relationship, RunAspectRow, RunSummary,
@@ -35,9 +34,6 @@ export { isDatabaseUnreachable };
 
 // BIGINT comes back as a string by default; our values (ms timestamps, versions, counts) fit in a double.
 pg.types.setTypeParser(20, (v) => Number(v));
-
-/** Serialises migrations of several servers starting at once on one database. */
-const MIGRATION_LOCK = 727_100_001;
 
 /** PostgreSQL's time limits (defaults: DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS). */
 export interface PostgresTimeouts {
@@ -65,8 +61,6 @@ export const DEFAULT_READ_WAIT_MS = 250;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 
-
-
 export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
   private readonly pool: pg.Pool;
@@ -91,6 +85,8 @@ export class PostgresStore implements Store {
   private readonly search: PostgresSearch;
   /** Aspect writes and their group commit (postgres/aspect-writes.ts). */
   private readonly writes: PostgresAspectWrites;
+  /** Export's reads (postgres/export.ts). */
+  private readonly exported: PostgresExport;
 
   /** The connection as each concern's module takes it (postgres/). */
   private readonly conn: PostgresConnection;
@@ -127,6 +123,7 @@ export class PostgresStore implements Store {
     };
     this.search = new PostgresSearch(this.conn, this.facets, this.facetTx);
     this.writes = new PostgresAspectWrites(this.conn, this.latestValues);
+    this.exported = new PostgresExport(this.conn);
   }
 
   /** The read replicas' state and where reads went (none without DATABASE_READ_URL). */
@@ -188,20 +185,7 @@ export class PostgresStore implements Store {
   }
 
   async migrate(): Promise<void> {
-    await this.tx(async (c) => {
-      await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      await c.query('SET LOCAL statement_timeout = 0');
-      await c.query(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, applied_on BIGINT NOT NULL)`);
-      const done = new Set((await c.query(`SELECT version FROM ${MIGRATIONS_TABLE}`)).rows.map((r) => r.version as number));
-      for (const m of migrations('postgres')) {
-        if (done.has(m.version)) continue;
-        // A migration may rewrite a large table: no time limit.
-        for (const s of m.statements) await c.query(timed(s, NO_TIME_LIMIT));
-        await c.query(`INSERT INTO ${MIGRATIONS_TABLE} (version, applied_on) VALUES ($1, $2)`, [m.version, Date.now()]);
-      }
-      for (const s of timeseriesTableStatements('postgres')) await c.query(s);
-      await bulk.restoreIndexes(c);
-    });
+    await schemaMigrations.migrate(this.conn);
     this.facets.start();
     await this.replicas?.start();
   }
@@ -272,7 +256,6 @@ export class PostgresStore implements Store {
 
   upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> { return timeseries.upsertTimeseries(this.conn, rows); }
 
-
   queryTimeseries(q: TimeseriesQuery): Promise<TimeseriesRecord[]> { return timeseries.queryTimeseries(this.conn, q); }
   countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> {
     return timeseries.countTimeseries(this.conn, entityType, aspect, beforeMillis);
@@ -284,21 +267,10 @@ export class PostgresStore implements Store {
     return timeseries.deleteTimeseriesRange(this.conn, urn, entityType, aspect, start, end, actor);
   }
 
-
   reclaimTimeseriesSpace(entityType: string, aspect: string, rewrite: boolean): Promise<void> {
     return timeseries.reclaimTimeseriesSpace(this.conn, entityType, aspect, rewrite);
   }
   timeseriesSizes(): Promise<TableSize[]> { return timeseries.timeseriesSizes(this.conn); }
-
-
-
-
-
-
-
-
-
-
 
   // Search (postgres/search.ts)
   upsertSearchDocs(docs: SearchDoc[]): Promise<void> { return this.search.upsertSearchDocs(docs); }
@@ -312,7 +284,6 @@ export class PostgresStore implements Store {
     return relations.replaceRelationships(this.conn, sources, edges);
   }
 
-
   changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
     return changeLog.changesAfter(this.conn, after, limit, withValues);
   }
@@ -324,49 +295,16 @@ export class PostgresStore implements Store {
   removeConsumer(name: string): Promise<void> { return changeLog.removeConsumer(this.conn, name); }
   trimChanges(beforeTime: number, batchSize: number): Promise<number> { return changeLog.trimChanges(this.conn, beforeTime, batchSize); }
 
-  async indexedWithoutEntity(index: 'search' | 'relationships', limit: number): Promise<string[]> {
-    const [table, column] = index === 'search' ? [SEARCH_DOCS, 'urn'] : [RELATIONSHIP_TABLE, 'source'];
-    const { rows } = await this.query(`SELECT DISTINCT x.${column} AS urn FROM ${table} x
-      WHERE NOT EXISTS (SELECT 1 FROM ${ENTITY_TABLE} e WHERE e.urn = x.${column}) LIMIT $1`, [limit]);
-    return rows.map((r) => r.urn as string);
+  indexedWithoutEntity(index: 'search' | 'relationships', limit: number): Promise<string[]> {
+    return indexUpdates.indexedWithoutEntity(this.conn, index, limit);
   }
 
   externalWrites(): boolean {
     return false;
   }
 
-  async applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean> {
-    return this.tx(async (c) => {
-      // The consumers' rows, locked first and in one order: updates of one index (and a rebuild's batches) wait for
-      // each other, and two updates of several indexes cannot deadlock.
-      const names = [...new Set(guards.map((g) => g.consumer))].sort();
-      const { rows } = await c.query(`SELECT name, seq FROM ${CONSUMER_TABLE} WHERE name = ANY($1) ORDER BY name FOR UPDATE`, [names]);
-      const held = new Map(rows.map((r) => [r.name as string, Number(r.seq)]));
-      for (const guard of guards) {
-        const at = held.get(guard.consumer);
-        if (at === undefined) return false;
-        if ('from' in guard) {
-          if (at !== guard.from) return false;
-        } else if (guard.urns.length
-          && (await c.query(`SELECT 1 FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 AND urn = ANY($2) LIMIT 1`, [guard.unchangedAfter, guard.urns])).rows.length) {
-          return false;
-        }
-      }
-      // Every guard held: nothing was written before this point, so a refusal above commits only the locks' release.
-      const moves = guards.flatMap((g) => ('from' in g ? [g] : []));
-      const searchMove = moves.find((m) => m.consumer === SEARCH_CONSUMER);
-      if (searchMove) this.facetTx.get(c)!.move = { from: searchMove.from, to: searchMove.to };
-      if (moves.length) {
-        await c.query(`UPDATE ${CONSUMER_TABLE} c SET seq = m.seq, updated_on = $3 FROM UNNEST($1::text[], $2::bigint[]) AS m(name, seq)
-          WHERE c.name = m.name`, [moves.map((m) => m.consumer), moves.map((m) => m.to), Date.now()]);
-      }
-      if (update.search) {
-        await this.search.writeSearchDocs(c, update.search.upsert);
-        if (update.search.remove.length) await this.search.removeSearchDocs(c, update.search.remove);
-      }
-      if (update.relationships) await relations.writeRelationships(c, update.relationships.sources, update.relationships.edges);
-      return true;
-    });
+  applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean> {
+    return indexUpdates.applyIndexUpdate(this.conn, this.search, this.facetTx, update, guards);
   }
 
   relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
@@ -380,13 +318,7 @@ export class PostgresStore implements Store {
     return () => this.tx((c) => bulk.restoreIndexes(c));
   }
 
-
-  async getOrSetSetting(key: string, value: string): Promise<string> {
-    const { rows } = await this.query(`WITH ins AS (INSERT INTO ${SETTINGS_TABLE} (key, value) VALUES ($1, $2)
-      ON CONFLICT (key) DO NOTHING RETURNING value) SELECT value FROM ins UNION ALL
-      SELECT value FROM ${SETTINGS_TABLE} WHERE key = $1 LIMIT 1`, [key, value]);
-    return rows[0].value as string;
-  }
+  getOrSetSetting(key: string, value: string): Promise<string> { return settings.getOrSetSetting(this.conn, key, value); }
 
   relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {
     return relations.relationshipsOf(this.conn, q);
@@ -403,7 +335,6 @@ export class PostgresStore implements Store {
 
   latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> { return reads.latestAspectsOfRun(this.conn, runId); }
 
-
   listRuns(q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]> { return reads.listRuns(this.conn, q); }
   aspectsOfRun(runId: string, q: { start: number; count: number; includeSoft: boolean }): Promise<RunAspectRow[]> {
     return reads.aspectsOfRun(this.conn, runId, q);
@@ -413,51 +344,8 @@ export class PostgresStore implements Store {
     return changeLog.watchChanges(this.conn, wake, onState);
   }
 
-  /**
-   * The job's session advisory lock, on a connection of the pool held for the run. The lock lives as long as that
-   * session: a database restart (or a cut connection) ends it, and another server may then take the job. So the
-   * run hears of it — `lost` aborts on the connection's error event, or when the session stops answering the check
-   * made every LOCK_CHECK_MS — and is expected to stop at once; runExclusive then fails (a 503-typed error), and the
-   * job is run again only once its lock is taken anew.
-   */
-  async runExclusive(job: string, fn: (lost: AbortSignal) => Promise<void>): Promise<boolean> {
-    const c = await this.connect();
-    const lost = new AbortController();
-    const onError = (e: Error) => lost.abort(e);
-    c.on('error', onError);
-    let broken: Error | undefined;
-    let check: NodeJS.Timeout | undefined;
-    try {
-      const key = `almanac:job:${job}`;
-      let got: boolean;
-      try {
-        got = (await c.query('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS got', [key])).rows[0].got as boolean;
-      } catch (e) {
-        broken = e as Error;
-        throw unavailableOr(e);
-      }
-      if (!got) return false;
-      check = setInterval(() => {
-        c.query(timed('SELECT 1', LOCK_CHECK_TIMEOUT_MS)).catch((e: Error) => lost.abort(e));
-      }, LOCK_CHECK_MS);
-      check.unref();
-      try {
-        await fn(lost.signal);
-      } finally {
-        clearInterval(check);
-        if (lost.signal.aborted) broken = lost.signal.reason as Error;
-        else await c.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch((e: Error) => { broken = e; });
-      }
-      if (lost.signal.aborted) {
-        throw Object.assign(databaseUnavailable(`The lock of job ${job} was lost with its connection`), { cause: lost.signal.reason });
-      }
-      return true;
-    } finally {
-      c.removeListener('error', onError);
-      // A connection that could not unlock (or lost its session) is closed rather than pooled: closing it releases the lock.
-      c.release(broken);
-    }
-  }
+  /** Under the job's session advisory lock (postgres/jobs.ts). */
+  runExclusive(job: string, fn: (lost: AbortSignal) => Promise<void>): Promise<boolean> { return jobs.runExclusive(this.conn, job, fn); }
 
   // Webhooks (migration 10)
 
@@ -473,31 +361,7 @@ export class PostgresStore implements Store {
 
   // Export and backup (src/services/export.ts, backup.ts)
 
-  async entitiesAfter(q: { after?: string; entityTypes?: readonly string[]; limit: number }): Promise<EntityRow[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    // Byte order, as SQLite compares. Where the database's collation is byte order already, the urn index serves it
-    // page by page; otherwise COLLATE "C" does, at the price of sorting the table for each page.
-    const urn = (await this.collatesByBytes()) ? 'urn' : 'urn COLLATE "C"';
-    if (q.after !== undefined) { params.push(q.after); where.push(`${urn} > $${params.length}`); }
-    if (q.entityTypes) { params.push(q.entityTypes); where.push(`entity_type = ANY($${params.length}::text[])`); }
-    params.push(q.limit);
-    const { rows } = await this.query(`SELECT urn, entity_type AS "entityType" FROM ${ENTITY_TABLE}
-      ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY ${urn} LIMIT $${params.length}`, params);
-    return rows as EntityRow[];
-  }
-
-  private byteCollation: Promise<boolean> | undefined;
-  /**
-   * Whether the database compares text byte by byte: collation C or POSIX, or C.UTF-8 (code point order, which is
-   * UTF-8's byte order).
-   */
-  private collatesByBytes(): Promise<boolean> {
-    this.byteCollation ??= this.query('SELECT datcollate FROM pg_database WHERE datname = current_database()')
-      .then(({ rows }) => /^(C|POSIX|C\.UTF-?8)$/i.test(String(rows[0]?.datcollate ?? '')))
-      .catch((e) => { this.byteCollation = undefined; throw e; });
-    return this.byteCollation;
-  }
+  entitiesAfter(q: { after?: string; entityTypes?: readonly string[]; limit: number }): Promise<EntityRow[]> { return this.exported.entitiesAfter(q); }
 
   timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number; limit: number }): Promise<TimeseriesRow[]> {
     return timeseries.timeseriesRowsAfter(this.conn, q);
@@ -508,6 +372,3 @@ export class PostgresStore implements Store {
   }
 }
 
-/** How often a job's lock connection is checked (runExclusive), and how long it has to answer. */
-const LOCK_CHECK_MS = 5_000;
-const LOCK_CHECK_TIMEOUT_MS = 10_000;

@@ -12,19 +12,20 @@ import * as reads from './sqlite/aspect-reads.js';
 import * as bulk from './sqlite/bulk-load.js';
 import { SqliteSearch } from './sqlite/search.js';
 import { RecentTexts, SqliteAspectWrites } from './sqlite/aspect-writes.js';
+import * as exported from './sqlite/export.js';
+import * as indexUpdates from './sqlite/index-updates.js';
+import { JobRuns } from './sqlite/jobs.js';
+import * as schemaMigrations from './sqlite/migrations.js';
+import { keepPrivate, openPrivately } from './sqlite/private-file.js';
+import * as settings from './sqlite/settings.js';
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 import { addLatest } from './aspect-updates.js';
 import { worthDeferring } from './deferred-indexes.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { ParsedValues } from './parsed-values.js';
-import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
-import {
-  CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, truncateChange, type ChangeRow,
-} from './change-log.js';
-import {
-  ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_DOCS, SETTINGS_TABLE, migrations,
-  timeseriesTables, timeseriesTableStatements, type AspectRow,
-} from './schema.js';
+import { FacetIndex } from './facet-index.js';
+import { SYSTEM_ACTOR, truncateChange, type ChangeRow } from './change-log.js';
+import { ASPECT_TABLE, ENTITY_TABLE, RELATIONSHIP_TABLE, timeseriesTables, type AspectRow } from './schema.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
   IndexUpdate, LatestAspects, Relationship, RunAspectRow, RunSummary,
@@ -36,39 +37,6 @@ const EXTERNAL_WRITES_CHECK_MS = 5;
 
 /** SQLite has a limit on bound parameters; chunk IN-lists well below it. */
 const CHUNK = 500;
-
-/**
- * The database file holds the token signing key (unless ALMANAC_TOKEN_SECRET or _FILE is set) and every token's
- * hash: only its owner may read it. A new file is created with mode 0600 before SQLite opens it, and SQLite gives the
- * -wal and -shm files it creates the database file's mode. An existing file (or -wal, -shm) that grants group or
- * others any access is tightened to owner-only, with a warning; one that is already private is left as it is.
- */
-function openPrivately(file: string): void {
-  try {
-    fs.closeSync(fs.openSync(file, 'wx', 0o600));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  }
-  for (const f of [file, `${file}-wal`, `${file}-shm`]) keepPrivate(f);
-}
-
-function keepPrivate(file: string): void {
-  if (process.platform === 'win32') return;
-  let mode: number;
-  try {
-    mode = fs.statSync(file).mode & 0o777;
-  } catch {
-    return; // not there (yet)
-  }
-  if ((mode & 0o077) === 0) return;
-  const show = (m: number) => `0${m.toString(8).padStart(3, '0')}`;
-  try {
-    fs.chmodSync(file, mode & 0o700);
-    process.stderr.write(`almanac: warning: ${file} was open to other users (mode ${show(mode)}); changed to ${show(mode & 0o700)}\n`);
-  } catch (e) {
-    process.stderr.write(`almanac: warning: ${file} is open to other users (mode ${show(mode)}) and could not be changed: ${(e as Error).message}\n`);
-  }
-}
 
 /**
  * better-sqlite3 in WAL mode: one connection, synchronous calls wrapped in the async Store contract.
@@ -138,24 +106,9 @@ export class SqliteStore implements Store {
   private readonly checkpointer: SqliteCheckpointer | undefined;
 
   async migrate(): Promise<void> {
-    const db = this.db;
-    db.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, applied_on INTEGER NOT NULL)`);
-    const done = new Set(this.stmt(`SELECT version FROM ${MIGRATIONS_TABLE}`).pluck().all() as number[]);
-    const apply = db.transaction(() => {
-      for (const m of migrations('sqlite')) {
-        if (done.has(m.version)) continue;
-        for (const s of m.statements) db.exec(s);
-        this.stmt(`INSERT INTO ${MIGRATIONS_TABLE} (version, applied_on) VALUES (?, ?)`).run(m.version, Date.now());
-      }
-      for (const s of timeseriesTableStatements('sqlite')) db.exec(s);
-    });
-    apply.immediate();
-    bulk.restoreIndexes(this.conn);
-    // Gathers statistics the planner lacks (on a new or upgraded database), as SQLite advises at open.
-    this.db.pragma('optimize = 0x10002');
+    schemaMigrations.migrate(this.conn);
     this.facets.start();
   }
-
 
   async close(): Promise<void> {
     await this.writes.drain();
@@ -229,7 +182,6 @@ export class SqliteStore implements Store {
 
   async upsertTimeseries(rows: TimeseriesWrite[]): Promise<void> { return timeseries.upsertTimeseries(this.conn, rows); }
 
-
   async queryTimeseries(q: TimeseriesQuery): Promise<TimeseriesRecord[]> { return timeseries.queryTimeseries(this.conn, q); }
   async countTimeseries(entityType: string, aspect: string, beforeMillis?: number): Promise<number> {
     return timeseries.countTimeseries(this.conn, entityType, aspect, beforeMillis);
@@ -241,20 +193,8 @@ export class SqliteStore implements Store {
     return timeseries.deleteTimeseriesRange(this.conn, urn, entityType, aspect, start, end, actor);
   }
 
-
   async reclaimTimeseriesSpace(): Promise<void> { await timeseries.reclaimTimeseriesSpace(this.conn); }
   async timeseriesSizes(): Promise<TableSize[]> { return timeseries.timeseriesSizes(this.conn); }
-
-
-
-
-
-
-
-
-
-
-
 
   // Search (sqlite/search.ts)
   async upsertSearchDocs(docs: SearchDoc[]): Promise<void> { this.search.upsertSearchDocs(docs); }
@@ -268,7 +208,6 @@ export class SqliteStore implements Store {
     return relations.replaceRelationships(this.conn, sources, edges);
   }
 
-
   async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
     return changeLog.changesAfter(this.conn, after, limit, withValues);
   }
@@ -278,14 +217,11 @@ export class SqliteStore implements Store {
   async registerConsumer(name: string, seq: number): Promise<number> { return changeLog.registerConsumer(this.conn, name, seq); }
   async moveConsumer(name: string, from: number, to: number): Promise<boolean> { return changeLog.moveConsumer(this.conn, name, from, to); }
 
-
   async removeConsumer(name: string): Promise<void> { return changeLog.removeConsumer(this.conn, name); }
   async trimChanges(beforeTime: number, batchSize: number): Promise<number> { return changeLog.trimChanges(this.conn, beforeTime, batchSize); }
 
   async indexedWithoutEntity(index: 'search' | 'relationships', limit: number): Promise<string[]> {
-    const [table, column] = index === 'search' ? [SEARCH_DOCS, 'urn'] : [RELATIONSHIP_TABLE, 'source'];
-    return this.stmt(`SELECT DISTINCT x.${column} FROM ${table} x WHERE NOT EXISTS (SELECT 1 FROM ${ENTITY_TABLE} e WHERE e.urn = x.${column})
-      LIMIT ?`).pluck().all(limit) as string[];
+    return indexUpdates.indexedWithoutEntity(this.conn, index, limit);
   }
 
   /** PRAGMA data_version moves when another connection commits (never for this one's own commits). */
@@ -305,26 +241,7 @@ export class SqliteStore implements Store {
   }
 
   async applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean> {
-    const move = guards.find((g) => g.consumer === SEARCH_CONSUMER && 'from' in g) as { from: number; to: number } | undefined;
-    return this.search.withFacets(() => this.db.transaction(() => {
-      // Every guard checked before any offset moves, so a refusal writes nothing.
-      for (const guard of guards) {
-        if ('from' in guard) {
-          if (this.stmt(`SELECT seq FROM ${CONSUMER_TABLE} WHERE name = ?`).pluck().get(guard.consumer) !== guard.from) return false;
-        } else if (guard.urns.length) {
-          const wanted = new Set(guard.urns);
-          const later = this.stmt(`SELECT DISTINCT urn FROM ${CHANGE_LOG_TABLE} WHERE seq > ?`).pluck().all(guard.unchangedAfter) as (string | null)[];
-          if (later.some((u) => u !== null && wanted.has(u))) return false;
-        }
-      }
-      for (const guard of guards) if ('from' in guard) changeLog.moveConsumerRow(this.conn, guard.consumer, guard.from, guard.to);
-      if (update.search) {
-        this.search.writeSearchDocs(update.search.upsert);
-        this.search.removeSearchDocs(update.search.remove);
-      }
-      if (update.relationships) relations.writeRelationships(this.conn, update.relationships.sources, update.relationships.edges);
-      return true;
-    }).immediate(), move);
+    return indexUpdates.applyIndexUpdate(this.conn, this.search, update, guards);
   }
 
   async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
@@ -338,11 +255,7 @@ export class SqliteStore implements Store {
     return async () => bulk.restoreIndexes(this.conn);
   }
 
-
-  async getOrSetSetting(key: string, value: string): Promise<string> {
-    this.stmt(`INSERT OR IGNORE INTO ${SETTINGS_TABLE} (key, value) VALUES (?, ?)`).run(key, value);
-    return this.stmt(`SELECT value FROM ${SETTINGS_TABLE} WHERE key = ?`).pluck().get(key) as string;
-  }
+  async getOrSetSetting(key: string, value: string): Promise<string> { return settings.getOrSetSetting(this.conn, key, value); }
 
   async relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {
     return relations.relationshipsOf(this.conn, q);
@@ -361,7 +274,6 @@ export class SqliteStore implements Store {
 
   async latestAspectsOfRun(runId: string): Promise<{ urn: string; aspect: string }[]> { return reads.latestAspectsOfRun(this.conn, runId); }
 
-
   async listRuns(q: { start: number; count: number; includeSoft: boolean }): Promise<RunSummary[]> { return reads.listRuns(this.conn, q); }
   async aspectsOfRun(runId: string, q: { start: number; count: number; includeSoft: boolean }): Promise<RunAspectRow[]> {
     return reads.aspectsOfRun(this.conn, runId, q);
@@ -374,18 +286,8 @@ export class SqliteStore implements Store {
   }
 
   /** One server per SQLite file: nothing to exclude, but runs of one job in this process still do not overlap. */
-  async runExclusive(job: string, fn: (lost: AbortSignal) => Promise<void>): Promise<boolean> {
-    if (this.runningJobs.has(job)) return false;
-    this.runningJobs.add(job);
-    try {
-      await fn(new AbortController().signal);
-      return true;
-    } finally {
-      this.runningJobs.delete(job);
-    }
-  }
-
-  private readonly runningJobs = new Set<string>();
+  runExclusive(job: string, fn: (lost: AbortSignal) => Promise<void>): Promise<boolean> { return this.jobs.runExclusive(job, fn); }
+  private readonly jobs = new JobRuns();
 
   // Webhooks (migration 10)
 
@@ -402,34 +304,15 @@ export class SqliteStore implements Store {
   // Export and backup (src/services/export.ts, backup.ts)
 
   async entitiesAfter(q: { after?: string; entityTypes?: readonly string[]; limit: number }): Promise<EntityRow[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (q.after !== undefined) { where.push('urn > ?'); params.push(q.after); }
-    if (q.entityTypes) { where.push(`entity_type IN (${q.entityTypes.map(() => '?').join(',')})`); params.push(...q.entityTypes); }
-    return this.stmt(`SELECT urn, entity_type AS entityType FROM ${ENTITY_TABLE}${where.length ? ' WHERE ' + where.join(' AND ') : ''}
-      ORDER BY urn LIMIT ?`).all(...params, q.limit) as EntityRow[];
+    return exported.entitiesAfter(this.conn, q);
   }
 
   async timeseriesRowsAfter(q: { entityType: string; aspect: string; urns: readonly string[]; after?: TimeseriesRowKey; sinceMillis?: number; limit: number }): Promise<TimeseriesRow[]> {
     return timeseries.timeseriesRowsAfter(this.conn, q);
   }
 
-  async backupTo(file: string): Promise<{ pages: number }> {
-    // Made here, owner-only (it holds what the database holds) and never over an existing file ('wx').
-    fs.closeSync(fs.openSync(file, 'wx', 0o600));
-    try {
-      // The first step only opens the backup (and learns the size); the second copies every page under one read
-      // transaction, so the copy is the database as of that moment. WAL mode lets the server go on writing meanwhile;
-      // in smaller steps, each write by another connection would restart the copy.
-      const { totalPages } = await this.db.backup(file, { progress: () => 0x7fffffff });
-      return { pages: totalPages };
-    } catch (e) {
-      fs.rmSync(file, { force: true });
-      throw e;
-    }
-  }
+  backupTo(file: string): Promise<{ pages: number }> { return exported.backupTo(this.conn, file); }
 }
-
 
 /** The page cache's size unless configured (ALMANAC_SQLITE_CACHE_MB): pages are held only once read. */
 export const DEFAULT_CACHE_MB = 128;

@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import type { SearchDoc } from '../types.js';
+import { TYPE_COUNT_FIELD } from './params.js';
+
+/** Writing documents' rows: what the engines store of each document, and keeping the counts table in step with them. */
+
+/**
+ * A digest of what a document's text index holds (name, text, and on SQLite the flag words): a rewrite whose digest
+ * is the stored one leaves the text index alone (most aspects change filter values only, and a text index rewrite
+ * re-tokenises the whole document, every column of a schema included).
+ */
+export function textDigest(...parts: string[]): string {
+  const h = createHash('sha1');
+  for (const p of parts) h.update(p).update('\0');
+  return h.digest('base64url');
+}
+
+/** A document's number of words (name and text), as stored: what large match sets are ordered by (migration 15). */
+export function textWords(d: SearchDoc): number {
+  return `${d.name} ${d.text}`.split(' ').filter(Boolean).length;
+}
+
+/** A document's name keys as stored: [name_key, qualified_key]. */
+export function docKeys(d: SearchDoc): [string, string | null] {
+  const name = d.nameKey ?? d.sortName.split(/[^a-z0-9]+/).filter(Boolean).join(' ');
+  return [name, d.qualifiedKey && d.qualifiedKey !== name ? d.qualifiedKey : null];
+}
+
+export interface CountedDoc {
+  entityType: string;
+  removed: boolean;
+  values: readonly (readonly [string, string])[];
+}
+
+/** Adds what replacing `before` by `after` (either absent) changes in the counts table, keyed for a stable order. */
+export function addCountDeltas(deltas: Map<string, number>, before: CountedDoc | undefined, after: CountedDoc | undefined): void {
+  const add = (d: CountedDoc, sign: number) => {
+    for (const [field, value] of [[TYPE_COUNT_FIELD, d.entityType] as const, ...d.values]) {
+      const key = JSON.stringify([field, d.removed, d.entityType, value]);
+      deltas.set(key, (deltas.get(key) ?? 0) + sign);
+    }
+  };
+  if (before) add(before, -1);
+  if (after) add(after, 1);
+}
+
+/**
+ * addCountDeltas for a document rewritten in place: when its entity type and removal are unchanged, only the values
+ * that went and came move the counts (a new description moves none).
+ */
+export function addRewriteDeltas(deltas: Map<string, number>, before: CountedDoc | undefined, after: CountedDoc,
+  changes: { gone: readonly (readonly [string, string])[]; added: readonly (readonly [string, string])[] }): void {
+  if (!before || before.entityType !== after.entityType || before.removed !== after.removed) {
+    addCountDeltas(deltas, before, after);
+    return;
+  }
+  const move = (values: readonly (readonly [string, string])[], sign: number) => {
+    for (const [field, value] of values) {
+      const key = JSON.stringify([field, after.removed, after.entityType, value]);
+      deltas.set(key, (deltas.get(key) ?? 0) + sign);
+    }
+  };
+  move(changes.gone, -1);
+  move(changes.added, 1);
+}
+
+/** The changed counts in key order (so concurrent writers lock rows in one order), unchanged ones dropped. */
+export function countChanges(deltas: Map<string, number>): { field: string; removed: boolean; entityType: string; value: string; n: number }[] {
+  return [...deltas].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, n]) => {
+    const [field, removed, entityType, value] = JSON.parse(key) as [string, boolean, string, string];
+    return { field, removed, entityType, value, n };
+  });
+}
+
+/** A filter value as a number where it reads as one (range conditions compare these). */
+export function numeric(value: string): number | null {
+  if (!/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(value)) return null;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Each (field, value) of a document once. */
+export function distinctValues(doc: SearchDoc): (readonly [string, string])[] {
+  const seen = new Set<string>();
+  return doc.values.filter(([f, v]) => {
+    const k = `${f}\u0000${v}`;
+    return !seen.has(k) && !!seen.add(k);
+  });
+}
+
+/**
+ * What rewriting a document's filter values changes: the pairs to delete and to insert. A new description changes
+ * the text, rarely the values, so most rewrites touch no value row at all.
+ */
+export function valueChanges(before: readonly (readonly [string, string])[], after: readonly (readonly [string, string])[]):
+  { gone: (readonly [string, string])[]; added: (readonly [string, string])[] } {
+  const key = ([f, v]: readonly [string, string]) => `${f}\u0000${v}`;
+  const had = new Set(before.map(key));
+  const has = new Set(after.map(key));
+  return { gone: before.filter((x) => !has.has(key(x))), added: after.filter((x) => !had.has(key(x))) };
+}

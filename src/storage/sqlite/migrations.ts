@@ -1,0 +1,25 @@
+import { MIGRATIONS_TABLE, migrations, timeseriesTableStatements } from '../schema.js';
+import { restoreIndexes } from './bulk-load.js';
+import type { SqliteConnection } from './connection.js';
+
+/**
+ * Applies the migrations not applied yet and makes the time-series tables the registry names (in one transaction),
+ * then builds the indexes an interrupted bulk load left dropped and gathers the planner's missing statistics.
+ */
+export function migrate(c: SqliteConnection): void {
+  const db = c.db;
+  db.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, applied_on INTEGER NOT NULL)`);
+  const done = new Set(c.stmt(`SELECT version FROM ${MIGRATIONS_TABLE}`).pluck().all() as number[]);
+  const apply = db.transaction(() => {
+    for (const m of migrations('sqlite')) {
+      if (done.has(m.version)) continue;
+      for (const s of m.statements) db.exec(s);
+      c.stmt(`INSERT INTO ${MIGRATIONS_TABLE} (version, applied_on) VALUES (?, ?)`).run(m.version, Date.now());
+    }
+    for (const s of timeseriesTableStatements('sqlite')) db.exec(s);
+  });
+  apply.immediate();
+  restoreIndexes(c);
+  // Gathers statistics the planner lacks (on a new or upgraded database), as SQLite advises at open.
+  db.pragma('optimize = 0x10002');
+}
