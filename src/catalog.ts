@@ -17,6 +17,8 @@ import { AuthorizedEditService } from './services/authorized-edits.js';
 import { AuthorizedEntityWrites } from './services/authorized-writes.js';
 import { AuthorizedIdentities, AuthorizedPolicies, AuthorizedTokens } from './services/authorized-admin.js';
 import { AuthorizedIngestion } from './services/authorized-ingestion.js';
+import { AuthorizedOperations } from './services/authorized-operations.js';
+import { AuthorizedReads } from './services/authorized-reads.js';
 import { AuthorizedMetadataTests } from './services/authorized-tests.js';
 import { AuthorizedWebhooks } from './changelog/authorized-webhooks.js';
 import { EditService } from './services/edits.js';
@@ -126,6 +128,10 @@ export interface AuthorizedServices {
   ingestion: AuthorizedIngestion;
   metadataTests: AuthorizedMetadataTests;
   webhooks: AuthorizedWebhooks;
+  /** Entity reads, searches, time series and usage, and what the caller may do: what each caller may see. */
+  reads: AuthorizedReads;
+  /** The time-series indexes' administration, the analytics page, the metrics. */
+  operations: AuthorizedOperations;
 }
 
 /**
@@ -198,16 +204,20 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
   const ingestion = new IngestionService(entities, s, tokens.deriveKey('dataHubSecret'), policies);
   const identities = new IdentityService(entities, s);
   const nativeUsers = new NativeUserService(entities, s, tokens, config.systemClientId);
+  const timeseries = new TimeseriesService(s, () => changeLog.afterCommit());
+  const analytics = new AnalyticsService(s, search);
   const metadataTests = new MetadataTestService(entities, s, (m) => process.stderr.write(`almanac: warning: ${m}\n`));
   const authorized: AuthorizedServices = {
     tokens: new AuthorizedTokens(tokens, entities, policies), policies: new AuthorizedPolicies(policies, policies),
     identities: new AuthorizedIdentities(identities, nativeUsers, policies), ingestion: new AuthorizedIngestion(ingestion, entities, policies),
     metadataTests: new AuthorizedMetadataTests(metadataTests, policies), webhooks: new AuthorizedWebhooks(webhooks, policies),
+    reads: new AuthorizedReads({ entities, relationships, timeseries, domainsGlossary }, policies),
+    operations: new AuthorizedOperations({ timeseries, analytics }, policies),
   };
   return {
     changeFeed, webhooks, authorized,
     ingestion, references: new ReferenceService(s, entities, policies),
-    usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
+    usageEvents: new UsageEventService(s, recommendations), analytics,
     inviteTokens, settings: new SettingsService(entities, inviteTokens, policies),
     schemaHistory: new SchemaHistoryService(entities),
     queries: new QueryService(entities, relationships, policies),
@@ -215,7 +225,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
     seededPlatforms, ...(s.connections ? { databasePool: () => s.connections!() } : {}),
     ...(s.readReplicas?.() ? { readReplicas: () => s.readReplicas!() } : {}), config, engine: s.engine, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new AuthorizedEditService(new EditService(entities), policies),
     writes: new AuthorizedEntityWrites(entities, policies),
-    authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),
+    authz: policies, policies, search, timeseries,
     identities, ownershipTypes, nativeUsers, recommendations, metadataTests,
     async follow(opts?: FollowerOptions) {
       follower ??= ChangeFollower.start(changeLog, s, opts);
