@@ -73,12 +73,13 @@ export class AuthorizedIngestion extends Guarded {
 
   /**
    * A page of a run's rows (REST /runs describe; DataHub checks no privilege for the rows themselves). With
-   * `includeAspect`, each row's latest aspect value, only where the caller may read it (as GET /aspects would answer).
+   * `includeAspect` (read from the request after the rows), each row's latest aspect value, only where the caller may
+   * read it (as GET /aspects would answer).
    */
-  async describeRun(actor: Actor, runId: string, q: Parameters<IngestionService['describeRun']>[1], includeAspect: boolean):
+  async describeRun(actor: Actor, runId: string, q: Parameters<IngestionService['describeRun']>[1], includeAspect: () => boolean):
     Promise<{ row: RunRow; aspect?: unknown }[]> {
     const rows = await this.ingestion.describeRun(runId, q);
-    if (!includeAspect) return rows.map((row) => ({ row }));
+    if (!includeAspect()) return rows.map((row) => ({ row }));
     const latest = await this.entities.getLatestOf([...new Set(rows.map((r) => r.urn))]);
     const visible = await visibleAspects(this.authz, actor, [...new Set(rows.map((r) => r.aspect))]);
     const readable = new Map<string, boolean>();

@@ -6,7 +6,8 @@ import { READ_REQUIRES_BY_ASPECT, REQUIRES, type Operation, type Requirement } f
 /**
  * Privilege checks, decided by the service an operation calls (domains-glossary.ts, queries.ts, renames.ts) or by an
  * authorized wrapper around one (authorized-*.ts); never by the transports (test/import-layers.test.ts checks) and
- * never inside storage. Requirements are written in the privilege vocabulary (src/model/privileges.ts). The implementation is the policy service (policies.ts).
+ * never inside storage. Requirements are written in the privilege vocabulary (src/model/privileges.ts). The
+ * implementation is the policy service (policies.ts).
  */
 
 export interface Authorizer {

@@ -30,7 +30,7 @@ export async function runRoutes(app: FastifyInstance, { catalog }: { catalog: Ca
       const runId = requiredString(body, 'runId');
       const rows = await catalog.authorized.ingestion.describeRun(request.actor, runId, { start: requiredInteger(body, 'start', 0),
         count: requiredInteger(body, 'count', 0, MAX_PAGE), includeSoft: optionalBoolean(body, 'includeSoft') ?? false },
-      optionalBoolean(body, 'includeAspect') === true);
+      () => optionalBoolean(body, 'includeAspect') === true);
       return rows.map((r) => summary(r.row, r.aspect));
     },
     async rollback(body, request) {
