@@ -13,7 +13,7 @@ export class AuthorizedMetadataTests extends Guarded {
   }
 
   /** Query.test: VIEW_TESTS (or MANAGE_TESTS, or a view of entities); the test itself is then read as an entity. */
-  async requireViewer(actor: Actor): Promise<void> {
+  async admitViewer(actor: Actor): Promise<void> {
     await this.require(actor, 'graphql.viewTests');
   }
 

@@ -35,7 +35,7 @@ export const metadataTestResolvers = {
   },
   Query: {
     test: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
-      await ctx.catalog.authorized.metadataTests.requireViewer(ctx.actor);
+      await ctx.catalog.authorized.metadataTests.admitViewer(ctx.actor);
       return requireEntity(urn, ctx, 'test');
     },
     listTests: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
