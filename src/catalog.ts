@@ -15,6 +15,12 @@ import type { Authorizer } from './services/authz.js';
 import { DomainsGlossaryService } from './services/domains-glossary.js';
 import { AuthorizedEditService } from './services/authorized-edits.js';
 import { AuthorizedEntityWrites } from './services/authorized-writes.js';
+import { AuthorizedIdentities, AuthorizedPolicies, AuthorizedTokens } from './services/authorized-admin.js';
+import { AuthorizedIngestion } from './services/authorized-ingestion.js';
+import { AuthorizedOperations } from './services/authorized-operations.js';
+import { AuthorizedReads } from './services/authorized-reads.js';
+import { AuthorizedMetadataTests } from './services/authorized-tests.js';
+import { AuthorizedWebhooks } from './changelog/authorized-webhooks.js';
 import { EditService } from './services/edits.js';
 import { EntityService } from './services/entities.js';
 import { IdentityService } from './services/identities.js';
@@ -65,6 +71,8 @@ export interface Catalog {
   lineage: LineageService;
   /** The edit mutations, each deciding who may (the edit rules underneath: EditService). */
   edits: AuthorizedEditService;
+  /** The operations the transports offer that these services perform, each deciding who may before it runs. */
+  authorized: AuthorizedServices;
   /** Decides every privilege check; the policy service, behind the Authorizer interface. */
   authz: Authorizer;
   policies: PolicyService;
@@ -109,6 +117,21 @@ export interface Catalog {
    */
   follow(opts?: FollowerOptions): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The services' operations as the transports reach them, each deciding who may (as Backstage wraps its catalog). */
+export interface AuthorizedServices {
+  tokens: AuthorizedTokens;
+  policies: AuthorizedPolicies;
+  /** Users and groups, and native users' credentials. */
+  identities: AuthorizedIdentities;
+  ingestion: AuthorizedIngestion;
+  metadataTests: AuthorizedMetadataTests;
+  webhooks: AuthorizedWebhooks;
+  /** Entity reads, searches, time series and usage, and what the caller may do: what each caller may see. */
+  reads: AuthorizedReads;
+  /** The time-series indexes' administration, the analytics page, the metrics. */
+  operations: AuthorizedOperations;
 }
 
 /**
@@ -178,10 +201,23 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
   const domainsGlossary = new DomainsGlossaryService({ authz: policies, entities, search, store: s });
   const inviteTokens = new InviteTokenService(entities, tokens);
   const webhooks = new WebhookService(s, changeFeed, tokens.deriveKey('webhookSecret'));
+  const ingestion = new IngestionService(entities, s, tokens.deriveKey('dataHubSecret'), policies);
+  const identities = new IdentityService(entities, s);
+  const nativeUsers = new NativeUserService(entities, s, tokens, config.systemClientId);
+  const timeseries = new TimeseriesService(s, () => changeLog.afterCommit());
+  const analytics = new AnalyticsService(s, search);
+  const metadataTests = new MetadataTestService(entities, s, (m) => process.stderr.write(`almanac: warning: ${m}\n`));
+  const authorized: AuthorizedServices = {
+    tokens: new AuthorizedTokens(tokens, entities, policies), policies: new AuthorizedPolicies(policies, policies),
+    identities: new AuthorizedIdentities(identities, nativeUsers, policies), ingestion: new AuthorizedIngestion(ingestion, entities, policies),
+    metadataTests: new AuthorizedMetadataTests(metadataTests, policies), webhooks: new AuthorizedWebhooks(webhooks, policies),
+    reads: new AuthorizedReads({ entities, relationships, timeseries, domainsGlossary }, policies),
+    operations: new AuthorizedOperations({ timeseries, analytics }, policies),
+  };
   return {
-    changeFeed, webhooks,
-    ingestion: new IngestionService(entities, s, tokens.deriveKey('dataHubSecret'), policies), references: new ReferenceService(s, entities, policies),
-    usageEvents: new UsageEventService(s, recommendations), analytics: new AnalyticsService(s, search),
+    changeFeed, webhooks, authorized,
+    ingestion, references: new ReferenceService(s, entities, policies),
+    usageEvents: new UsageEventService(s, recommendations), analytics,
     inviteTokens, settings: new SettingsService(entities, inviteTokens, policies),
     schemaHistory: new SchemaHistoryService(entities),
     queries: new QueryService(entities, relationships, policies),
@@ -189,10 +225,8 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
     seededPlatforms, ...(s.connections ? { databasePool: () => s.connections!() } : {}),
     ...(s.readReplicas?.() ? { readReplicas: () => s.readReplicas!() } : {}), config, engine: s.engine, store: s, entities, tokens, changeLog, responses, relationships, lineage: new LineageService(s), edits: new AuthorizedEditService(new EditService(entities), policies),
     writes: new AuthorizedEntityWrites(entities, policies),
-    authz: policies, policies, search, timeseries: new TimeseriesService(s, () => changeLog.afterCommit()),
-    identities: new IdentityService(entities, s), ownershipTypes,
-    nativeUsers: new NativeUserService(entities, s, tokens, config.systemClientId), recommendations,
-    metadataTests: new MetadataTestService(entities, s, (m) => process.stderr.write(`almanac: warning: ${m}\n`)),
+    authz: policies, policies, search, timeseries,
+    identities, ownershipTypes, nativeUsers, recommendations, metadataTests,
     async follow(opts?: FollowerOptions) {
       follower ??= ChangeFollower.start(changeLog, s, opts);
       await follower;

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { importCircles, importGraph, layerViolations, type Floors } from './support/import-layers.js';
+import { importCircles, importGraph, layerViolations, transportPrivilegeChecks, type Floors } from './support/import-layers.js';
 
 /**
  * The floors of src/, from the top down: a file imports only from its own floor or the floors below it, and no
@@ -83,4 +83,44 @@ test('the transports reach storage for its record types only, never a store', ()
     if (/\bStore\b/.test(text)) found.push(`${from}: names Store`);
   }
   assert.deepEqual(found, []);
+});
+
+/**
+ * The transports' refusals that are not privilege decisions, each with its reason. Every other access decision is made
+ * by the service that performs the operation or an Authorized* wrapper of it (src/services/authorized-*.ts,
+ * src/changelog/authorized-webhooks.ts, ChangeFeed.admit), which throws the typed error the transport maps.
+ */
+const TRANSPORT_REFUSALS = [
+  // The /auth endpoints are datahub-frontend's server-to-server calls: which client calls is a matter of how the caller
+  // authenticated (the system client's credentials), not of a privilege any policy could grant.
+  { file: 'http/login.ts', text: "throw forbidden('Only the system client may call this endpoint.')" },
+];
+
+test('the check finds a transport that decides access itself', () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'almanac-authz-'));
+  try {
+    writeTree(root, {
+      'http/a.ts': "import { requirePrivilege } from '../services/authz.js';\nexport const a = 1;\n",
+      'http/b.ts': "export const b = (c: any, a: any) => c.authz.allowed(a, REQUIRES['rest.search']);\n",
+      'graphql/c.ts': "export const c = async () => { await authorize(ctx, 'x'); };\nexport const d = () => requireRead(z, a, r, u);\n",
+      'graphql/d.ts': "import { REQUIRES } from '../model/privileges.js';\nif (x) throw forbidden('no');\n",
+      'graphql/e.ts': "export const e = (ctx: any) => ctx.catalog.authorized.reads.admitSearch(ctx.actor, 'graphql');\n",
+      'http/kept.ts': "if (x) throw forbidden('kept');\n",
+      'services/f.ts': "import { requirePrivilege } from './authz.js';\n",
+    });
+    assert.deepEqual(transportPrivilegeChecks(root, [{ file: 'http/kept.ts', text: "forbidden('kept')" }]), [
+      "graphql/c.ts:1: export const c = async () => { await authorize(ctx, 'x'); };",
+      'graphql/c.ts:2: export const d = () => requireRead(z, a, r, u);',
+      "graphql/d.ts:1: import { REQUIRES } from '../model/privileges.js';",
+      "graphql/d.ts:2: if (x) throw forbidden('no');",
+      "http/a.ts:1: import { requirePrivilege } from '../services/authz.js';",
+      "http/b.ts:1: export const b = (c: any, a: any) => c.authz.allowed(a, REQUIRES['rest.search']);",
+    ]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('the transports decide no access themselves: the services do, and the transports map their errors', () => {
+  assert.deepEqual(transportPrivilegeChecks(src, TRANSPORT_REFUSALS), []);
 });

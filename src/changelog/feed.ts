@@ -2,7 +2,7 @@ import { badRequest, conflict } from '../errors.js';
 import { entityDescriptor } from '../entities/index.js';
 import { aspectSpec } from '../registry/registry.js';
 import type { Actor } from '../model/actor.js';
-import type { Authorizer } from '../services/authz.js';
+import { requirePrivilege, type Authorizer } from '../services/authz.js';
 import { READ_REQUIRES_BY_ASPECT, REQUIRES } from '../model/privileges.js';
 import type { ChangeRecord, Store } from '../storage/types.js';
 import type { ChangeLogService } from './service.js';
@@ -183,6 +183,12 @@ export class ChangeFeed {
 
   gate(actor: Actor): ReadGate {
     return new ReadGate(this.authz, actor);
+  }
+
+  /** A subscriber's gate, once the actor is found to hold the change log privilege (403 otherwise). */
+  async admit(actor: Actor): Promise<ReadGate> {
+    await requirePrivilege(this.authz, actor, REQUIRES['changes.subscribe']);
+    return this.gate(actor);
   }
 
   head(): Promise<number> {

@@ -2,9 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { once } from 'node:events';
 import { changeFilter, type ChangeFilter, type ReadGate } from '../changelog/feed.js';
 import { badRequest } from '../errors.js';
-import { requirePrivilege } from '../services/authz.js';
 import type { Catalog } from '../catalog.js';
-import { REQUIRES } from '../model/privileges.js';
 import { authenticate } from './auth.js';
 import { parseInteger } from './rest/actions.js';
 
@@ -55,7 +53,7 @@ export async function changeRoutes(app: FastifyInstance, { catalog }: { catalog:
   });
 
   app.get('/api/changes', async (request, reply) => {
-    await requirePrivilege(catalog.authz, request.actor, REQUIRES['changes.subscribe']);
+    const gate = await feed.admit(request.actor);
     const q = request.query as Query;
     const stream = wantsStream(request, single(q, 'format'));
     const filter = changeFilter(listParam(q, 'entityType'), listParam(q, 'aspect'));
@@ -65,7 +63,6 @@ export async function changeRoutes(app: FastifyInstance, { catalog }: { catalog:
       since = parseInteger(lastEventId.trim(), 'Last-Event-ID', 0); // a reconnecting client resumes where it was
     }
     const after = await feed.startAfter(since);
-    const gate = feed.gate(request.actor);
     if (stream) return sendStream(request, reply, after, filter, gate);
     const limit = parseInteger(single(q, 'limit'), 'limit', 1, MAX_LIMIT) ?? DEFAULT_LIMIT;
     const page = await feed.page(gate, { after, limit, filter });

@@ -3,9 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { STATUS_OF, type ErrorCode } from '../errors.js';
-import { requirePrivilege } from '../services/authz.js';
 import type { Catalog } from '../catalog.js';
-import { REQUIRES } from '../model/privileges.js';
 import { authenticate } from './auth.js';
 import { operationName } from './request-log.js';
 
@@ -248,7 +246,7 @@ export const metricsPlugin = fp(async (app: FastifyInstance, { catalog }: { cata
     const header = request.headers.authorization;
     if (!(token !== undefined && header !== undefined && safeEqual(header, `Bearer ${token}`))) {
       request.actor = await authenticate(catalog, request);
-      await requirePrivilege(catalog.authz, request.actor, REQUIRES['metrics.read']);
+      await catalog.authorized.operations.admitMetricsReader(request.actor);
     }
     return reply.type(metrics.registry.contentType).send(await metrics.render());
   });

@@ -1,13 +1,13 @@
 import { forbidden } from '../errors.js';
 import type { Actor } from '../model/actor.js';
 import { descriptorOfUrn } from '../entities/index.js';
-import { READ_REQUIRES_BY_ASPECT, REQUIRES, type Requirement } from '../model/privileges.js';
+import { READ_REQUIRES_BY_ASPECT, REQUIRES, type Operation, type Requirement } from '../model/privileges.js';
 
 /**
  * Privilege checks, decided by the service an operation calls (domains-glossary.ts, queries.ts, renames.ts) or by an
- * authorized wrapper around one (authorized-edits.ts), and by the transports where no service decides yet; never
- * inside storage. Requirements are written in the privilege vocabulary
- * (src/model/privileges.ts). The implementation is the policy service (policies.ts).
+ * authorized wrapper around one (authorized-*.ts); never by the transports (test/import-layers.test.ts checks) and
+ * never inside storage. Requirements are written in the privilege vocabulary (src/model/privileges.ts). The
+ * implementation is the policy service (policies.ts).
  */
 
 export interface Authorizer {
@@ -43,4 +43,13 @@ export async function visibleAspects(authz: Authorizer, actor: Actor, aspects: r
     if (!extra || (await authz.allowed(actor, extra))) out.add(a);
   }
   return out;
+}
+
+/** The base of the Authorized* wrappers: each of their operations requires its privileges by the operation's name. */
+export class Guarded {
+  constructor(protected readonly authz: Authorizer) {}
+
+  protected require(actor: Actor, op: Operation, resourceUrn?: string) {
+    return requirePrivilege(this.authz, actor, REQUIRES[op], resourceUrn);
+  }
 }

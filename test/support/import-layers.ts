@@ -120,3 +120,24 @@ export function layerViolations(graph: ImportGraph, floors: Floors): string[] {
   }
   return found.sort();
 }
+
+/**
+ * Where the transports (http/, graphql/ under root) decide access themselves: a call of the privilege checks
+ * (services/authz.ts), the Authorizer (`.authz`, `.allowed(`), the privilege table (model/privileges.ts, REQUIRES) or
+ * a refusal of their own (`forbidden(`). Each finding is `file:line: text`; `allowed` names the lines kept on purpose,
+ * by file and the text they hold.
+ */
+export function transportPrivilegeChecks(root: string, allowed: readonly { file: string; text: string }[] = []): string[] {
+  const decides = /\b(authorize|authorizeRead|requirePrivilege|requireRead|requireAspectRead|visibleAspects|REQUIRES|forbidden)\s*[[(]|\.allowed\s*\(|\.authz\b|\bservices\/authz\.js|\bmodel\/privileges\.js/;
+  const found: string[] = [];
+  for (const file of sourceFiles(root)) {
+    const rel = path.relative(root, file).split(path.sep).join('/');
+    if (!rel.startsWith('http/') && !rel.startsWith('graphql/')) continue;
+    readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+      if (!decides.test(line)) return;
+      if (allowed.some((a) => a.file === rel && line.includes(a.text))) return;
+      found.push(`${rel}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  return found;
+}

@@ -2,7 +2,6 @@ import type { AnalyticsChart, Cell, ChartGroup } from '../../services/analytics.
 import type { GraphQLContext } from '../context.js';
 import { entityTypeOfEnum, graphqlEntityType } from '../entity-types.js';
 import { ref } from './common.js';
-import { authorize } from './privileges.js';
 
 /** The analytics page (DataHub 0.12.1's analytics.graphql) over the analytics service; VIEW_ANALYTICS. */
 type Obj = Record<string, any>;
@@ -25,19 +24,16 @@ export const analyticsResolvers = {
   Query: {
     isAnalyticsEnabled: () => true,
     getAnalyticsCharts: async (_: unknown, _a: unknown, ctx: GraphQLContext) => {
-      await authorize(ctx, 'graphql.viewAnalytics');
-      return groupsOut(await ctx.catalog.analytics.charts());
+      return groupsOut(await ctx.catalog.authorized.operations.analyticsCharts(ctx.actor));
     },
     getMetadataAnalyticsCharts: async (_: unknown, { input }: { input: Obj }, ctx: GraphQLContext) => {
-      await authorize(ctx, 'graphql.viewAnalytics');
-      return groupsOut(await ctx.catalog.analytics.metadataCharts({
+      return groupsOut(await ctx.catalog.authorized.operations.metadataAnalyticsCharts(ctx.actor, {
         entityType: input.entityType ? entityTypeOfEnum(input.entityType) ?? input.entityType : undefined,
         domain: input.domain ?? null, query: input.query ?? null,
       }));
     },
     getHighlights: async (_: unknown, _a: unknown, ctx: GraphQLContext) => {
-      await authorize(ctx, 'graphql.viewAnalytics');
-      return ctx.catalog.analytics.highlights();
+      return ctx.catalog.authorized.operations.analyticsHighlights(ctx.actor);
     },
   },
 };

@@ -1,11 +1,10 @@
-import { badRequest, forbidden, notFound } from '../../errors.js';
+import { badRequest } from '../../errors.js';
 import { parseUrn, tryParseUrn } from '../../model/urn.js';
 import type { PolicyInfo } from '../../services/policies.js';
-import { DURATIONS, TokenService, type TokenMetadata } from '../../services/tokens.js';
+import type { TokenMetadata } from '../../services/tokens.js';
 import type { GraphQLContext } from '../context.js';
-import { authorize } from './privileges.js';
 
-/** Tokens and policies. Who may do what is in model/privileges.ts; the either-of rules for tokens are here. */
+/** Tokens and policies. Who may do what is decided in services/authorized-admin.ts. */
 type Ctx = GraphQLContext;
 type Obj = Record<string, any>;
 
@@ -45,6 +44,8 @@ function policyIn(input: Obj): PolicyInfo {
   };
 }
 
+const page = (input: Obj) => ({ start: Math.max(0, Number(input.start ?? 0)), count: Math.min(1000, Math.max(0, Number(input.count ?? 20))) });
+
 const refs = (urns: string[] | null | undefined) => (urns ?? []).map((urn) => ({ urn }));
 
 export const authResolvers = {
@@ -63,75 +64,44 @@ export const authResolvers = {
     listAccessTokens: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const ownerFilter = (input.filters ?? []).find((f: Obj) => f.field === 'ownerUrn' || f.field === 'actorUrn');
       const ownerValues: string[] = ownerFilter ? (ownerFilter.values ?? (ownerFilter.value ? [ownerFilter.value] : [])) : [];
-      const ownOnly = ownerValues.length === 1 && ownerValues[0] === ctx.actor.urn;
-      // Anyone may list their own tokens; listing others' needs MANAGE_ACCESS_TOKENS.
-      await authorize(ctx, ownOnly ? 'graphql.listOwnAccessTokens' : 'graphql.manageAccessTokens');
-      const start = Math.max(0, Number(input.start ?? 0));
-      const count = Math.min(1000, Math.max(0, Number(input.count ?? 20)));
-      const { total, tokens } = await ctx.catalog.tokens.list({ ownerUrn: ownerValues[0], start, count });
-      return { start, count: tokens.length, total, tokens: tokens.map(tokenOut) };
+      const { start, count } = page(input);
+      const r = await ctx.catalog.authorized.tokens.list(ctx.actor, ownerValues, { start, count });
+      return { start, count: r.tokens.length, total: r.total, tokens: r.tokens.map(tokenOut) };
     },
     // DataHub 0.12.1 still serves this older query: a personal token for oneself only. Almanac stores it like any
     // personal token (named after the query), so it can be listed and revoked, and stops when its user is removed.
     getAccessToken: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const actorUrn = parseUrn(input.actorUrn).raw;
-      if (actorUrn !== ctx.actor.urn) {
-        if (!(await ctx.catalog.entities.exists(actorUrn))) throw notFound(`User ${actorUrn} does not exist`, { urn: actorUrn });
-        throw forbidden();
-      }
-      await authorize(ctx, 'graphql.createOwnAccessToken');
-      const durationMs = DURATIONS[input.duration];
-      if (durationMs === undefined) throw badRequest(`Unknown duration ${input.duration}`);
-      const { accessToken, metadata } = await ctx.catalog.tokens.create({ actorUrn, ownerUrn: actorUrn, name: 'getAccessToken',
-        description: 'Issued through the getAccessToken query', durationMs }, ctx.actor);
+      const { accessToken, metadata } = await ctx.catalog.authorized.tokens.createOwn(ctx.actor, parseUrn(input.actorUrn).raw, input.duration);
       return { accessToken, metadata: tokenOut(metadata) };
     },
-    getAccessTokenMetadata: async (_: unknown, { token }: { token: string }, ctx: Ctx) => {
-      const meta = await ctx.catalog.tokens.metadata(TokenService.hash(token));
-      if (meta.ownerUrn !== ctx.actor.urn && meta.actorUrn !== ctx.actor.urn) await authorize(ctx, 'graphql.manageAccessTokens');
-      return tokenOut(meta);
-    },
+    getAccessTokenMetadata: async (_: unknown, { token }: { token: string }, ctx: Ctx) =>
+      tokenOut(await ctx.catalog.authorized.tokens.metadataOf(ctx.actor, token)),
     listPolicies: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.managePolicies');
-      const start = Math.max(0, Number(input.start ?? 0));
-      const count = Math.min(1000, Math.max(0, Number(input.count ?? 20)));
-      const res = await ctx.catalog.policies.list({ start, count, query: input.query ?? undefined });
+      const { start, count } = page(input);
+      const res = await ctx.catalog.authorized.policies.list(ctx.actor, { start, count, query: input.query ?? undefined });
       return { start, count: res.policies.length, total: res.total, policies: res.policies.map((p) => policyOut(p.urn, p.info)) };
     },
     getPolicy: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.managePolicies');
-      const p = await ctx.catalog.policies.get(urn);
+      const p = await ctx.catalog.authorized.policies.get(ctx.actor, urn);
       return policyOut(p.urn, p.info);
     },
   },
   Mutation: {
     createAccessToken: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      const actorUrn = parseUrn(input.actorUrn).raw;
-      // Your own token needs GENERATE_PERSONAL_ACCESS_TOKENS; anyone else's needs MANAGE_ACCESS_TOKENS.
-      await authorize(ctx, actorUrn === ctx.actor.urn ? 'graphql.createOwnAccessToken' : 'graphql.manageAccessTokens');
-      const durationMs = DURATIONS[input.duration];
-      if (durationMs === undefined) throw badRequest(`Unknown duration ${input.duration}`);
-      const { accessToken, metadata } = await ctx.catalog.tokens.create({ actorUrn, ownerUrn: ctx.actor.urn, name: input.name,
-        description: input.description ?? undefined, durationMs }, ctx.actor);
+      const { accessToken, metadata } = await ctx.catalog.authorized.tokens.create(ctx.actor, { actorUrn: parseUrn(input.actorUrn).raw,
+        name: input.name, description: input.description ?? undefined, duration: input.duration });
       return { accessToken, metadata: tokenOut(metadata) };
     },
     revokeAccessToken: async (_: unknown, { tokenId }: { tokenId: string }, ctx: Ctx) => {
-      const meta = await ctx.catalog.tokens.metadata(tokenId);
-      if (meta.ownerUrn !== ctx.actor.urn && meta.actorUrn !== ctx.actor.urn) await authorize(ctx, 'graphql.manageAccessTokens');
-      await ctx.catalog.tokens.revoke(tokenId);
+      await ctx.catalog.authorized.tokens.revoke(ctx.actor, tokenId);
       return true;
     },
-    createPolicy: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.managePolicies');
-      return ctx.catalog.policies.create(policyIn(input), ctx.actor);
-    },
-    updatePolicy: async (_: unknown, { urn, input }: { urn: string; input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.managePolicies');
-      return ctx.catalog.policies.update(urn, policyIn(input), ctx.actor);
-    },
+    createPolicy: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
+      ctx.catalog.authorized.policies.create(ctx.actor, () => policyIn(input)),
+    updatePolicy: async (_: unknown, { urn, input }: { urn: string; input: Obj }, ctx: Ctx) =>
+      ctx.catalog.authorized.policies.update(ctx.actor, urn, () => policyIn(input)),
     deletePolicy: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.managePolicies');
-      await ctx.catalog.policies.delete(urn);
+      await ctx.catalog.authorized.policies.delete(ctx.actor, urn);
       return urn;
     },
   },

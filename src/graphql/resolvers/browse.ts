@@ -8,7 +8,6 @@ import { SEARCHABLE, type FilterClause, type SearchRequest } from '../../service
 import type { GraphQLContext } from '../context.js';
 import { entityTypeOfEnum } from '../entity-types.js';
 import { ref } from './common.js';
-import { authorize } from './privileges.js';
 import { filtersOf } from './search.js';
 
 /**
@@ -72,7 +71,7 @@ const groupOrder = (a: Group, b: Group) => b.count - a.count || byCodePoint(a.na
 // browseV2
 
 async function browseV2(ctx: Ctx, input: Obj) {
-  await authorize(ctx, 'graphql.search');
+  await ctx.catalog.authorized.reads.admitSearch(ctx.actor, 'graphql');
   const entityType = searchableType(input.type);
   const { start, count } = paging(input);
   const path: string[] = input.path ?? [];
@@ -122,7 +121,7 @@ function legacyFilters(entityType: string, input: Obj): FilterClause[] {
 }
 
 async function browse(ctx: Ctx, input: Obj) {
-  await authorize(ctx, 'graphql.search');
+  await ctx.catalog.authorized.reads.admitSearch(ctx.actor, 'graphql');
   const entityType = entityTypeOfEnum(input.type);
   if (!entityType || !LEGACY_BROWSE[entityType]) throw badRequest(`Entity type ${input.type} has no legacy browse paths; use browseV2`);
   const { start, count } = paging(input);
@@ -184,7 +183,7 @@ export async function legacyBrowsePaths(ctx: Ctx, d: EntityDescriptor, urn: stri
 
 /** An entity's legacy browse paths: the stored ones, else DataHub's default for its type; none for other types. */
 async function browsePaths(ctx: Ctx, input: Obj) {
-  await authorize(ctx, 'graphql.search');
+  await ctx.catalog.authorized.reads.admitSearch(ctx.actor, 'graphql');
   const entityType = entityTypeOfEnum(input.type);
   if (!entityType || !LEGACY_BROWSE[entityType]) return [];
   const u = tryParseUrn(String(input.urn));

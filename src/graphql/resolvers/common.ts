@@ -3,7 +3,6 @@ import { ref } from '../../entities/descriptor.js';
 import { parseUrn } from '../../model/urn.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { graphqlEntityType, graphqlTypeName } from '../entity-types.js';
-import { authorizeRead } from './privileges.js';
 import { relationships } from './relationships.js';
 
 /**
@@ -22,7 +21,7 @@ export async function requireEntity(urn: string, ctx: GraphQLContext, entityType
   if (entityType && u.entityType !== entityType) {
     throw badRequest(`Invalid urn: '${urn}' is not a ${entityType} urn`, { urn });
   }
-  await authorizeRead(ctx, u.raw);
+  await ctx.catalog.authorized.reads.admitEntity(ctx.actor, u.raw);
   const loaded = await ctx.loader.load(u.raw);
   if (!loaded.exists) throw notFound(`Entity ${u.raw} does not exist`, { urn: u.raw });
   await ctx.catalog.recommendations.viewed(ctx.actor, u.raw); // "recently viewed" (not for the system actor)
@@ -39,7 +38,7 @@ export const entityResolvers = {
     entity: async (_: unknown, { urn }: { urn: string }, ctx: GraphQLContext) => requireEntity(urn, ctx),
     entities: async (_: unknown, { urns }: { urns: string[] }, ctx: GraphQLContext) => {
       const parsed = urns.map((u) => parseUrn(u).raw);
-      for (const u of new Set(parsed)) await authorizeRead(ctx, u);
+      for (const u of new Set(parsed)) await ctx.catalog.authorized.reads.admitEntity(ctx.actor, u);
       const loaded = await Promise.all(parsed.map((u) => ctx.loader.load(u)));
       return parsed.filter((_, i) => loaded[i]!.exists).map(ref);
     },

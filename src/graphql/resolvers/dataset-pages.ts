@@ -7,10 +7,8 @@ import { aspectsOf, descriptorOfUrn, ENTITY_DESCRIPTORS } from '../../entities/i
 import * as shared from '../../entities/shared-aspects.js';
 import { badRequest, notFound } from '../../errors.js';
 import { datasetKeyOf, decodeUrnPart, parseUrn } from '../../model/urn.js';
-import { visibleAspects } from '../../services/authz.js';
 import type { AspectRecord } from '../../storage/types.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
-import { authorize, authorizeRead } from './privileges.js';
 import { relationships } from './relationships.js';
 
 /**
@@ -94,7 +92,7 @@ async function rawAspects(r: EntityRef, args: { input?: { autoRenderOnly?: boole
   const d = descriptorOfUrn(r.urn);
   const order = new Map((d ? aspectsOf(d) : []).map((a, i) => [a.name, i]));
   const names = [...loaded.aspects.keys()].sort((a, b) => (order.get(a) ?? 1e9) - (order.get(b) ?? 1e9) || (a < b ? -1 : 1));
-  const visible = await visibleAspects(ctx.catalog.authz, ctx.actor, names);
+  const visible = await ctx.catalog.authorized.reads.readableAspects(ctx.actor, names);
   return names.filter((n) => visible.has(n))
     .map((n) => ({ aspectName: n, payload: JSON.stringify(loaded.aspects.get(n)!.value), renderSpec: null }));
 }
@@ -111,7 +109,7 @@ async function access(r: EntityRef, _a: unknown, ctx: Ctx) {
 async function requireDataset(ctx: Ctx, urn: string) {
   const u = parseUrn(urn);
   if (u.entityType !== 'dataset') throw badRequest(`Invalid urn: '${urn}' is not a dataset urn`, { urn });
-  await authorizeRead(ctx, u.raw);
+  await ctx.catalog.authorized.reads.admitEntity(ctx.actor, u.raw);
   if (!(await ctx.loader.load(u.raw)).exists) throw notFound(`Entity ${u.raw} does not exist`, { urn: u.raw });
   return u.raw;
 }
@@ -187,7 +185,7 @@ const versionedResolvers = {
 async function listQueries(_: unknown, { input }: { input: { start?: number | null; count?: number | null; query?: string | null;
   source?: string | null; datasetUrn?: string | null } }, ctx: Ctx) {
   const { start, count } = pageArgs(input.start, input.count, 100, 1000);
-  await authorize(ctx, 'graphql.search');
+  await ctx.catalog.authorized.reads.admitSearch(ctx.actor, 'graphql');
   const { total, urns } = await ctx.catalog.queries.list({ ...input, start, count });
   return { start, count: urns.length, total, queries: urns.map(ref) };
 }

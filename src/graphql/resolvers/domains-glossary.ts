@@ -5,7 +5,7 @@ import { parentFilter } from '../../services/domains-glossary.js';
 import type { FilterClause, SearchRequest } from '../../services/search.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { ref } from './common.js';
-import { authorize, entityPrivileges } from './privileges.js';
+import { entityPrivileges } from './privileges.js';
 import { entityTypesOf, facetsOut, filtersOf, matchedFieldsOut } from './search.js';
 
 /**
@@ -23,7 +23,7 @@ const num = (v: unknown, dflt: number) => (v === null || v === undefined ? dflt 
 
 /** A search in DataHub's SearchResults shape. */
 async function searchResults(ctx: Ctx, req: SearchRequest) {
-  await authorize(ctx, 'graphql.search');
+  await ctx.catalog.authorized.reads.admitSearch(ctx.actor, 'graphql');
   const res = await ctx.catalog.search.search(req);
   return { start: res.start, count: res.count, total: res.total, facets: facetsOut(res.facets), suggestions: [],
     searchResults: res.urns.map((u) => ({ entity: ref(u), matchedFields: matchedFieldsOut(res.matchedFields.get(u)), insights: [] })) };
@@ -31,7 +31,7 @@ async function searchResults(ctx: Ctx, req: SearchRequest) {
 
 /** A list of one type's entities from a filtered search (every match, paged; no facets). */
 async function listed(ctx: Ctx, entityType: string, filters: FilterClause[][], input: Obj, sort: SearchRequest['sort'], dfltCount: number) {
-  await authorize(ctx, 'graphql.search');
+  await ctx.catalog.authorized.reads.admitSearch(ctx.actor, 'graphql');
   const start = num(input.start, 0);
   const count = num(input.count, dfltCount);
   const res = await ctx.catalog.search.search({ query: String(input.query ?? ''), entityTypes: [entityType], filters, start, count, facets: [], sort });
@@ -55,7 +55,7 @@ async function productAssets(ctx: Ctx, urn: string, input: Obj | null | undefine
   const props = await ctx.loader.aspect<{ assets?: { destinationUrn: string }[] }>(urn, dataProductProperties.name);
   const assets = [...new Set((props?.assets ?? []).map((a) => a.destinationUrn))];
   if (assets.length === 0) {
-    await authorize(ctx, 'graphql.search');
+    await ctx.catalog.authorized.reads.admitSearch(ctx.actor, 'graphql');
     return { start, count, total: 0, facets: [], suggestions: [], searchResults: [] };
   }
   return searchResults(ctx, { query: String(i.query ?? '*'), entityTypes: entityTypesOf(i.types), filters: filtersOf(i), urns: assets,

@@ -26,9 +26,8 @@ export const entityReaders = {
   },
   AuthenticatedUser: {
     platformPrivileges: async (_: unknown, _a: unknown, ctx: Ctx) => {
-      const entries = await Promise.all(PLATFORM_PRIVILEGES.map(async ([field, p]) =>
-        [field, await ctx.catalog.authz.allowed(ctx.actor, [[p]])] as const));
-      return Object.fromEntries(entries);
+      const held = await ctx.catalog.authorized.reads.heldPrivileges(ctx.actor, PLATFORM_PRIVILEGES.map(([, p]) => p));
+      return Object.fromEntries(PLATFORM_PRIVILEGES.map(([field, p]) => [field, held.has(p)]));
     },
   },
 };

@@ -1,8 +1,6 @@
 import { badRequest } from '../../errors.js';
 import { parseUrn } from '../../model/urn.js';
-import { visibleAspects } from '../../services/authz.js';
 import type { GraphQLContext } from '../context.js';
-import { authorizeRead } from './privileges.js';
 
 /**
  * Query.aspectHistory (schema/history.graphql): every kept version of the entity's aspects (or of the named ones),
@@ -12,13 +10,8 @@ async function aspectHistory(_: unknown, args: { urn: string; aspectNames?: stri
   const count = args.count ?? 50;
   if (!Number.isInteger(count) || count < 0 || count > 500) throw badRequest(`count must be a whole number from 0 to 500, got ${count}`);
   const u = parseUrn(args.urn);
-  await authorizeRead(ctx, u.raw);
-  const latest = (await ctx.catalog.entities.getLatestOf([u.raw])).get(u.raw) ?? new Map();
-  const names = args.aspectNames?.length ? args.aspectNames.filter((n) => latest.has(n)) : [...latest.keys()];
-  const visible = await visibleAspects(ctx.catalog.authz, ctx.actor, names);
-  const versions = (await Promise.all(names.filter((n) => visible.has(n)).map((n) => ctx.catalog.entities.versions(u.raw, n)))).flat();
-  versions.sort((a, b) => b.createdOn - a.createdOn || b.revision - a.revision || (a.aspect < b.aspect ? -1 : a.aspect > b.aspect ? 1 : 0));
-  return versions.slice(0, count).map((r) => ({
+  const versions = await ctx.catalog.authorized.reads.aspectHistory(ctx.actor, u.raw, args.aspectNames ?? undefined, count);
+  return versions.map((r) => ({
     aspectName: r.aspect,
     version: r.version,
     createdAt: r.createdOn,

@@ -1,8 +1,6 @@
-import { badRequest } from '../../errors.js';
-import { MANAGED_INGESTION_UNAVAILABLE, type ExecutionRecord, type SourceInput, type SourceRecord } from '../../services/ingestion.js';
+import type { ExecutionRecord, SourceInput, SourceRecord } from '../../services/ingestion.js';
 import type { GraphQLContext } from '../context.js';
 import { ref } from './common.js';
-import { authorize } from './privileges.js';
 
 /**
  * Ingestion sources, secrets and execution requests (DataHub 0.12.1's ingestion.graphql) over the ingestion service.
@@ -36,10 +34,7 @@ const sourceOut = (s: SourceRecord) => ({
     debugMode: s.info.config.debugMode ?? null, extraArgs: entries(s.info.config.extraArgs) },
 });
 
-const unavailable = async (ctx: Ctx) => {
-  await authorize(ctx, 'read.ingestion');
-  throw badRequest(MANAGED_INGESTION_UNAVAILABLE);
-};
+const unavailable = (ctx: Ctx) => ctx.catalog.authorized.ingestion.requestExecution(ctx.actor);
 
 export const ingestionResolvers = {
   IngestionSource: {
@@ -51,52 +46,43 @@ export const ingestionResolvers = {
   },
   Query: {
     listIngestionSources: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'read.ingestion');
       const { start, count } = bounds(input, 20);
-      const r = await ctx.catalog.ingestion.listSources({ start, count, query: input.query });
+      const r = await ctx.catalog.authorized.ingestion.listSources(ctx.actor, { start, count, query: input.query });
       return { start, count: r.sources.length, total: r.total, ingestionSources: r.sources.map(sourceOut) };
     },
     ingestionSource: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
-      await authorize(ctx, 'read.ingestion');
-      const s = await ctx.catalog.ingestion.getSource(urn);
+      const s = await ctx.catalog.authorized.ingestion.getSource(ctx.actor, urn);
       return s ? sourceOut(s) : null;
     },
     executionRequest: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
-      await authorize(ctx, 'read.ingestion');
-      const r = await ctx.catalog.ingestion.getExecution(urn);
+      const r = await ctx.catalog.authorized.ingestion.getExecution(ctx.actor, urn);
       return r ? executionOut(r) : null;
     },
     listSecrets: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'read.dataHubSecret');
       const { start, count } = bounds(input, 20);
-      const r = await ctx.catalog.ingestion.listSecrets({ start, count, query: input.query });
+      const r = await ctx.catalog.authorized.ingestion.listSecrets(ctx.actor, { start, count, query: input.query });
       return { start, count: r.secrets.length, total: r.total, secrets: r.secrets };
     },
   },
   Mutation: {
     createIngestionSource: async (_: unknown, { input }: { input: SourceInput }, ctx: Ctx) => {
-      await authorize(ctx, 'read.ingestion');
-      return ctx.catalog.ingestion.createSource(input, ctx.actor);
+      return ctx.catalog.authorized.ingestion.createSource(ctx.actor, input);
     },
     updateIngestionSource: async (_: unknown, { urn, input }: { urn: string; input: SourceInput }, ctx: Ctx) => {
-      await authorize(ctx, 'read.ingestion');
-      const u = await ctx.catalog.ingestion.updateSource(urn, input, ctx.actor);
+      const u = await ctx.catalog.authorized.ingestion.updateSource(ctx.actor, urn, input);
       ctx.loader.clear(u);
       return u;
     },
     deleteIngestionSource: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
-      await authorize(ctx, 'read.ingestion');
-      const u = await ctx.catalog.ingestion.deleteSource(urn);
+      const u = await ctx.catalog.authorized.ingestion.deleteSource(ctx.actor, urn);
       ctx.loader.clear(u);
       return u;
     },
     createSecret: async (_: unknown, { input }: { input: { name: string; value: string; description?: string | null } }, ctx: Ctx) => {
-      await authorize(ctx, 'read.dataHubSecret');
-      return ctx.catalog.ingestion.createSecret(input, ctx.actor);
+      return ctx.catalog.authorized.ingestion.createSecret(ctx.actor, input);
     },
     deleteSecret: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
-      await authorize(ctx, 'read.dataHubSecret');
-      const u = await ctx.catalog.ingestion.deleteSecret(urn);
+      const u = await ctx.catalog.authorized.ingestion.deleteSecret(ctx.actor, urn);
       ctx.loader.clear(u);
       return u;
     },
@@ -105,8 +91,7 @@ export const ingestionResolvers = {
     createTestConnectionRequest: (_: unknown, _a: unknown, ctx: Ctx) => unavailable(ctx),
     // DataHub's answer: true once the run is rolled back.
     rollbackIngestion: async (_: unknown, { input }: { input: { runId: string } }, ctx: Ctx) => {
-      await authorize(ctx, 'read.ingestion');
-      await ctx.catalog.ingestion.rollback(input.runId, ctx.actor);
+      await ctx.catalog.authorized.ingestion.rollback(ctx.actor, input.runId);
       ctx.loader.clear();
       return 'true';
     },

@@ -4,7 +4,6 @@ import { parseUrn } from '../../model/urn.js';
 import type { Facet, FilterClause, MatchedField } from '../../services/search.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { ref } from './common.js';
-import { authorize } from './privileges.js';
 import { entityTypesOf, facetsOut, filtersOf, matchedFieldsOut } from './search.js';
 
 /**
@@ -91,7 +90,7 @@ type Matched = readonly MatchedField[];
 
 /** Every result of a lineage search, in order, with the facets. */
 async function lineageSearch(ctx: Ctx, input: Obj) {
-  await authorize(ctx, 'graphql.search');
+  await ctx.catalog.authorized.reads.admitSearch(ctx.actor, 'graphql');
   if (typeof input.urn !== 'string' || input.urn === '') throw badRequest('urn is required: the entity the lineage search starts from');
   const dir = direction(input.direction);
   const types = entityTypesOf(input.types);

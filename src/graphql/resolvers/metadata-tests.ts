@@ -3,7 +3,6 @@ import type { TestsOutcome } from '../../services/metadata-tests/evaluate.js';
 import type { TestInput } from '../../services/metadata-tests/runner.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { ref, requireEntity } from './common.js';
-import { authorize, authorizeRead } from './privileges.js';
 
 /** Tests' queries and mutations, Dataset.testResults, and runTests (the Test type is in src/entities/test.ts). */
 type Ctx = GraphQLContext;
@@ -36,52 +35,43 @@ export const metadataTestResolvers = {
   },
   Query: {
     test: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.viewTests');
+      await ctx.catalog.authorized.metadataTests.admitViewer(ctx.actor);
       return requireEntity(urn, ctx, 'test');
     },
     listTests: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.viewTests');
       const start = Math.max(0, Number(input.start ?? 0));
       const count = Math.min(1000, Math.max(0, Number(input.count ?? 20)));
-      const all = await ctx.catalog.metadataTests.all(input.query ?? undefined);
+      const all = await ctx.catalog.authorized.metadataTests.list(ctx.actor, input.query ?? undefined);
       const page = all.slice(start, start + count);
       return { start, count: page.length, total: all.length, tests: page.map((t) => ref(t.urn)) };
     },
     explainTests: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
       const u = parseUrn(urn).raw;
-      await authorizeRead(ctx, u);
-      await authorize(ctx, 'graphql.explainTests', u);
-      return outcomeOut(await ctx.catalog.metadataTests.evaluate(u, { push: false, explain: true }, ctx.actor));
+      return outcomeOut(await ctx.catalog.authorized.metadataTests.explain(ctx.actor, u));
     },
   },
   Mutation: {
     runAllTests: async (_: unknown, _a: unknown, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.manageTests');
-      const r = await ctx.catalog.metadataTests.runAll({ push: true }, ctx.actor);
+      const r = await ctx.catalog.authorized.metadataTests.runAll(ctx.actor);
       ctx.loader.clear();
       return { entities: r.entities, unstoredTypes: r.unstoredTypes, tests: r.tests.map((t) => ({ urn: t.urn, test: ref(t.urn), passing: t.passing, failing: t.failing })) };
     },
     createTest: async (_: unknown, { input }: { input: TestInput }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.manageTests');
-      return ctx.catalog.metadataTests.create(input, ctx.actor);
+      return ctx.catalog.authorized.metadataTests.create(ctx.actor, input);
     },
     updateTest: async (_: unknown, { urn, input }: { urn: string; input: TestInput }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.manageTests');
-      const u = await ctx.catalog.metadataTests.update(urn, input, ctx.actor);
+      const u = await ctx.catalog.authorized.metadataTests.update(ctx.actor, urn, input);
       ctx.loader.clear(u);
       return u;
     },
     deleteTest: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.manageTests');
-      await ctx.catalog.metadataTests.delete(urn);
+      await ctx.catalog.authorized.metadataTests.delete(ctx.actor, urn);
       ctx.loader.clear();
       return true;
     },
     runTests: async (_: unknown, { urn, explain }: { urn: string; explain?: boolean | null }, ctx: Ctx) => {
       const u = parseUrn(urn).raw;
-      await authorizeRead(ctx, u);
-      await authorize(ctx, 'graphql.manageTests');
-      const r = await ctx.catalog.metadataTests.evaluate(u, { push: true, explain: explain === true }, ctx.actor);
+      const r = await ctx.catalog.authorized.metadataTests.run(ctx.actor, u, explain === true);
       ctx.loader.clear(u);
       return outcomeOut(r);
     },

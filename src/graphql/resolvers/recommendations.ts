@@ -2,7 +2,6 @@ import type { RecommendationContent, Scenario } from '../../services/recommendat
 import type { GraphQLContext } from '../context.js';
 import { graphqlEntityType } from '../entity-types.js';
 import { ref } from './common.js';
-import { authorize } from './privileges.js';
 
 /** listRecommendations over the recommendation service, in DataHub 0.12.1's shapes. */
 type Obj = Record<string, any>;
@@ -24,7 +23,7 @@ const contentOut = (c: RecommendationContent) => ({
 export const recommendationResolvers = {
   Query: {
     listRecommendations: async (_: unknown, { input }: { input: Obj }, ctx: GraphQLContext) => {
-      await authorize(ctx, 'graphql.search');
+      await ctx.catalog.authorized.reads.admitSearch(ctx.actor, 'graphql');
       const rc = input.requestContext as Obj | null | undefined;
       // DataHub answers a request without a page with no modules.
       if (!rc) return { modules: [] };

@@ -6,7 +6,6 @@ import type { GraphQLContext } from '../context.js';
 import { entityTypeOfEnum, graphqlEntityType } from '../entity-types.js';
 import { selects } from '../selection.js';
 import { ref } from './common.js';
-import { authorize } from './privileges.js';
 
 /**
  * search, searchAcrossEntities, scrollAcrossEntities, aggregateAcrossEntities, getEntityCounts, getQuickFilters and
@@ -58,7 +57,7 @@ async function request(ctx: Ctx, input: Obj, types: string[] | undefined, extra:
 }
 
 async function run(ctx: Ctx, req: SearchRequest) {
-  await authorize(ctx, 'graphql.search');
+  await ctx.catalog.authorized.reads.admitSearch(ctx.actor, 'graphql');
   const res = await ctx.catalog.search.search(req);
   return { start: res.start, count: res.count, total: res.total, facets: facetsOut(res.facets), suggestions: [],
     searchResults: res.urns.map((u) => ({ entity: ref(u), matchedFields: matchedFieldsOut(res.matchedFields.get(u)), insights: [] })) };
@@ -108,7 +107,7 @@ export const searchResolvers = {
       return { facets: (await run(ctx, req)).facets };
     },
     getEntityCounts: async (_: unknown, { input }: { input?: Obj | null }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.search');
+      await ctx.catalog.authorized.reads.admitSearch(ctx.actor, 'graphql');
       const types = entityTypesOf(input?.types);
       const res = await ctx.catalog.search.search({ query: '*', entityTypes: types, count: 0, facets: ['_entityType'] });
       const counts = new Map((res.facets[0]?.aggregations ?? []).map((a) => [a.value, a.count]));

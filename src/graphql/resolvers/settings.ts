@@ -5,7 +5,7 @@ import { globalSettingsInfo } from '../../entities/global-settings.js';
 import { entityDescriptor } from '../../entities/index.js';
 import { postInfo } from '../../entities/post.js';
 import { dataHubRoleInfo } from '../../entities/data-hub-role.js';
-import { badRequest, forbidden } from '../../errors.js';
+import { badRequest } from '../../errors.js';
 import { parseUrn, tryParseUrn } from '../../model/urn.js';
 import { GLOBAL_SETTINGS_URN } from '../../services/settings.js';
 import { PLATFORM_PRIVILEGE_LIST, RESOURCE_PRIVILEGE_LIST } from '../../services/privilege-catalog.js';
@@ -105,10 +105,8 @@ export const settingsResolvers = {
       return { defaultView: await existingView(ctx, info?.views?.defaultView) };
     },
     getGrantedPrivileges: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      // As in DataHub: a user may ask only about themselves.
-      if (input.actorUrn !== ctx.actor.urn) throw forbidden('Unauthorized to get privileges for the given author.');
-      const resource = input.resourceSpec ? parseUrn(input.resourceSpec.resourceUrn).raw : undefined;
-      return { privileges: [...(await ctx.catalog.policies.privilegesOf(ctx.actor, resource))].sort() };
+      const resource = () => (input.resourceSpec ? parseUrn(input.resourceSpec.resourceUrn).raw : undefined);
+      return { privileges: await ctx.catalog.authorized.policies.grantedPrivileges(ctx.actor, input.actorUrn, resource) };
     },
     listMyViews: (_: unknown, { input }: { input: Obj }, ctx: Ctx) =>
       listViews(ctx, input, (v) => v.created.actor === ctx.actor.urn && (input.viewType == null || v.type === input.viewType)),

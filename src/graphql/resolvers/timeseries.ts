@@ -2,7 +2,6 @@ import { badRequest } from '../../errors.js';
 import { parseUrn } from '../../model/urn.js';
 import type { EntityRef, GraphQLContext } from '../context.js';
 import { ref } from './common.js';
-import { authorize } from './privileges.js';
 import type { UsageResult } from '../../services/timeseries.js';
 import { eventFilter, type EventFilter } from '../../services/timeseries-filter.js';
 
@@ -37,7 +36,7 @@ function withUserRefs(u: UsageResult) {
 export const timeseriesResolvers = {
   Dataset: {
     datasetProfiles: async (r: EntityRef, args: Range, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.readProfiles', r.urn);
+      await ctx.catalog.authorized.reads.admitProfiles(ctx.actor, r.urn);
       return (await rows(ctx, r.urn, 'datasetProfile', args, 100)).map(({ value: v }) => {
         const p = v as Obj;
         return {
@@ -62,20 +61,18 @@ export const timeseriesResolvers = {
         };
       }),
     usageStats: async (r: EntityRef, args: { range?: string | null; startTimeMillis?: number | null }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.readUsage', r.urn);
-      return withUserRefs(await ctx.catalog.timeseries.usage(r.urn, { range: args.range ?? 'ALL', startTimeMillis: args.startTimeMillis ?? undefined }));
+      return withUserRefs(await ctx.catalog.authorized.reads.usage(ctx.actor, 'graphql', r.urn,
+        () => ({ range: args.range ?? 'ALL', startTimeMillis: args.startTimeMillis ?? undefined })));
     },
     statsSummary: async (r: EntityRef, _a: unknown, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.readUsage', r.urn);
-      const u = await ctx.catalog.timeseries.usage(r.urn, { range: 'MONTH' });
+      const u = await ctx.catalog.authorized.reads.usage(ctx.actor, 'graphql', r.urn, () => ({ range: 'MONTH' }));
       return { queryCountLast30Days: u.aggregations.totalSqlQueries, uniqueUserCountLast30Days: u.aggregations.uniqueUserCount,
         topUsersLast30Days: u.aggregations.users.slice(0, 10).map((x) => ref(x.user)) };
     },
   },
   Query: {
     timeseriesIndexSizes: async (_: unknown, _a: unknown, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.timeseriesIndexSizes');
-      return ctx.catalog.timeseries.indexSizes();
+      return ctx.catalog.authorized.operations.indexSizes(ctx.actor, 'graphql');
     },
   },
   Mutation: {

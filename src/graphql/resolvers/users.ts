@@ -1,6 +1,5 @@
 import type { GraphQLContext } from '../context.js';
 import { ref } from './common.js';
-import { authorize } from './privileges.js';
 
 /** Users and groups administration. */
 type Ctx = GraphQLContext;
@@ -11,56 +10,45 @@ const page = (input: Obj) => ({ start: Math.max(0, Number(input.start ?? 0)), co
 export const userResolvers = {
   Query: {
     listUsers: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.read');
       const { start, count } = page(input);
-      const r = await ctx.catalog.identities.list('corpuser', { start, count, query: input.query ?? undefined });
+      const r = await ctx.catalog.authorized.identities.list(ctx.actor, 'corpuser', { start, count, query: input.query ?? undefined });
       return { start, count: r.urns.length, total: r.total, users: r.urns.map(ref) };
     },
     listGroups: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.read');
       const { start, count } = page(input);
-      const r = await ctx.catalog.identities.list('corpGroup', { start, count, query: input.query ?? undefined });
+      const r = await ctx.catalog.authorized.identities.list(ctx.actor, 'corpGroup', { start, count, query: input.query ?? undefined });
       return { start, count: r.urns.length, total: r.total, groups: r.urns.map(ref) };
     },
   },
   Mutation: {
-    createGroup: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.manageUsersAndGroups');
-      return ctx.catalog.identities.createGroup(input as never, ctx.actor);
-    },
+    createGroup: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => ctx.catalog.authorized.identities.createGroup(ctx.actor, input as never),
     removeGroup: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.manageUsersAndGroups');
-      await ctx.catalog.identities.removeGroup(urn, ctx.actor);
+      await ctx.catalog.authorized.identities.removeGroup(ctx.actor, urn);
       ctx.loader.clear();
       return true;
     },
     removeUser: async (_: unknown, { urn }: { urn: string }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.manageUsersAndGroups');
-      await ctx.catalog.identities.removeUser(urn, ctx.actor);
+      await ctx.catalog.authorized.identities.removeUser(ctx.actor, urn);
       ctx.loader.clear();
       return true;
     },
     updateUserStatus: async (_: unknown, { urn, status }: { urn: string; status: 'ACTIVE' | 'SUSPENDED' }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.manageUsersAndGroups');
-      await ctx.catalog.identities.setUserStatus(urn, status, ctx.actor);
+      await ctx.catalog.authorized.identities.setUserStatus(ctx.actor, urn, status);
       ctx.loader.clear();
       return urn;
     },
     addGroupMembers: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.groupMembers', input.groupUrn);
-      await ctx.catalog.identities.changeMembers(input.groupUrn, input.userUrns, 'add', ctx.actor);
+      await ctx.catalog.authorized.identities.changeMembers(ctx.actor, input.groupUrn, input.userUrns, 'add');
       ctx.loader.clear();
       return true;
     },
     removeGroupMembers: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.groupMembers', input.groupUrn);
-      await ctx.catalog.identities.changeMembers(input.groupUrn, input.userUrns, 'remove', ctx.actor);
+      await ctx.catalog.authorized.identities.changeMembers(ctx.actor, input.groupUrn, input.userUrns, 'remove');
       ctx.loader.clear();
       return true;
     },
     updateCorpGroupProperties: async (_: unknown, { urn, input }: { urn: string; input: Obj }, ctx: Ctx) => {
-      await authorize(ctx, 'graphql.groupProperties', urn);
-      await ctx.catalog.identities.updateGroup(urn, input, ctx.actor);
+      await ctx.catalog.authorized.identities.updateGroup(ctx.actor, urn, input);
       ctx.loader.clear(urn);
       return ref(urn);
     },

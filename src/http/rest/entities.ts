@@ -2,11 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest, notFound } from '../../errors.js';
 import { aspectSpec, entitySpec } from '../../registry/registry.js';
 import { parseUrn } from '../../model/urn.js';
-import { requireAspectRead, requirePrivilege, requireRead, visibleAspects } from '../../services/authz.js';
-import type { Actor } from '../../model/actor.js';
 import type { Catalog } from '../../catalog.js';
 import { changeFromProposal, changesFromSnapshot, IF_VERSION_MATCH, parseExpectedVersion, type ChangeItem } from '../../services/ingest-format.js';
-import { REQUIRES } from '../../model/privileges.js';
 import { noteIngested } from '../metrics.js';
 import type { AspectRecord } from '../../storage/types.js';
 import {
@@ -15,7 +12,7 @@ import {
 
 /** Ingestion and reads of versioned aspects: the Rest.li resources the Python SDK and emitter use. */
 export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
-  const { entities, authz } = catalog;
+  const reads = catalog.authorized.reads;
 
   async function ingest(items: ChangeItem[], request: FastifyRequest) {
     const result = await catalog.writes.ingest(items, request.actor);
@@ -37,12 +34,10 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
     },
     async getTimeseriesAspectValues(body, request) {
       const urn = parseUrn(requiredString(body, 'urn')).raw;
-      await requireRead(authz, request.actor, REQUIRES['rest.getTimeseriesAspectValues'], urn);
       const latest = body.latestValue === true || body.latestValue === 'true';
-      const q = { urn, entityType: requiredString(body, 'entity'), aspect: requiredString(body, 'aspect'),
-        startTimeMillis: optionalInteger(body, 'startTimeMillis'), endTimeMillis: optionalInteger(body, 'endTimeMillis'),
-        limit: latest ? 1 : optionalInteger(body, 'limit') };
-      const rows = await catalog.timeseries.values(q);
+      const { query: q, rows } = await reads.timeseriesValues(request.actor, urn, () => ({ urn, entityType: requiredString(body, 'entity'),
+        aspect: requiredString(body, 'aspect'), startTimeMillis: optionalInteger(body, 'startTimeMillis'),
+        endTimeMillis: optionalInteger(body, 'endTimeMillis'), limit: latest ? 1 : optionalInteger(body, 'limit') }));
       return {
         entityName: q.entityType, aspectName: q.aspect, limit: q.limit ?? 10_000,
         ...(q.startTimeMillis !== undefined ? { startTimeMillis: q.startTimeMillis } : {}),
@@ -74,7 +69,7 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
       return undefined;
     },
     async search(body, request) {
-      await requirePrivilege(authz, request.actor, REQUIRES['rest.search']);
+      await reads.admitSearch(request.actor, 'rest');
       const entity = requiredString(body, 'entity');
       const spec = entitySpec(entity);
       if (!spec) throw badRequest(`Unknown entity type '${entity}'`, { field: 'entity' });
@@ -82,7 +77,7 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
         start: optionalInteger(body, 'start', 0) ?? 0, count: optionalInteger(body, 'count', 0) ?? 10 }));
     },
     async searchAcrossEntities(body, request) {
-      await requirePrivilege(authz, request.actor, REQUIRES['rest.search']);
+      await reads.admitSearch(request.actor, 'rest');
       const names = Array.isArray(body.entities) ? boundedList(body.entities, 'entities', MAX_LIST_ITEMS).map(String) : [];
       const entityTypes = names.map((n) => {
         const spec = entitySpec(n);
@@ -106,22 +101,16 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
 
   app.get('/aspects/*', async (request) => {
     const urn = parseUrn(urnFromPath(request, 'aspects')).raw;
-    await requireRead(authz, request.actor, REQUIRES['rest.getAspect'], urn);
     const q = request.query as Record<string, string | undefined>;
-    if (!q.aspect) throw badRequest('Missing required parameter aspect', { field: 'aspect' });
-    await requireAspectRead(authz, request.actor, q.aspect);
     // A non-negative safe integer, else 400: 1e308 or -1 must not reach the database (a bigint on PostgreSQL).
-    const version = parseInteger(q.version, 'version', 0) ?? 0;
-    const rec = await entities.getAspect(urn, q.aspect, version);
+    const rec = await reads.aspect(request.actor, urn, q.aspect, () => parseInteger(q.version, 'version', 0) ?? 0);
     // DataHub 0.12.1's VersionedAspect: the aspect as a member of the Aspect union (keyed by its class) and the version.
     return { aspect: { [aspectSpec(rec.aspect)?.className ?? rec.aspect]: rec.value }, version: rec.version };
   });
 
   app.get('/entitiesV2/*', async (request) => {
     const urn = parseUrn(urnFromPath(request, 'entitiesV2')).raw;
-    await requireRead(authz, request.actor, REQUIRES['rest.getEntity'], urn);
-    const aspects = restliListParam(request, 'aspects');
-    const response = await entityResponses([urn], aspects, request.actor);
+    const response = entityResponses(await reads.entities(request.actor, [urn], () => restliListParam(request, 'aspects')));
     const found = response.get(urn);
     if (!found) throw notFound(`Entity ${urn} does not exist`, { urn });
     return found;
@@ -131,42 +120,32 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
     const ids = restliListParam(request, 'ids');
     if (!ids?.length) throw badRequest('Missing required parameter ids=List(<urn>,…)', { field: 'ids' });
     const urns = ids.map((u) => parseUrn(u).raw);
-    for (const urn of urns) await requireRead(authz, request.actor, REQUIRES['rest.getEntity'], urn);
-    const responses = await entityResponses(urns, restliListParam(request, 'aspects'), request.actor);
+    const responses = entityResponses(await reads.entities(request.actor, urns, () => restliListParam(request, 'aspects')));
     return { results: Object.fromEntries(responses), statuses: {}, errors: {} };
   });
 
   app.get('/entities/*', async (request) => {
     const urn = parseUrn(urnFromPath(request, 'entities')).raw;
-    await requireRead(authz, request.actor, REQUIRES['rest.getEntity'], urn);
+    const latest = await reads.entity(request.actor, urn);
     const u = parseUrn(urn);
     const spec = entitySpec(u.entityType);
-    if (!(await entities.exists(urn))) throw notFound(`Entity ${urn} does not exist`, { urn });
-    const all = await entities.getLatest(urn);
-    const visible = await visibleAspects(authz, request.actor, [...all.keys()]);
-    const latest = [...all].filter(([a]) => visible.has(a)).map(([, r]) => r);
     const snapshotClass = spec?.snapshotClass ?? `com.linkedin.metadata.snapshot.${u.entityType[0]!.toUpperCase()}${u.entityType.slice(1)}Snapshot`;
     const aspects = latest.map((r) => ({ [aspectSpec(r.aspect)?.className ?? r.aspect]: r.value }));
     return { value: { [snapshotClass]: { urn, aspects } } };
   });
+}
 
-  /** EntityResponse records for the urns that exist; time-series aspects are not part of it, as in DataHub. */
-  async function entityResponses(urns: string[], aspects: string[] | undefined, actor: Actor) {
-    const existing = await entities.existing(urns);
-    const latest = await entities.getLatestOf([...existing], aspects);
-    const visible = await visibleAspects(authz, actor, [...new Set([...latest.values()].flatMap((m) => [...m.keys()]))]);
-    const out = new Map<string, unknown>();
-    for (const urn of urns) {
-      if (!existing.has(urn)) continue;
-      const recs = latest.get(urn) ?? new Map<string, AspectRecord>();
-      out.set(urn, {
-        entityName: entitySpec(parseUrn(urn).entityType)?.name ?? parseUrn(urn).entityType,
-        urn,
-        aspects: Object.fromEntries([...recs.values()].filter((r) => visible.has(r.aspect)).map((r) => [r.aspect, envelope(r)])),
-      });
-    }
-    return out;
+/** EntityResponse records for the urns that exist; time-series aspects are not part of it, as in DataHub. */
+function entityResponses(found: Map<string, AspectRecord[]>) {
+  const out = new Map<string, unknown>();
+  for (const [urn, recs] of found) {
+    out.set(urn, {
+      entityName: entitySpec(parseUrn(urn).entityType)?.name ?? parseUrn(urn).entityType,
+      urn,
+      aspects: Object.fromEntries(recs.map((r) => [r.aspect, envelope(r)])),
+    });
   }
+  return out;
 }
 
 function envelope(r: AspectRecord) {

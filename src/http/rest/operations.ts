@@ -1,8 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../../errors.js';
-import { requirePrivilege } from '../../services/authz.js';
 import type { Catalog } from '../../catalog.js';
-import { REQUIRES } from '../../model/privileges.js';
 import { parseInteger, registerActions } from './actions.js';
 
 /**
@@ -22,28 +20,29 @@ function bool(v: unknown, name: string): boolean | undefined {
 }
 
 export async function operationsRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
-  const { authz, timeseries } = catalog;
+  const operations = catalog.authorized.operations;
   registerActions(app, 'operations', {
     async getIndexSizes(_body, request) {
-      await requirePrivilege(authz, request.actor, REQUIRES['rest.getIndexSizes']);
-      return { indexSizes: await timeseries.indexSizes() };
+      return { indexSizes: await operations.indexSizes(request.actor, 'rest') };
     },
     async truncateTimeseriesAspect(body, request) {
-      await requirePrivilege(authz, request.actor, REQUIRES['rest.truncateTimeseriesAspect']);
-      const p = params(body, request);
-      const endTimeMillis = parseInteger(p.endTimeMillis, 'endTimeMillis');
-      if (endTimeMillis === undefined) throw badRequest("Missing required parameter 'endTimeMillis'", { field: 'endTimeMillis' });
-      return timeseries.truncate({
-        entityType: String(p.entityType ?? ''), aspect: String(p.aspect ?? ''), endTimeMillis,
-        dryRun: bool(p.dryRun, 'dryRun'), batchSize: parseInteger(p.batchSize, 'batchSize'), timeoutSeconds: parseInteger(p.timeoutSeconds, 'timeoutSeconds', 0),
-        forceDeleteByQuery: bool(p.forceDeleteByQuery, 'forceDeleteByQuery'), forceReindex: bool(p.forceReindex, 'forceReindex'),
+      return operations.truncateTimeseries(request.actor, () => {
+        const p = params(body, request);
+        const endTimeMillis = parseInteger(p.endTimeMillis, 'endTimeMillis');
+        if (endTimeMillis === undefined) throw badRequest("Missing required parameter 'endTimeMillis'", { field: 'endTimeMillis' });
+        return {
+          entityType: String(p.entityType ?? ''), aspect: String(p.aspect ?? ''), endTimeMillis,
+          dryRun: bool(p.dryRun, 'dryRun'), batchSize: parseInteger(p.batchSize, 'batchSize'), timeoutSeconds: parseInteger(p.timeoutSeconds, 'timeoutSeconds', 0),
+          forceDeleteByQuery: bool(p.forceDeleteByQuery, 'forceDeleteByQuery'), forceReindex: bool(p.forceReindex, 'forceReindex'),
+        };
       });
     },
     async getEsTaskStatus(body, request) {
-      await requirePrivilege(authz, request.actor, REQUIRES['rest.getEsTaskStatus']);
-      const p = params(body, request);
-      return timeseries.taskStatus({ task: p.task === undefined ? undefined : String(p.task),
-        nodeId: p.nodeId === undefined ? undefined : String(p.nodeId), taskId: parseInteger(p.taskId, 'taskId', 0) });
+      return operations.taskStatus(request.actor, () => {
+        const p = params(body, request);
+        return { task: p.task === undefined ? undefined : String(p.task),
+          nodeId: p.nodeId === undefined ? undefined : String(p.nodeId), taskId: parseInteger(p.taskId, 'taskId', 0) };
+      });
     },
   });
 }

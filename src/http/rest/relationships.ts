@@ -1,9 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../../errors.js';
 import { parseUrn } from '../../model/urn.js';
-import { requireRead } from '../../services/authz.js';
 import type { Catalog } from '../../catalog.js';
-import { REQUIRES } from '../../model/privileges.js';
 import { collectionRoute, parseInteger, rawQueryValues, restliListParam } from './actions.js';
 
 /** Most edges one page may hold (an Elasticsearch page in DataHub). */
@@ -26,11 +24,10 @@ function urnParam(v: unknown): string {
  * of the edges into or out of an entity, of the given types, with the count on the page and the total.
  */
 export async function relationshipRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
-  const { authz, relationships } = catalog;
+
 
   async function page(request: FastifyRequest, urn: string, dir: 'INCOMING' | 'OUTGOING', types: string[], start: number, count: number) {
-    await requireRead(authz, request.actor, REQUIRES['rest.getRelationships'], urn);
-    const r = await relationships.list({ urn, direction: dir, types, start, count });
+    const r = await catalog.authorized.reads.relationships(request.actor, { urn, direction: dir, types, start, count });
     return { start, count: r.edges.length, total: r.total,
       edges: r.edges.map((e) => ({ type: e.type, urn: dir === 'INCOMING' ? e.source : e.destination })) };
   }

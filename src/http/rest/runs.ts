@@ -1,9 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { aspectSpec } from '../../registry/registry.js';
-import { visibleAspects } from '../../services/authz.js';
 import type { Catalog } from '../../catalog.js';
 import type { RunRow } from '../../services/ingestion.js';
-import { REQUIRES } from '../../model/privileges.js';
 import { optionalBoolean, optionalInteger, registerActions, requiredInteger, requiredString } from './actions.js';
 
 /** Most rows one describe page may hold (an Elasticsearch page in DataHub). */
@@ -20,7 +18,7 @@ function summary(r: RunRow, aspect?: unknown) {
  * `rollback` call: runs are the runIds in the latest aspect versions' system metadata.
  */
 export async function runRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
-  const { authz, ingestion, entities } = catalog;
+  const { ingestion } = catalog;
   registerActions(app, 'runs', {
     // DataHub checks no privilege here; the answer names runs, not metadata.
     async list(body) {
@@ -30,18 +28,10 @@ export async function runRoutes(app: FastifyInstance, { catalog }: { catalog: Ca
     },
     async describe(body, request) {
       const runId = requiredString(body, 'runId');
-      const rows = await ingestion.describeRun(runId, { start: requiredInteger(body, 'start', 0),
-        count: requiredInteger(body, 'count', 0, MAX_PAGE), includeSoft: optionalBoolean(body, 'includeSoft') ?? false });
-      if (optionalBoolean(body, 'includeAspect') !== true) return rows.map((r) => summary(r));
-      // The aspects themselves only where the caller may read them (as GET /aspects would answer).
-      const latest = await entities.getLatestOf([...new Set(rows.map((r) => r.urn))]);
-      const visible = await visibleAspects(authz, request.actor, [...new Set(rows.map((r) => r.aspect))]);
-      const readable = new Map<string, boolean>();
-      for (const urn of new Set(rows.map((r) => r.urn))) readable.set(urn, await authz.allowed(request.actor, REQUIRES['rest.getAspect'], urn));
-      return rows.map((r) => {
-        const rec = latest.get(r.urn)?.get(r.aspect);
-        return summary(r, rec && readable.get(r.urn) && visible.has(r.aspect) && aspectSpec(r.aspect) ? rec.value : undefined);
-      });
+      const rows = await catalog.authorized.ingestion.describeRun(request.actor, runId, { start: requiredInteger(body, 'start', 0),
+        count: requiredInteger(body, 'count', 0, MAX_PAGE), includeSoft: optionalBoolean(body, 'includeSoft') ?? false },
+      () => optionalBoolean(body, 'includeAspect') === true);
+      return rows.map((r) => summary(r.row, r.aspect));
     },
     async rollback(body, request) {
       const runId = requiredString(body, 'runId');

@@ -1,10 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../errors.js';
 import { parseUrn } from '../../model/urn.js';
-import { requirePrivilege, requireRead } from '../../services/authz.js';
 import type { Catalog } from '../../catalog.js';
 import type { TestsOutcome } from '../../services/metadata-tests/evaluate.js';
-import { REQUIRES } from '../../model/privileges.js';
 import { MAX_LIST_ITEMS, boundedList, registerActions } from './actions.js';
 
 /**
@@ -29,26 +27,21 @@ const shape = (r: TestsOutcome, explain: boolean) =>
   explain ? { passing: r.passing, failing: r.failing, explanations: r.explanations ?? {} } : { passing: r.passing, failing: r.failing };
 
 export async function testEvaluationRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
-  const { authz, metadataTests } = catalog;
-  const options = async (body: Record<string, unknown>, actor: Parameters<typeof requirePrivilege>[1], urns: string[]) => {
-    const push = flag(body.push ?? body.shouldPush, 'push') ?? false;
-    const explain = flag(body.explain, 'explain') ?? false;
-    for (const urn of urns) await requireRead(authz, actor, REQUIRES['rest.evaluateTests'], urn);
-    if (push) await requirePrivilege(authz, actor, REQUIRES['rest.pushTestResults']);
-    return { push, explain, testUrns: testUrnsOf(body) };
-  };
+  const tests = catalog.authorized.metadataTests;
+  const options = (body: Record<string, unknown>) =>
+    ({ push: flag(body.push ?? body.shouldPush, 'push') ?? false, explain: flag(body.explain, 'explain') ?? false });
   registerActions(app, 'test', {
     async evaluate(body, request) {
       if (typeof body.urn !== 'string' || !body.urn) throw badRequest("Missing required parameter 'urn'", { field: 'urn' });
       const urn = parseUrn(body.urn).raw;
-      const opts = await options(body, request.actor, [urn]);
-      return shape(await metadataTests.evaluate(urn, opts, request.actor), opts.explain);
+      const opts = options(body);
+      return shape(await tests.evaluate(request.actor, urn, opts, () => testUrnsOf(body)), opts.explain);
     },
     async batchEvaluate(body, request) {
       if (!Array.isArray(body.urns) || body.urns.length === 0) throw badRequest("Missing required parameter 'urns' (a list of urns)", { field: 'urns' });
       const urns = boundedList(body.urns, 'urns', MAX_LIST_ITEMS).map((u) => parseUrn(u).raw);
-      const opts = await options(body, request.actor, urns);
-      const results = await metadataTests.evaluateMany(urns, opts, request.actor);
+      const opts = options(body);
+      const results = await tests.evaluateMany(request.actor, urns, opts, () => testUrnsOf(body));
       return { results: Object.fromEntries([...results].map(([u, r]) => [u, shape(r, opts.explain)])) };
     },
   });

@@ -1,9 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../../errors.js';
 import { parseUrn } from '../../model/urn.js';
-import { requirePrivilege } from '../../services/authz.js';
 import type { Catalog } from '../../catalog.js';
-import { REQUIRES } from '../../model/privileges.js';
 import { USAGE_RANGES } from '../../services/timeseries.js';
 import { noteIngested } from '../metrics.js';
 import { MAX_BATCH_ITEMS, boundedList, optionalInteger, registerActions, requiredString } from './actions.js';
@@ -22,11 +20,9 @@ function dropNulls<T>(v: T): T {
 }
 
 export async function usageRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
-  const { authz, timeseries } = catalog;
-  const query = async (resource: string, range: string, startTime?: number, endTime?: number) => {
-    const u = await timeseries.usage(resource, { range, startTimeMillis: startTime });
-    const buckets = endTime === undefined ? u.buckets : u.buckets.filter((b) => b.bucket <= endTime);
-    return dropNulls({ buckets, aggregations: u.aggregations });
+  const query = async (request: FastifyRequest, resource: string, read: () => { range: string; startTimeMillis?: number; endTimeMillis?: number }) => {
+    const u = await catalog.authorized.reads.usage(request.actor, 'rest', resource, read);
+    return dropNulls({ buckets: u.buckets, aggregations: u.aggregations });
   };
   registerActions(app, 'usageStats', {
     async batchIngest(body, request) {
@@ -47,15 +43,15 @@ export async function usageRoutes(app: FastifyInstance, { catalog }: { catalog: 
     },
     async query(body, request) {
       const resource = parseUrn(requiredString(body, 'resource')).raw;
-      await requirePrivilege(authz, request.actor, REQUIRES['rest.usage'], resource);
-      return query(resource, 'ALL', optionalInteger(body, 'startTime'), optionalInteger(body, 'endTime'));
+      return query(request, resource, () => ({ range: 'ALL', startTimeMillis: optionalInteger(body, 'startTime'), endTimeMillis: optionalInteger(body, 'endTime') }));
     },
     async queryRange(body, request) {
       const resource = parseUrn(requiredString(body, 'resource')).raw;
-      await requirePrivilege(authz, request.actor, REQUIRES['rest.usage'], resource);
-      const range = String(body.rangeFromEnd ?? 'ALL');
-      if (!(range in USAGE_RANGES)) throw badRequest(`rangeFromEnd must be one of ${Object.keys(USAGE_RANGES).join(', ')}`, { field: 'rangeFromEnd' });
-      return query(resource, range);
+      return query(request, resource, () => {
+        const range = String(body.rangeFromEnd ?? 'ALL');
+        if (!(range in USAGE_RANGES)) throw badRequest(`rangeFromEnd must be one of ${Object.keys(USAGE_RANGES).join(', ')}`, { field: 'rangeFromEnd' });
+        return { range };
+      });
     },
   });
 }
