@@ -28,7 +28,7 @@ const ROOT_FEATURES: RestFeature[] = [graphiqlFeature, trackRoutes, loginRoutes,
  */
 export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger']; webappDir?: string; uiDir?: string;
   graphqlAfterListen?: boolean; } = {}): Promise<FastifyInstance> {
-  const graphql = graphqlFeature({ buildAfterListen: opts.graphqlAfterListen });
+  const graphql = await graphqlFeature({ buildAfterListen: opts.graphqlAfterListen });
   // Almanac's own UI at `/`, or under /almanac/ when DataHub's web app takes `/`.
   const rootFeatures = opts.webappDir
     ? [graphql, ...ROOT_FEATURES, uiFeature({ prefix: UI_PREFIX_WITH_WEBAPP, dir: opts.uiDir }), webappFeature(opts.webappDir)]

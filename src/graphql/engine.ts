@@ -9,7 +9,7 @@ import { readContext } from '../model/read-context.js';
 import { checkVariables, costLimitRule, fragmentsOf, listItemsIn, measureOperation } from './cost-limit.js';
 import { formatExecutionError, formatRequestError, unavailableIn } from './errors.js';
 import { coerceNumericStrings } from './int-strings.js';
-import { LIMITS, type GraphQLResponse } from './plugin.js';
+import { LIMITS } from './limits.js';
 import { resolvers, schemaSdl } from './schema.js';
 
 /**
@@ -44,6 +44,17 @@ export function jitWorthy(schema: GraphQLSchema, document: DocumentNode, operati
     byOperation.set(key, verdict);
   }
   return verdict;
+}
+
+/**
+ * The answer's envelope, as DataHub sends it (POST /api/graphql and the frontend's /api/v2/graphql; the HTTP envelope
+ * is ours, not mercurius's, so that it is exactly DataHub's): `{data, extensions: {}}` plus `errors` when there are
+ * any, HTTP 200 for every GraphQL-level error.
+ */
+export interface GraphQLResponse {
+  data: unknown;
+  errors?: unknown[];
+  extensions: Record<string, never>;
 }
 
 export interface GraphQLEngine {
