@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Runs the compiled CLI (dist/, built by `npm ci`, `npm pack` or `npm run build`). In a checkout whose dist/ is missing
+// Runs the compiled CLI (dist/, built by `npm ci`, `npm pack` or `npm run build`): its bundle (dist/bundle/), or the
+// compiled modules where it could not be bundled (no esbuild: an install without dev dependencies). In a checkout whose dist/ is missing
 // or older than src/, it runs the TypeScript sources through tsx instead (a development install), so an edit is never
 // hidden behind a stale build.
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -25,7 +26,7 @@ function compiledIsCurrent() {
 }
 
 if (compiledIsCurrent()) {
-  await import('../dist/cli/main.js');
+  await import(existsSync(path.join(root, 'dist/bundle/almanac.js')) ? '../dist/bundle/almanac.js' : '../dist/cli/main.js');
 } else {
   let register;
   try {

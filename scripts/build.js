@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // Compiles the server and CLI (src/ → dist/) with tsc, and copies the files the code reads next to itself (GraphQL
-// schema text, GraphiQL's page). Part of the root package's `prepare` script, so `npm ci` (and `npm pack`) build it;
-// bin/almanac.js runs dist/ when it is at least as new as src/. Without TypeScript (an install without dev
-// dependencies) it says so and succeeds: bin/almanac.js then runs the sources through tsx, if that is installed.
+// schema text, GraphiQL's page). Then bundles that output with its JavaScript dependencies into dist/bundle/ (esbuild):
+// loading a few files instead of ~1,000 modules (each resolved, read and compiled on its own) takes about a third less
+// CPU at every start. Part of the root package's `prepare` script, so `npm ci` (and `npm pack`) build it;
+// bin/almanac.js runs dist/ when it is at least as new as src/ (the bundle, else dist/cli/main.js). Without TypeScript
+// (an install without dev dependencies) it says so and succeeds: bin/almanac.js then runs the sources through tsx, if
+// that is installed.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
@@ -38,6 +42,43 @@ for (const f of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
     cpSync(path.join(src, f), path.join(staging, f));
   }
 }
+await bundle(staging);
 if (existsSync(dist)) renameSync(dist, old);
 renameSync(staging, dist);
 rmSync(old, { recursive: true, force: true });
+
+/**
+ * dist/bundle/: the CLI (cli/main.js) and everything it imports, its lazily loaded parts (`serve`'s server, the
+ * catalog, one database engine) in chunks of their own, so a small command still loads only what it needs. Left
+ * outside: native addons (loaded from node_modules by their own loaders) and PostgreSQL's driver (loaded only for a
+ * postgres:// URL). The files the code reads beside itself (import.meta.url: GraphQL schema text, GraphiQL's page)
+ * are copied next to the bundle, which sits as deep under the package as src/'s folders do (ui/dist is at
+ * ../../ui/dist from both). Without esbuild (an install without dev dependencies) dist/cli/main.js runs instead.
+ */
+async function bundle(out) {
+  let esbuild;
+  try {
+    esbuild = await import(pathToFileURL(createRequire(path.join(root, 'package.json')).resolve('esbuild')).href);
+  } catch {
+    console.warn('almanac: esbuild is not installed (an install without dev dependencies): dist/ is not bundled.');
+    return;
+  }
+  const dir = path.join(out, 'bundle');
+  await esbuild.build({
+    entryPoints: { almanac: path.join(out, 'cli/main.js') },
+    outdir: dir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // Classes and functions keep their names (error names, logs), though bundling renames clashing ones.
+    keepNames: true,
+    external: ['better-sqlite3', 'roaring', 'pg', 'pg-copy-streams', 'pg-native'],
+    // The CommonJS dependencies bundled into ES modules still call require() (node: built-ins, optional packages).
+    banner: { js: "import { createRequire as almanacCreateRequire } from 'node:module'; const require = almanacCreateRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  cpSync(path.join(out, 'graphql/schema'), path.join(dir, 'schema'), { recursive: true });
+  for (const f of ['graphiql.html', 'graphiql-page.js']) cpSync(path.join(out, 'http', f), path.join(dir, f));
+}

@@ -20,13 +20,19 @@ import type { Catalog } from './catalog.js';
  * means adding it to these lists, nothing else.
  */
 const REST_FEATURES: RestFeature[] = [operationsRoutes, usageRoutes, testEvaluationRoutes, relationshipRoutes, runRoutes];
-const ROOT_FEATURES: RestFeature[] = [graphqlFeature, graphiqlFeature, trackRoutes, loginRoutes, changeRoutes, webhookRoutes];
+const ROOT_FEATURES: RestFeature[] = [graphiqlFeature, trackRoutes, loginRoutes, changeRoutes, webhookRoutes];
 
-export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger']; webappDir?: string; uiDir?: string } = {}): Promise<FastifyInstance> {
+/**
+ * `graphqlAfterListen`: build the GraphQL schema once the server listens (src/graphql/plugin.ts), for a process that
+ * serves this one catalog (`almanac serve`).
+ */
+export async function createApp(catalog: Catalog, opts: { logger?: FastifyServerOptions['logger']; webappDir?: string; uiDir?: string;
+  graphqlAfterListen?: boolean; } = {}): Promise<FastifyInstance> {
+  const graphql = await graphqlFeature({ buildAfterListen: opts.graphqlAfterListen });
   // Almanac's own UI at `/`, or under /almanac/ when DataHub's web app takes `/`.
   const rootFeatures = opts.webappDir
-    ? [...ROOT_FEATURES, uiFeature({ prefix: UI_PREFIX_WITH_WEBAPP, dir: opts.uiDir }), webappFeature(opts.webappDir)]
-    : [...ROOT_FEATURES, uiFeature({ dir: opts.uiDir })];
+    ? [graphql, ...ROOT_FEATURES, uiFeature({ prefix: UI_PREFIX_WITH_WEBAPP, dir: opts.uiDir }), webappFeature(opts.webappDir)]
+    : [graphql, ...ROOT_FEATURES, uiFeature({ dir: opts.uiDir })];
   const app = await buildServer(catalog, { logger: opts.logger, restFeatures: REST_FEATURES, rootFeatures });
   // The catalog's warnings become the server's JSON log lines, their subject as fields.
   catalog.metadataTests.warn = (message, fields) => app.log.warn(fields, message);

@@ -94,7 +94,7 @@ forEachEngine('DataHub web app contract', (ctx) => {
         tokens: Math.max(highest.tokens, n) };
     }
     assert.deepEqual(over, []);
-    // The limits keep a margin above the costliest operation (plugin.ts states them): about twice, and not more
+    // The limits keep a margin above the costliest operation (src/graphql/limits.ts states them): about twice, and not more
     // than four times, so that they follow the contract rather than being switched off.
     for (const k of ['cost', 'fields'] as const) {
       assert.ok(LIMITS[k] >= 1.5 * highest[k] && LIMITS[k] <= 4 * highest[k], `${k}: limit ${LIMITS[k]}, highest ${highest[k]}`);

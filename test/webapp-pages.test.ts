@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { buildSchema, parse, print } from 'graphql';
-import { jitWorthy } from '../src/graphql/plugin.js';
+import { jitWorthy } from '../src/graphql/engine.js';
 import { schemaSdl } from '../src/graphql/schema.js';
 import { forEachEngine } from './support/engines.js';
 import { ingestSamples, readSample, startApp, type TestApp } from './support/app.js';
@@ -254,7 +254,7 @@ forEachEngine('web app: pages', (ctx) => {
 
   // The web app sends getEntityLineage for every node it expands; mercurius compiles an operation with graphql-jit on
   // its second run, which for a document this size took ~40 s of synchronous CPU. Such documents are not compiled
-  // (src/graphql/plugin.ts, JIT_MAX_FIELDS): the second request answers as the first did.
+  // (src/graphql/engine.ts, JIT_MAX_FIELDS): the second request answers as the first did.
   test('a second getEntityLineage request answers as the first (large documents run without graphql-jit)', async () => {
     const first = await run('getEntityLineage', { urn: EVENTS, separateSiblings: false, showColumns: false });
     const second = await run('getEntityLineage', { urn: EVENTS, separateSiblings: false, showColumns: false });

@@ -17,7 +17,8 @@ export function registerServe(program: Command) {
       const [{ createApp }, { startRetentionJob }, { startChangeLogTrimJob }] = await Promise.all([
         import('../app.js'), import('../services/retention-job.js'), import('../changelog/trim-job.js')]);
       const catalog = await openFromEnv();
-      const app = await createApp(catalog, { webappDir });
+      // The GraphQL schema is built once it listens: /health and REST answer sooner; GraphQL requests wait for it.
+      const app = await createApp(catalog, { webappDir, graphqlAfterListen: true });
       let closing = false;
       let stopJobs = async () => {};
       const shutdown = async (signal: string) => {

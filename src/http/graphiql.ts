@@ -114,13 +114,15 @@ export async function graphiqlFeature(app: FastifyInstance, _opts: { catalog: Ca
     return hit;
   };
 
-  // The page is read once at start; each asset reference gets a version from the file's content.
-  const template = readFileSync(path.join(here, 'graphiql.html'), 'utf8');
-  const html = template.replace(/(\b(?:src|href)=")(graphiql\/assets\/([^"?]+))"/g, (whole, attr: string, url: string, name: string) => {
-    const source = sources.get(name);
-    if (!source) throw new Error(`graphiql.html references ${url}, which is not an allowed asset`);
-    return `${attr}${url}?v=${hashOf(readFileSync(source.file))}"`;
-  });
+  // The page is made once, when first asked for (hashing its assets, a megabyte and more, would slow every start);
+  // each asset reference gets a version from the file's content.
+  let html: string | undefined;
+  const page = () => (html ??= readFileSync(path.join(here, 'graphiql.html'), 'utf8')
+    .replace(/(\b(?:src|href)=")(graphiql\/assets\/([^"?]+))"/g, (whole, attr: string, url: string, name: string) => {
+      const source = sources.get(name);
+      if (!source) throw new Error(`graphiql.html references ${url}, which is not an allowed asset`);
+      return `${attr}${url}?v=${hashOf(readFileSync(source.file))}"`;
+    }));
 
   app.get(GRAPHIQL_PATH, { config: { public: true } }, async (_request, reply) => reply
     .header('Content-Type', 'text/html; charset=utf-8')
@@ -129,7 +131,7 @@ export async function graphiqlFeature(app: FastifyInstance, _opts: { catalog: Ca
     .header('X-Frame-Options', 'DENY')
     .header('Referrer-Policy', 'no-referrer')
     .header('Cache-Control', 'no-cache')
-    .send(html));
+    .send(page()));
 
   app.get<{ Params: { file: string } }>(`${GRAPHIQL_ASSETS_PATH}/:file`, { config: { public: true } }, async (request, reply) => {
     const hit = asset(request.params.file);

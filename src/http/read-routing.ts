@@ -10,7 +10,7 @@ const contexts = new WeakMap<FastifyRequest, ReadContext>();
 
 /**
  * Marks which requests may read from a replica (DATABASE_READ_URL): GET and HEAD, and GraphQL requests until they
- * turn out to be mutations (src/graphql/plugin.ts). A request that presents `X-Almanac-Min-Lsn` is served by a
+ * turn out to be mutations (src/graphql/engine.ts). A request that presents `X-Almanac-Min-Lsn` is served by a
  * replica only once it has replayed that far; a request that wrote answers with `X-Almanac-Commit-Lsn`. Without
  * replicas this changes nothing (no position is ever set).
  */

@@ -1,9 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
+import { createRequire } from 'node:module';
+import type { Document, LineCounter } from 'yaml';
 import { aspect, defineEntity, keyAspect, type AnyAspect, type EntityDescriptor, type KeyFieldKind } from '../entities/descriptor.js';
 import { builtinAspect, builtinEntityDescriptor, type RegistryExtension } from '../entities/index.js';
 import { edgesOf } from '../entities/later/model.js';
 import { issue, urn as urnSchema, type Check, type Schema } from '../entities/schema.js';
+
+// The YAML parser is loaded when a registry file is read, not by every command and start (most have none).
+let yamlModule: typeof import('yaml') | undefined;
+const yaml = () => (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 
 /**
  * A deployment's own aspects and entity types (ALMANAC_REGISTRY=path.yml), read and checked at start: a mistake stops
@@ -235,6 +240,7 @@ export function loadRegistryExtension(file: string): RegistryExtension {
 }
 
 export function parseRegistryExtension(text: string, file = 'registry.yml'): RegistryExtension {
+  const { isMap, LineCounter, parseDocument } = yaml();
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
   if (doc.errors.length) {
