@@ -376,6 +376,11 @@ export interface Store {
    * offsets; false, and nothing written, when any guard failed.
    */
   applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean>;
+  /**
+   * Runs an index step while no other process on the database runs one (waiting for it), given the consumers' offsets
+   * as stored once it may run (consumerOffsets). PostgreSQL only: elsewhere the guards suffice.
+   */
+  serialIndexStep?<T>(fn: (stored: Map<string, number>) => Promise<T>): Promise<T>;
 
   // Search documents (prepared by the search service; the engine indexes them)
   upsertSearchDocs(docs: SearchDoc[]): Promise<void>;
@@ -451,12 +456,12 @@ export interface Store {
   // Several servers on one database (issue 16; added for src/changelog/follower.ts and src/services/jobs.ts)
   /**
    * Calls `wake` whenever a writer (any process) announces new change-log entries (with the newest offset it
-   * committed, when the signal carries it), and once each time the signal (re)connects, since announcements made
+   * committed, when the signal carries it, and the entries themselves without values when they fit in it), and once each time the signal (re)connects, since announcements made
    * while it was down are lost. PostgreSQL: LISTEN on the log's channel over a
    * connection of its own, reconnected with backoff; `onState` hears it go up (true) and down (false, with why).
    * Null when the engine has no such signal (SQLite: followers poll). The returned function stops it.
    */
-  watchChanges(wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<(() => Promise<void>) | null>;
+  watchChanges(wake: (seq?: number, entries?: readonly ChangeRecord[]) => void, onState?: (listening: boolean, error?: Error) => void): Promise<(() => Promise<void>) | null>;
   /**
    * Runs `fn` unless a process (this one included) is running the job of that name on this database now; true when
    * it ran. PostgreSQL: a session advisory lock held on a connection of its own for the run. If that connection is
