@@ -82,7 +82,7 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** `node bin/almanac.js serve` on a free port over `databaseUrl`; `cpuProfDir` turns on `--cpu-prof` (written at exit). */
-export async function startAlmanac(databaseUrl: string, opts: { cpuProfDir?: string; env?: Record<string, string> } = {}): Promise<Server> {
+export async function startAlmanac(databaseUrl: string, opts: { cpuProfDir?: string; env?: Record<string, string>; startTimeoutMs?: number } = {}): Promise<Server> {
   const port = await freePort();
   const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/almanac.js'), 'serve'], {
@@ -92,7 +92,7 @@ export async function startAlmanac(databaseUrl: string, opts: { cpuProfDir?: str
   let err = '';
   child.stderr!.on('data', (d) => { err = (err + d).slice(-4000); });
   const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${base}/health`, child, () => err);
+  await waitForHttp(`${base}/health`, child, () => err, opts.startTimeoutMs);
   return { base, pid: child.pid!, peakRssMb: () => peakRssMb(child.pid!), stop: () => stopChild(child) };
 }
 

@@ -1,7 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
 import autocannon from 'autocannon';
 import { Cluster, HAVE_PG_BIN, PG_BIN } from '../test/support/pg-cluster.js';
-import { CLOCK_TICKS, CONNECTIONS, cpuMs, flag, loadCatalog, round2, ROUNDS, saveResults, SECONDS, startAlmanac, type Row, type Server } from './harness.js';
+import { CLOCK_TICKS, CONNECTIONS, cpuMs, flag, hasFlag, loadCatalog, round2, ROUNDS, saveResults, SECONDS, startAlmanac, type Row, type Server } from './harness.js';
 import { catalogProposals, generatedDatasets, SHOWCASE_URN, type Proposal } from './generate.js';
 import { READ_QUERY } from './read.js';
 import { median } from './support.js';
@@ -16,7 +17,9 @@ import { median } from './support.js';
  * - `ingest-single`: `ingestProposal`, one new aspect per request;
  * - `mixed`: nine reads, then one ingest, per connection.
  * PostgreSQL is a cluster of the benchmark's own (initdb, a free port): its processes' CPU is counted exactly, the
- * postmaster's and every backend's, live or ended (the postmaster's children's times).
+ * postmaster's and every backend's, live or ended (the postmaster's children's times). The rounds take the server counts
+ * in turn (1, 2, 4, then 4, 2, 1, …; servers started and stopped in between), so that a shared machine's changing load
+ * weighs alike on each count. `--statements`: pg_stat_statements counts the statements each server sends per request.
  */
 const BASE_DATASETS = Number(process.env.BENCH_BASE_DATASETS ?? 200);
 
@@ -60,10 +63,14 @@ interface MultiServerRow extends Row {
   cpuMsPer1000: number;
   serverCpuMsPer1000: number;
   postgresCpuMsPer1000: number;
+  /** Each round's cpuMsPer1000, in the order run. */
+  rounds: number[];
+  /** `--statements`: statements each server sent per request (of all servers' requests). */
+  statementsPerRequest?: number[];
   failed: number;
 }
 
-interface Measured { rps: number; p99: number; requests: number; failed: number; serverCpuMs: number; pgCpuMs: number }
+interface Measured { rps: number; p99: number; requests: number; failed: number; serverCpuMs: number; pgCpuMs: number; statements?: number[] }
 
 async function measure(servers: Server[], postmaster: number, requests: object[], seconds: number): Promise<Measured> {
   const serverCpu = () => servers.reduce((n, s) => n + cpuMs(s.pid), 0);
@@ -80,29 +87,56 @@ async function measure(servers: Server[], postmaster: number, requests: object[]
 
 export async function run(args: string[]) {
   const counts = (flag(args, 'servers') ?? '1,2,4').split(',').map(Number);
+  const statements = hasFlag(args, 'statements');
   if (!HAVE_PG_BIN) {
     console.log(`multi-server starts a PostgreSQL cluster of its own and needs initdb in ${PG_BIN} (ALMANAC_TEST_PG_BIN); skipped`);
     return;
   }
-  const cluster = await Cluster.create(['shared_buffers=256MB']);
+  const most = Math.max(...counts);
+  const cluster = await Cluster.create(['shared_buffers=256MB',
+    ...(statements ? ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'] : [])]);
   const postmaster = Number(readFileSync(`${cluster.data}/postmaster.pid`, 'utf8').split('\n')[0]);
   const rows: MultiServerRow[] = [];
   const servers: Server[] = [];
   try {
     await cluster.sql('CREATE DATABASE almanac');
     const url = `${cluster.url}/almanac`;
+    // Each server connects as a role of its own (server1, server2, …): pg_stat_statements counts statements per role.
+    for (let i = 1; i <= most; i++) await cluster.sql(`CREATE ROLE server${i} SUPERUSER LOGIN`);
+    if (statements) await cluster.sql('CREATE EXTENSION pg_stat_statements', [], 'almanac');
     const { token } = await loadCatalog(url, catalogProposals({ datasets: BASE_DATASETS }));
     const fresh = generatedDatasets({ datasets: Number.MAX_SAFE_INTEGER, seed: 11 }, 5_000_000);
     const next = () => fresh.next().value as Proposal;
-    console.log(`PostgreSQL of its own (fsync off), ${CONNECTIONS} connections in all, ${ROUNDS} rounds of ${SECONDS} s; CPU of servers + PostgreSQL per 1,000 requests`);
+    console.log(`PostgreSQL of its own (fsync off), ${CONNECTIONS} connections in all, ${ROUNDS} rounds of ${SECONDS} s (server counts in turn, `
+      + `${counts.join(' → ')} then back: the machine's other load weighs alike on each); CPU of servers + PostgreSQL per 1,000 requests`);
+    const measured = new Map<string, Measured[]>();
+    const loads: number[][] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const n of r % 2 === 0 ? counts : [...counts].reverse()) {
+        while (servers.length > n) await servers.pop()!.stop();
+        while (servers.length < n) {
+          servers.push(await startAlmanac(url.replace('postgres@', `server${servers.length + 1}@`), { env: { ALMANAC_RESPONSE_CACHE_MB: '0' },
+            startTimeoutMs: 180_000 })); // a busy shared machine takes tens of seconds to start one
+        }
+        for (const load of LOADS) {
+          const reqs = load.requests(token, next);
+          await measure(servers, postmaster, reqs, 2); // warm-up: JIT, pools filled on every server
+          if (statements) await cluster.sql('SELECT pg_stat_statements_reset()', [], 'almanac');
+          const m = await measure(servers, postmaster, reqs, SECONDS);
+          if (statements) {
+            const calls = await cluster.sql(`SELECT r.rolname AS role, SUM(s.calls)::bigint AS calls FROM pg_stat_statements s
+              JOIN pg_roles r ON r.oid = s.userid WHERE r.rolname LIKE 'server%' GROUP BY r.rolname`, [], 'almanac');
+            m.statements = servers.map((_, i) => Number(calls.find((c) => c.role === `server${i + 1}`)?.calls ?? 0));
+          }
+          const key = `${n}: ${load.name}`;
+          measured.set(key, [...(measured.get(key) ?? []), m]);
+          loads.push(os.loadavg());
+        }
+      }
+    }
     for (const n of counts) {
-      while (servers.length < n) servers.push(await startAlmanac(url, { env: { ALMANAC_RESPONSE_CACHE_MB: '0' } }));
-      const active = servers.slice(0, n);
       for (const load of LOADS) {
-        const reqs = load.requests(token, next);
-        await measure(active, postmaster, reqs, 2); // warm-up: JIT, pools filled on every server
-        const rounds: Measured[] = [];
-        for (let r = 0; r < ROUNDS; r++) rounds.push(await measure(active, postmaster, reqs, SECONDS));
+        const rounds = measured.get(`${n}: ${load.name}`)!;
         const per1000 = (m: Measured, ms: number) => (ms / Math.max(1, m.requests)) * 1000;
         const row: MultiServerRow = {
           scenario: 'multi-server', engine: 'postgres', target: `${n} server${n > 1 ? 's' : ''}: ${load.name}`,
@@ -111,11 +145,18 @@ export async function run(args: string[]) {
           cpuMsPer1000: Math.round(median(rounds.map((m) => per1000(m, m.serverCpuMs + m.pgCpuMs)))),
           serverCpuMsPer1000: Math.round(median(rounds.map((m) => per1000(m, m.serverCpuMs)))),
           postgresCpuMsPer1000: Math.round(median(rounds.map((m) => per1000(m, m.pgCpuMs)))),
+          rounds: rounds.map((m) => Math.round(per1000(m, m.serverCpuMs + m.pgCpuMs))),
           failed: rounds.reduce((k, m) => k + m.failed, 0),
         };
+        if (statements) {
+          // Statements per request sent by each server (the requests spread evenly over them), median of the rounds.
+          row.statementsPerRequest = Array.from({ length: n }, (_, i) =>
+            round2(median(rounds.map((m) => (m.statements![i] ?? 0) / Math.max(1, m.requests)))));
+        }
         rows.push(row);
         console.log(`  ${row.target.padEnd(28)} ${String(row.rps).padStart(6)} req/s  p99 ${String(row.p99).padStart(4)} ms  `
-          + `CPU/1,000 req: ${row.cpuMsPer1000} ms (servers ${row.serverCpuMsPer1000}, PostgreSQL ${row.postgresCpuMsPer1000})${row.failed ? `  ${row.failed} failed` : ''}`);
+          + `CPU/1,000 req: ${row.cpuMsPer1000} ms (servers ${row.serverCpuMsPer1000}, PostgreSQL ${row.postgresCpuMsPer1000}; rounds ${row.rounds.join(' / ')})`
+          + `${row.statementsPerRequest ? `  statements/request by server ${row.statementsPerRequest.join(' ')}` : ''}${row.failed ? `  ${row.failed} failed` : ''}`);
       }
     }
     // Against the one-server figure of the same load.
@@ -125,9 +166,11 @@ export async function run(args: string[]) {
       r.note = `CPU/1,000 req ${round2(r.cpuMsPer1000 / one.cpuMsPer1000)}× and ${round2(r.rps! / one.rps!)}× req/s of ${one.target.split(':')[0]}`;
       console.log(`  ${r.target}: ${r.note}`);
     }
+    const range = (i: number) => `${Math.min(...loads.map((l) => l[i]!)).toFixed(1)}–${Math.max(...loads.map((l) => l[i]!)).toFixed(1)}`;
+    console.log(`  load average during the run (1 min): ${range(0)}`);
   } finally {
     for (const s of servers) await s.stop();
     cluster.destroy();
   }
-  saveResults('multi-server', rows, { baseDatasets: BASE_DATASETS, servers: counts, loadAverage: (await import('node:os')).loadavg() });
+  saveResults('multi-server', rows, { baseDatasets: BASE_DATASETS, servers: counts, loadAverage: os.loadavg() });
 }

@@ -1,4 +1,4 @@
-import type { Store } from '../storage/types.js';
+import type { ChangeRecord, Store } from '../storage/types.js';
 import type { ChangeLogService } from './service.js';
 
 /**
@@ -7,8 +7,9 @@ import type { ChangeLogService } from './service.js';
  * Each serving process follows the change log so that a write through any of them is seen through every other within
  * a second: the log is read from this process's offset (exact: nothing is missed or applied twice), the local
  * listeners (token, policy and response caches) hear the new entries, and the durable indexes are checked a little
- * later, catching up only when the writer has not applied its own entries (it does so within ALMANAC_INDEX_DELAY_MS of
- * answering, so normally there is nothing left to do; a writer that died in between leaves them to the others).
+ * later, catching up only when the writer has not applied its own entries and they have stopped moving (it does so
+ * within ALMANAC_INDEX_DELAY_MS of answering, so normally there is nothing left to do; a writer that died in between
+ * leaves them to the others). On PostgreSQL the announcement carries the entries when they fit, and nothing is read.
  *
  * Three things wake it:
  * - PostgreSQL's NOTIFY, which every writer sends in its transaction (delivered on commit), heard through LISTEN on a
@@ -45,6 +46,11 @@ export class ChangeFollower {
   private heard = 0;
   /** The newest offset the indexes were checked against. */
   private checked = 0;
+  /**
+   * The indexes' lowest stored offset when the last check found them behind (null: they were not): a check that
+   * finds them behind and no further on than that takes their writer to have stopped, and catches up itself.
+   */
+  private behindAt: number | null = null;
   private polls = 0;
   private pollTimer: NodeJS.Timeout | undefined;
   private indexTimer: NodeJS.Timeout | undefined;
@@ -69,7 +75,7 @@ export class ChangeFollower {
   static async start(changeLog: ChangeLogService, store: Store, opts: FollowerOptions = {}): Promise<ChangeFollower> {
     const f = new ChangeFollower(changeLog, store, opts);
     f.heard = f.checked = await store.lastChangeSeq();
-    f.unwatch = await store.watchChanges((seq) => f.wake(seq), (listening, error) => {
+    f.unwatch = await store.watchChanges((seq, entries) => f.wake(seq, entries), (listening, error) => {
       f.listening = listening;
       opts.onListening?.(listening, error);
     });
@@ -84,11 +90,12 @@ export class ChangeFollower {
 
   /**
    * Reads what is new now (a NOTIFY, a poll). `seq`: the newest offset the announcement names; nothing is read when it
-   * was heard already (this server's own writes, which their afterCommit has handed to the listeners).
+   * was heard already (this server's own writes, which their afterCommit has handed to the listeners). `entries`: the
+   * entries the announcement carried, handed on without reading the log when they follow on from what was heard.
    */
-  wake(seq?: number): void {
+  wake(seq?: number, entries?: readonly ChangeRecord[]): void {
     if (this.stopped || (seq !== undefined && seq <= this.heard)) return;
-    this.running = this.changeLog.follow().then(() => {
+    this.running = (entries ? this.changeLog.announced(entries) : this.changeLog.follow()).then(() => {
       if (this.failing) {
         this.failing = false;
         this.opts.onRecovered?.();
@@ -113,12 +120,10 @@ export class ChangeFollower {
     this.pollTimer.unref();
   }
 
-  private scheduleIndexCheck(): void {
+  private scheduleIndexCheck(upTo = this.heard): void {
     if (this.stopped || this.indexTimer) return;
     // What was heard by now, not by the time of the check: under a steady stream of writes, the entries heard in the
-    // last moment are still being applied by their writers, and catching up on them would redo each writer's work on
-    // every other server (a cost that grew with the number of servers).
-    const upTo = this.heard;
+    // last moment are still being applied by their writers.
     this.indexTimer = setTimeout(() => {
       this.indexTimer = undefined;
       void this.checkIndexes(upTo).catch((e) => this.failed(e));
@@ -126,11 +131,25 @@ export class ChangeFollower {
     this.indexTimer.unref();
   }
 
-  /** Catches up the indexes that are behind `upTo` (a writer that died before applying its entries). */
+  /**
+   * Catches up the indexes that are behind `upTo` and have stopped moving (a writer that died before applying its
+   * entries). Indexes behind but moving on are being applied by their writers, more slowly than the delay on a busy
+   * machine: catching up here too would race each writer's step (the loser computes its step again) on every other
+   * server, a cost that grows with the number of servers. They are looked at again one delay later.
+   */
   private async checkIndexes(upTo: number): Promise<void> {
     if (this.stopped) return;
     const offsets = await this.store.consumerOffsets();
-    if ([...this.changeLog.consumers.values()].some((c) => (offsets.get(c.name) ?? 0) < upTo)) await this.changeLog.catchUpIndexes();
+    const low = Math.min(...[...this.changeLog.consumers.values()].map((c) => offsets.get(c.name) ?? 0));
+    if (low < upTo) {
+      if (this.behindAt === null || low > this.behindAt) {
+        this.behindAt = low;
+        this.scheduleIndexCheck(upTo);
+        return;
+      }
+      await this.changeLog.catchUpIndexes();
+    }
+    this.behindAt = null;
     if (upTo > this.checked) this.checked = upTo;
   }
 

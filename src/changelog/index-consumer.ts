@@ -142,8 +142,8 @@ export class IndexSet {
     return next;
   }
 
-  private async offsets(): Promise<Map<string, number>> {
-    const stored = await this.store.consumerOffsets();
+  private async offsets(given?: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+    const stored = given ?? (await this.store.consumerOffsets());
     const out = new Map<string, number>();
     for (const c of this.consumers.values()) out.set(c.name, await c.offset(stored));
     return out;
@@ -168,8 +168,18 @@ export class IndexSet {
     return this.known ? Math.min(...this.known.values()) : 0;
   }
 
-  private async run(step: number): Promise<void> {
-    if (this.consumers.size === 0) return;
+  private run(step: number): Promise<void> {
+    if (this.consumers.size === 0) return Promise.resolve();
+    if (!this.store.serialIndexStep) return this.runSteps(step);
+    // From the offsets as stored once no other process's step runs: what another server applied meanwhile is not
+    // computed again here.
+    return this.store.serialIndexStep(async (stored) => {
+      this.known = await this.offsets(stored);
+      return this.runSteps(step);
+    });
+  }
+
+  private async runSteps(step: number): Promise<void> {
     for (;;) {
       const offsets = this.known ?? (this.known = await this.offsets());
       const entries = await this.store.changesAfter(Math.min(...offsets.values()), step);

@@ -195,6 +195,22 @@ export class ChangeLogService {
     if (this.store.externalWrites()) await this.follow();
   }
 
+  /**
+   * Entries another process announced (PostgreSQL's NOTIFY carries them): the listeners hear them without a read of
+   * the log when they follow on from what this process has read. Otherwise — an offset never committed (a rolled back
+   * writer's), an announcement missed, a read under way — the log is read, from this process's offset as always.
+   */
+  announced(entries: readonly ChangeRecord[]): Promise<void> {
+    const followed = this.followed;
+    if (this.following || followed === null) return this.follow();
+    const fresh = entries.filter((e) => e.seq > followed);
+    if (fresh.length === 0) return Promise.resolve();
+    if (fresh[0]!.seq !== followed + 1) return this.follow();
+    this.followed = fresh[fresh.length - 1]!.seq;
+    for (const l of this.listeners) l(fresh);
+    return Promise.resolve();
+  }
+
   follow(): Promise<void> {
     if (this.following) {
       this.followAgain = true;

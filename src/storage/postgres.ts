@@ -307,6 +307,8 @@ export class PostgresStore implements Store {
     return indexUpdates.applyIndexUpdate(this.conn, this.search, this.facetTx, update, guards);
   }
 
+  serialIndexStep<T>(fn: (stored: Map<string, number>) => Promise<T>): Promise<T> { return changeLog.serialIndexStep(this.conn, fn); }
+
   relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
     return relations.relationships(this.conn, q);
   }
@@ -340,7 +342,7 @@ export class PostgresStore implements Store {
     return reads.aspectsOfRun(this.conn, runId, q);
   }
   deleteTimeseriesOfRun(runId: string, actor?: string): Promise<number> { return timeseries.deleteTimeseriesOfRun(this.conn, runId, actor); }
-  watchChanges(wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<() => Promise<void>> {
+  watchChanges(wake: (seq?: number, entries?: readonly ChangeRecord[]) => void, onState?: (listening: boolean, error?: Error) => void): Promise<() => Promise<void>> {
     return changeLog.watchChanges(this.conn, wake, onState);
   }
 

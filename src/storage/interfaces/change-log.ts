@@ -118,6 +118,11 @@ export interface ChangeLogStore {
    */
   applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean>;
   /**
+   * Runs an index step while no other process on the database runs one (waiting for it), given the consumers' offsets
+   * as stored once it may run (consumerOffsets). PostgreSQL only: elsewhere the guards suffice.
+   */
+  serialIndexStep?<T>(fn: (stored: Map<string, number>) => Promise<T>): Promise<T>;
+  /**
    * Before a bulk load's indexes catch up on `backlog` log entries: when that is most of what the indexes will hold,
    * drops the secondary indexes of the derived tables that entries would update one random page at a time, so that
    * the returned function builds each once, sorted. Null when not worth it. The definitions are kept in the database
@@ -127,10 +132,11 @@ export interface ChangeLogStore {
   // Several servers on one database (issue 16; added for src/changelog/follower.ts and src/services/jobs.ts)
   /**
    * Calls `wake` whenever a writer (any process) announces new change-log entries (with the newest offset it
-   * committed, when the signal carries it), and once each time the signal (re)connects, since announcements made
-   * while it was down are lost. PostgreSQL: LISTEN on the log's channel over a
+   * committed, when the signal carries it, and the entries themselves without values when they fit in it), and once
+   * each time the signal (re)connects, since announcements made while it was down are lost. PostgreSQL: LISTEN on the
+   * log's channel over a
    * connection of its own, reconnected with backoff; `onState` hears it go up (true) and down (false, with why).
    * Null when the engine has no such signal (SQLite: followers poll). The returned function stops it.
    */
-  watchChanges(wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<(() => Promise<void>) | null>;
+  watchChanges(wake: (seq?: number, entries?: readonly ChangeRecord[]) => void, onState?: (listening: boolean, error?: Error) => void): Promise<(() => Promise<void>) | null>;
 }

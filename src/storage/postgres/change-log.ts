@@ -16,6 +16,9 @@ import { unavailableOr, type PostgresConnection } from './connection.js';
  */
 const CHANGE_LOG_LOCK = 727_100_002;
 
+/** Held (session lock) by the process running an index step: see serialIndexStep. */
+const INDEX_STEP_LOCK = 727_100_003;
+
 /** Reconnection delays of the LISTEN connection (watchChanges), doubling from the first to the last. */
 const WATCH_BACKOFF_MIN = 100;
 const WATCH_BACKOFF_MAX = 10_000;
@@ -28,9 +31,37 @@ export async function runTogether(c: pg.PoolClient, parts: string[], params: unk
   log: readonly ChangeRow[]): Promise<void> {
   if (log.length) {
     parts.push(`logged AS (${logInsert(log, $)})`);
-    await c.query(`WITH ${parts.join(',\n')} SELECT pg_notify(${$(CHANGE_CHANNEL)}, MAX(seq)::text) FROM logged`, params);
+    // The announcement carries the entries (without values) when they fit, so that followers need not read them.
+    await c.query(`WITH ${parts.join(',\n')} SELECT pg_notify(${$(CHANGE_CHANNEL)},
+      CASE WHEN octet_length(x.entries) <= ${MAX_ANNOUNCED_BYTES} THEN x.entries ELSE x.last::text END)
+      FROM (SELECT MAX(seq) AS last, json_agg(json_build_array(${ANNOUNCED_COLUMNS}) ORDER BY seq)
+        FILTER (WHERE ${$(log.length <= MAX_ANNOUNCED_ENTRIES)}::boolean)::text AS entries FROM logged) x`, params);
   } else if (parts.length) {
     await c.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
+  }
+}
+
+/**
+ * What an announcement (NOTIFY) of committed entries says: the entries themselves, without values, as a JSON array
+ * of [seq, at, urn, entity_type, aspect, change_type, actor, revision] when there are few enough to fit PostgreSQL's
+ * payload limit (8000 bytes); otherwise the newest offset alone, and the followers read the log.
+ */
+const ANNOUNCED_COLUMNS = 'seq, at, urn, entity_type, aspect, change_type, actor, revision';
+const MAX_ANNOUNCED_ENTRIES = 32;
+const MAX_ANNOUNCED_BYTES = 7900;
+
+/** The entries an announcement carries (none when it names only the newest offset), oldest first. */
+export function announcedEntries(payload: string | undefined): { last?: number; entries?: ChangeRecord[] } {
+  if (!payload) return {};
+  if (/^\d+$/.test(payload)) return { last: Number(payload) };
+  if (!payload.startsWith('[')) return {};
+  try {
+    const rows = JSON.parse(payload) as [number, number, string | null, string, string | null, string, string, number | null][];
+    const entries = rows.map(([seq, at, urn, entity_type, aspect, change_type, actor, revision]) =>
+      toChange({ seq, at, urn, entity_type, aspect, change_type, actor, revision }));
+    return entries.length ? { last: entries[entries.length - 1]!.seq, entries } : {};
+  } catch {
+    return {};
   }
 }
 
@@ -43,7 +74,7 @@ function logInsert(rows: readonly ChangeRow[], $: (v: unknown) => string): strin
   const types = ['bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint'];
   const columns = CHANGE_COLUMNS.map((_, i) => `${$(rows.map((r) => r[i]))}::${types[i]}[]`);
   return `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}) SELECT * FROM UNNEST(${columns.join(', ')})
-    WHERE (SELECT pg_advisory_xact_lock(${$(CHANGE_LOG_LOCK)}) IS NOT NULL) RETURNING seq`;
+    WHERE (SELECT pg_advisory_xact_lock(${$(CHANGE_LOG_LOCK)}) IS NOT NULL) RETURNING ${ANNOUNCED_COLUMNS}`;
 }
 
 /**
@@ -105,8 +136,47 @@ export async function trimChanges(db: PostgresConnection, beforeTime: number, ba
   return r.rowCount ?? 0;
 }
 
+/**
+ * An index step on one server at a time. Steps are guarded (compare-and-set on the consumers' offsets), so two at once
+ * are never wrong, but the loser throws its computed update away and computes again: with N servers writing, much of
+ * the indexing work would be done several times over. Waiting for the lock instead costs a connection of the pool
+ * held meanwhile (one per process: a process runs its steps one after the other), and the waiter then starts from the
+ * offsets as the other step left them, usually past what it had to apply.
+ */
+export async function serialIndexStep<T>(db: PostgresConnection, fn: (stored: Map<string, number>) => Promise<T>): Promise<T> {
+  // The step's own statements need a connection besides the lock's: with a pool of one, the guards alone.
+  if ((db.pool.options.max ?? 10) < 2) return fn(await consumerOffsets(db));
+  const c = await db.connect().catch((e) => { throw unavailableOr(e); });
+  const offsets = `(SELECT COALESCE(json_object_agg(name, seq), '{}') FROM ${CONSUMER_TABLE}) AS offsets`;
+  let broken: Error | undefined;
+  try {
+    let stored: Record<string, string>;
+    try {
+      // Free at once (the usual case): the offsets come with the lock, in one round trip.
+      const first = (await c.query(`SELECT pg_try_advisory_lock($1) AS got, ${offsets}`, [INDEX_STEP_LOCK])).rows[0];
+      stored = first.offsets;
+      if (!first.got) {
+        await c.query('SELECT pg_advisory_lock($1)', [INDEX_STEP_LOCK]);
+        stored = (await c.query(`SELECT ${offsets}`)).rows[0].offsets;
+      }
+    } catch (e) {
+      broken = e as Error;
+      throw unavailableOr(e);
+    }
+    try {
+      return await fn(new Map(Object.entries(stored).map(([name, seq]) => [name, Number(seq)])));
+    } finally {
+      await c.query('SELECT pg_advisory_unlock($1)', [INDEX_STEP_LOCK]).catch((e: Error) => { broken = e; });
+    }
+  } finally {
+    // A connection that could not unlock is closed rather than pooled: closing it releases the lock.
+    c.release(broken);
+  }
+}
+
 // Several servers on one database (issue 16): the follower's wake-up signal and timed jobs on one server at a time.
-export async function watchChanges(db: PostgresConnection, wake: (seq?: number) => void, onState?: (listening: boolean, error?: Error) => void): Promise<() => Promise<void>> {
+export async function watchChanges(db: PostgresConnection, wake: (seq?: number, entries?: readonly ChangeRecord[]) => void,
+  onState?: (listening: boolean, error?: Error) => void): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | null = null;
   let timer: NodeJS.Timeout | undefined;
@@ -123,7 +193,12 @@ export async function watchChanges(db: PostgresConnection, wake: (seq?: number) 
     if (stopped) return;
     const c = new pg.Client(db.clientConfig);
     client = c;
-    c.on('notification', (n) => wake(n.payload && /^\d+$/.test(n.payload) ? Number(n.payload) : undefined));
+    c.on('notification', (n) => {
+      const { last, entries } = announcedEntries(n.payload);
+      // With read replicas, whoever applies entries first notes the primary's position (changesAfter does): they are
+      // read from the log then.
+      wake(last, db.replicas ? undefined : entries);
+    });
     c.on('error', (e) => retry(c, e));
     c.on('end', () => retry(c, new Error('the LISTEN connection ended')));
     try {
