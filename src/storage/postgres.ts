@@ -625,6 +625,10 @@ export class PostgresStore implements Store {
     return () => this.tx((c) => bulk.restoreIndexes(c));
   }
 
+  readerUrl(): string | null {
+    return this.clientConfig.connectionString ?? null;
+  }
+
 
   async getOrSetSetting(key: string, value: string): Promise<string> {
     const { rows } = await this.query(`WITH ins AS (INSERT INTO ${SETTINGS_TABLE} (key, value) VALUES ($1, $2)

@@ -507,6 +507,10 @@ export class SqliteStore implements Store {
     return async () => bulk.restoreIndexes(this.conn);
   }
 
+  readerUrl(): string | null {
+    return this.db.memory ? null : `sqlite:${this.db.name}`;
+  }
+
 
   async getOrSetSetting(key: string, value: string): Promise<string> {
     this.stmt(`INSERT OR IGNORE INTO ${SETTINGS_TABLE} (key, value) VALUES (?, ?)`).run(key, value);
