@@ -3,24 +3,22 @@ import type { ActivityEvent, PoolUse, UsageEventCountQuery, UsageEventRow } from
 import type { PostgresConnection } from './postgres/connection.js';
 import * as usage from './postgres/usage.js';
 import * as changeLog from './postgres/change-log.js';
-import { runTogether } from './postgres/change-log.js';
-import { NO_TIME_LIMIT, isDatabaseUnreachable, lockInOrder, timed, unavailableOr } from './postgres/connection.js';
+import { NO_TIME_LIMIT, isDatabaseUnreachable, timed, unavailableOr } from './postgres/connection.js';
 import * as relations from './postgres/relationships.js';
 import * as reads from './postgres/aspect-reads.js';
 import * as bulk from './postgres/bulk-load.js';
 import { PostgresSearch, type FacetChanges } from './postgres/search.js';
+import { PostgresAspectWrites } from './postgres/aspect-writes.js';
 import * as timeseries from './postgres/timeseries.js';
-import { addLatest, aspectKey, checkUpdate, lockNames } from './aspect-updates.js';
-import { planVersions } from './version-plan.js';
+import { addLatest } from './aspect-updates.js';
 import { worthDeferring } from './deferred-indexes.js';
 import { ParsedValues } from './parsed-values.js';
-import { deepFreeze } from '../model/deep-freeze.js';
 import { databaseUnavailable } from '../errors.js';
 import { clientWithStatementTimeout } from './postgres-connections.js';
 import { ReplicaSet, type ReadRoutingStats, type ReplicaStatus } from './postgres-replicas.js';
 import { FacetIndex, SEARCH_CONSUMER } from './facet-index.js';
 import {
-  CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, deleteChange, truncateChange, upsertChange, type ChangeRow, type StoredLatest,
+  CHANGE_LOG_TABLE, CONSUMER_TABLE, SYSTEM_ACTOR, truncateChange, type ChangeRow,
 } from './change-log.js';
 import {
   ASPECT_TABLE, ENTITY_TABLE, MIGRATIONS_TABLE, RELATIONSHIP_TABLE, SEARCH_DOCS, SETTINGS_TABLE, migrations,
@@ -29,7 +27,7 @@ import {
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
   IndexUpdate, LatestAspects, Relationship, RunAspectRow, RunSummary,
-  SearchDoc, SearchDocQuery, SearchSort, Store, SystemMetadata, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite, WebhookDeadLetter, WebhookRow,
+  SearchDoc, SearchDocQuery, SearchSort, Store, TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesWrite, WebhookDeadLetter, WebhookRow,
 } from './types.js';
 import type { TimeseriesRow, TimeseriesRowKey } from './types.js';
 
@@ -91,6 +89,8 @@ export class PostgresStore implements Store {
   });
   private readonly facetTx = new Map<pg.PoolClient, FacetChanges>();
   private readonly search: PostgresSearch;
+  /** Aspect writes and their group commit (postgres/aspect-writes.ts). */
+  private readonly writes: PostgresAspectWrites;
 
   /** The connection as each concern's module takes it (postgres/). */
   private readonly conn: PostgresConnection;
@@ -126,6 +126,7 @@ export class PostgresStore implements Store {
       query: (text, params) => this.query(text, params), tx: (fn) => this.tx(fn), connect: () => this.connect(), pool: this.pool, clientConfig: this.clientConfig, replicas: this.replicas,
     };
     this.search = new PostgresSearch(this.conn, this.facets, this.facetTx);
+    this.writes = new PostgresAspectWrites(this.conn, this.latestValues);
   }
 
   /** The read replicas' state and where reads went (none without DATABASE_READ_URL). */
@@ -207,258 +208,19 @@ export class PostgresStore implements Store {
 
   async close(): Promise<void> {
     await this.facets.close();
-    // Writes already asked for are made first (a group waiting for its turn starts as another ends).
-    while (this.groupsDone.size) await Promise.all(this.groupsDone);
+    // Writes already asked for are made first.
+    await this.writes.drain();
     await this.replicas?.close();
     await this.pool.end();
   }
 
   async writeAspects(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[] = []): Promise<AspectWriteResult[]> {
-    return this.grouped({ keys: writes, build: () => ({ writes, timeseries }), historyCap });
+    return this.writes.writeAspects(writes, historyCap, timeseries);
   }
 
   /** Under the aspects' locks from the read on, so no other writer (of any server) comes between. */
-  async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
-    return this.grouped({ keys, build: (current) => checkUpdate(keys, modify(current)), historyCap });
-  }
-
-  /** Aspect writes waiting for the next group commit. */
-  private groupWaiting: GroupedWrite[] = [];
-  /** Group commits under way (at most MAX_GROUPS_IN_FLIGHT), each settled when its group is. */
-  private readonly groupsDone = new Set<Promise<void>>();
-
-  /**
-   * Group commit: aspect writes requested while earlier groups commit are made together in one transaction, under
-   * one round trip of locks and one read of the current rows, with their versions and log entries written set by
-   * set. A write on PostgreSQL is mostly round trips between processes (and a commit, a WAL flush), so a group of ten
-   * costs about what one write did. Each write's update is computed from the aspects as the writes before it in the
-   * group leave them, exactly as if it had waited for their commit; an update that refuses (a missing entity, a
-   * failed precondition) fails alone. If the transaction fails, every write of the group is tried again on its own,
-   * so one bad write fails alone there too. No caller hears of its write before the commit.
-   */
-  private grouped(write: Omit<GroupedWrite, 'resolve' | 'reject'>): Promise<AspectWriteResult[]> {
-    return new Promise((resolve, reject) => {
-      this.groupWaiting.push({ ...write, resolve, reject });
-      this.startGroup();
-    });
-  }
-
-  private startGroup(): void {
-    if (this.groupWaiting.length === 0 || this.groupsDone.size >= MAX_GROUPS_IN_FLIGHT) return;
-    const group = this.groupWaiting;
-    this.groupWaiting = [];
-    const done: Promise<void> = this.commitGroup(group).finally(() => {
-      this.groupsDone.delete(done);
-      this.startGroup();
-    });
-    this.groupsDone.add(done);
-  }
-
-  private async commitGroup(group: GroupedWrite[]): Promise<void> {
-    let outcomes: Outcome[];
-    try {
-      outcomes = group.length === 1 ? [{ ok: true, value: await this.tx((c) => this.writeGroup(c, group).then((o) => settled(o[0]!))) }]
-        : await this.tx((c) => this.writeGroup(c, group));
-    } catch (error) {
-      if (group.length === 1) {
-        group[0]!.reject(error);
-        return;
-      }
-      // Something failed in the database: each write again in a transaction of its own, so only the bad one fails.
-      await Promise.all(group.map((w) => this.tx((c) => this.writeGroup(c, [w])).then((o) => settle(w, o[0]!), (e) => w.reject(e))));
-      return;
-    }
-    group.forEach((w, i) => settle(w, outcomes[i]!));
-  }
-
-  /**
-   * The writes of a group, in one transaction: every aspect locked and read at once, each update computed in turn
-   * from the values the writes before it leave, then the versions written together (in runs between deletions,
-   * which must keep their place among the writes). Refusals by an update are its outcome; database errors throw.
-   */
-  private async writeGroup(c: pg.PoolClient, group: readonly GroupedWrite[]): Promise<Outcome[]> {
-    const keys = group.flatMap((w) => w.keys);
-    await this.lockAspects(c, keys);
-    const unique = [...new Map(keys.map((k) => [aspectKey(k), k])).values()];
-    const stored = new Map<string, StoredLatest>();
-    const records = new Map<string, AspectRecord>();
-    if (unique.length) {
-      const { rows } = await c.query(`SELECT a.* FROM ${ASPECT_TABLE} a JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect)
-        ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`, [unique.map((k) => k.urn), unique.map((k) => k.aspect)]);
-      for (const row of rows as AspectRow<string>[]) {
-        stored.set(aspectKey(row), row);
-        records.set(aspectKey(row), this.latestValues.record(row));
-      }
-    }
-    // The latest of each aspect as the writes so far leave it (`stored` stays as read: the first run's rows).
-    const latest = new Map(stored);
-    // How many writes still to come read each aspect: what an update writes is worked out for them only.
-    const readLater = new Map<string, number>();
-    for (const w of group) for (const k of new Set(w.keys.map(aspectKey))) readLater.set(k, (readLater.get(k) ?? 0) + 1);
-
-    const outcomes: Outcome[] = new Array(group.length);
-    let run: { update: Required<AspectUpdate>; members: { index: number; writes: number }[]; historyCap: number; known?: Map<string, StoredLatest> } | undefined;
-    let firstRun = true;
-    const flush = async () => {
-      if (!run) return;
-      // The first run's rows are the ones read above; later runs read theirs again (an earlier run changed them).
-      const results = await this.writeLocked(c, run.update, run.historyCap, run.known);
-      let at = 0;
-      for (const m of run.members) {
-        outcomes[m.index] = { ok: true, value: results.slice(at, at + m.writes) };
-        at += m.writes;
-      }
-      run = undefined;
-    };
-    for (const [index, w] of group.entries()) {
-      const mine = new Set(w.keys.map(aspectKey));
-      for (const k of mine) readLater.set(k, readLater.get(k)! - 1);
-      const current: LatestAspects = new Map();
-      for (const k of mine) {
-        const r = records.get(k);
-        if (r) addLatest(current, r);
-      }
-      let update: AspectUpdate;
-      try {
-        update = w.build(current);
-      } catch (error) {
-        outcomes[index] = { ok: false, error };
-        continue;
-      }
-      const deletes = (update.deletes?.length ?? 0) + (update.timeseriesDeletes?.length ?? 0) > 0;
-      if (run && (deletes || run.historyCap !== w.historyCap || run.update.deletes.length + run.update.timeseriesDeletes.length > 0)) await flush();
-      if (!run) {
-        run = { update: { writes: [], timeseries: [], deletes: [], timeseriesDeletes: [] }, members: [], historyCap: w.historyCap,
-          known: firstRun ? stored : undefined };
-        firstRun = false;
-      }
-      run.update.writes.push(...update.writes);
-      run.update.timeseries.push(...(update.timeseries ?? []));
-      run.update.deletes.push(...(update.deletes ?? []));
-      run.update.timeseriesDeletes.push(...(update.timeseriesDeletes ?? []));
-      run.members.push({ index, writes: update.writes.length });
-      // What the writes after this one will read: the same plan as the statements will carry out.
-      const readAgain = update.writes.filter((aw) => readLater.get(aspectKey(aw)));
-      if (readAgain.length) {
-        for (const [k, after] of planVersions(latest, readAgain, w.historyCap).latest) {
-          const sys = after.systemmetadata === null ? null : JSON.parse(after.systemmetadata) as SystemMetadata;
-          const aw = after.write;
-          if (!aw) {
-            if (after.systemmetadata !== latest.get(k)!.systemmetadata) records.set(k, { ...records.get(k)!, systemMetadata: sys });
-          } else {
-            records.set(k, { urn: aw.urn, aspect: aw.aspect, version: 0, value: deepFreeze(JSON.parse(after.metadata) as unknown),
-              systemMetadata: sys, createdOn: after.createdOn!, createdBy: aw.actor, revision: after.revision });
-          }
-          latest.set(k, { metadata: after.metadata, systemmetadata: after.systemmetadata, revision: after.revision });
-        }
-      }
-      for (const d of update.deletes ?? []) {
-        latest.delete(aspectKey(d));
-        records.delete(aspectKey(d));
-      }
-    }
-    await flush();
-    return outcomes;
-  }
-
-  /**
-   * Transaction-scoped advisory locks, one per (urn, aspect), taken in lockNames' order in one round trip. They
-   * exist whether or not the aspect does, so they serialise the first writers of an aspect too.
-   */
-  private async lockAspects(c: pg.PoolClient, keys: readonly AspectKey[]): Promise<void> {
-    await lockInOrder(c, lockNames(keys));
-  }
-
-  /** Writes new versions of aspects whose locks this transaction holds, time-series rows and deletions, and logs each change. */
-  private async writeLocked(c: pg.PoolClient, update: AspectUpdate, historyCap: number, stored?: ReadonlyMap<string, StoredLatest>): Promise<AspectWriteResult[]> {
-    const log: ChangeRow[] = [];
-    // Versions alone (an edit, most ingestion) are logged by the statement that writes them.
-    const versionsOnly = !update.timeseries?.length && !update.deletes?.length && !update.timeseriesDeletes?.length;
-    const results = await this.writeVersions(c, update.writes, historyCap, log, stored, versionsOnly);
-    if (versionsOnly) return results;
-    await timeseries.upsertTimeseriesRows(c, update.timeseries ?? [], log);
-    for (const d of update.deletes ?? []) await this.deleteAspectRows(c, d.urn, [d.aspect], d.actor, log);
-    for (const d of update.timeseriesDeletes ?? []) await timeseries.deleteTimeseriesRows(c, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
-    await changeLog.appendChanges(c, log);
-    return results;
-  }
-
-  /**
-   * New versions of many aspects in a fixed number of statements (each set-based over the batch), decided by
-   * planVersion as the SQLite engine decides them one by one. The writes of one batch are applied in order: an aspect
-   * written twice sees its first new value as the latest, kept in memory until the statements run. `known`: the latest
-   * rows of every aspect written, already read under their locks (an aspect absent from it has none).
-   */
-  private async writeVersions(c: pg.PoolClient, writes: readonly AspectWrite[], historyCap: number, log: ChangeRow[],
-    known?: ReadonlyMap<string, StoredLatest>, appendLog = false): Promise<AspectWriteResult[]> {
-    if (writes.length === 0) return [];
-    const entities = new Map<string, [string, number]>();
-    for (const w of writes) if (!entities.has(w.urn)) entities.set(w.urn, [w.entityType, w.time ?? Date.now()]);
-    let stored: ReadonlyMap<string, StoredLatest>;
-    if (known) {
-      stored = known;
-    } else {
-      const keys = [...new Map(writes.map((w) => [aspectKey(w), w])).values()];
-      const { rows } = await c.query(`SELECT a.urn, a.aspect, a.metadata, a.systemmetadata, a.revision FROM ${ASPECT_TABLE} a
-        JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`,
-      [keys.map((w) => w.urn), keys.map((w) => w.aspect)]);
-      stored = new Map(rows.map((r) => [aspectKey(r), r as StoredLatest]));
-    }
-    const plan = planVersions(stored, writes, historyCap);
-    log.push(...plan.log);
-    if (plan.touches.length) {
-      // Before the statement below, which may copy a touched row to history (one statement must not change a row twice).
-      const t = plan.touches;
-      await c.query(`UPDATE ${ASPECT_TABLE} a SET systemmetadata = k.sys FROM UNNEST($1::text[], $2::text[], $3::text[]) AS k(urn, aspect, sys)
-        WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version = 0`, [t.map((x) => x.urn), t.map((x) => x.aspect), t.map((x) => x.sys)]);
-    }
-    const copied = plan.copies;
-    const out = plan.rows;
-    const trims = plan.trims;
-
-    // One statement, so one round trip under the aspects' locks: the entities, the stored latest copied to history
-    // under its revision, the new rows, the history beyond the cap, and (`appendLog`) the log entries. Its parts see
-    // the table as it was before the statement: the copy reads the latest row that the upsert replaces.
-    const params: unknown[] = [];
-    const $ = (v: unknown) => { params.push(v); return `$${params.length}`; };
-    const parts: string[] = [];
-    parts.push(`entities AS (INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) SELECT * FROM UNNEST(${$([...entities.keys()])}::text[],
-      ${$([...entities.values()].map((e) => e[0]))}::text[], ${$([...entities.values()].map((e) => e[1]))}::bigint[]) ON CONFLICT DO NOTHING)`);
-    if (copied.length) {
-      parts.push(`history AS (INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
-        SELECT a.urn, a.aspect, k.version, a.metadata, a.systemmetadata, a.createdon, a.createdby, a.revision FROM ${ASPECT_TABLE} a
-        JOIN UNNEST(${$(copied.map((m) => m.urn))}::text[], ${$(copied.map((m) => m.aspect))}::text[], ${$(copied.map((m) => m.version))}::bigint[])
-        AS k(urn, aspect, version) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0)`);
-    }
-    if (out.length) {
-      const [urn, aspect, version, metadata, sys, on, by, revision] = (['urn', 'aspect', 'version', 'json', 'sys', 'createdOn', 'createdBy', 'revision'] as const)
-        .map((f) => $(out.map((r) => r[f])));
-      parts.push(`versions AS (INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
-        SELECT * FROM UNNEST(${urn}::text[], ${aspect}::text[], ${version}::bigint[], ${metadata}::text[], ${sys}::text[], ${on}::bigint[],
-        ${by}::text[], ${revision}::bigint[])
-        ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata, systemmetadata = excluded.systemmetadata,
-        createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision)`);
-    }
-    if (trims.length) {
-      parts.push(`trimmed AS (DELETE FROM ${ASPECT_TABLE} a USING UNNEST(${$(trims.map((x) => x.urn))}::text[], ${$(trims.map((x) => x.aspect))}::text[],
-        ${$(trims.map((x) => x.upto))}::bigint[]) AS k(urn, aspect, upto) WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version > 0
-        AND a.version <= k.upto)`);
-    }
-    await runTogether(c, parts, params, $, appendLog ? log : []);
-    return plan.results;
-  }
-
-
-  /** Deletes every version of some aspects of an entity, logging the latest value of each; inside a write transaction. */
-  private async deleteAspectRows(c: pg.PoolClient, urn: string, aspects: readonly string[], actor: string, log: ChangeRow[]): Promise<number> {
-    if (aspects.length === 0) return 0;
-    const entityType = (await c.query(`SELECT entity_type FROM ${ENTITY_TABLE} WHERE urn = $1`, [urn])).rows[0]?.entity_type as string | undefined;
-    const { rows: latest } = await c.query(`SELECT aspect, metadata, systemmetadata, revision FROM ${ASPECT_TABLE}
-      WHERE urn = $1 AND aspect = ANY($2) AND version = 0 ORDER BY aspect COLLATE "C"`, [urn, aspects]);
-    const n = (await c.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = ANY($2)`, [urn, aspects])).rowCount ?? 0;
-    const now = Date.now();
-    if (entityType) for (const r of latest) log.push(deleteChange(urn, entityType, r.aspect, r as StoredLatest, actor, now));
-    return n;
+  updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
+    return this.writes.updateAspects(keys, modify, historyCap);
   }
 
   async getLatest(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>> {
@@ -475,15 +237,8 @@ export class PostgresStore implements Store {
   getVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null> { return reads.getVersion(this.conn, urn, aspect, version); }
   listVersions(urn: string, aspect: string): Promise<AspectRecord[]> { return reads.listVersions(this.conn, urn, aspect); }
 
-  async deleteAspects(urn: string, aspects: readonly string[], actor = SYSTEM_ACTOR): Promise<number> {
-    if (aspects.length === 0) return 0;
-    return this.tx(async (c) => {
-      await this.lockAspects(c, aspects.map((aspect) => ({ urn, aspect })));
-      const log: ChangeRow[] = [];
-      const n = await this.deleteAspectRows(c, urn, aspects, actor, log);
-      await changeLog.appendChanges(c, log);
-      return n;
-    });
+  deleteAspects(urn: string, aspects: readonly string[], actor = SYSTEM_ACTOR): Promise<number> {
+    return this.writes.deleteAspects(urn, aspects, actor);
   }
 
   existing(urns: readonly string[]): Promise<Set<string>> { return reads.existing(this.conn, urns); }
@@ -497,8 +252,8 @@ export class PostgresStore implements Store {
       const log: ChangeRow[] = [];
       const aspects = (await c.query(`SELECT aspect FROM ${ASPECT_TABLE} WHERE urn = $1 AND version = 0`, [urn])).rows.map((r) => r.aspect as string);
       // The aspects' own locks: a concurrent edit of one of them waits for the deletion, then finds nothing.
-      await this.lockAspects(c, aspects.map((aspect) => ({ urn, aspect })));
-      const rows = await this.deleteAspectRows(c, urn, aspects, actor, log)
+      await this.writes.lockAspects(c, aspects.map((aspect) => ({ urn, aspect })));
+      const rows = await this.writes.deleteAspectRows(c, urn, aspects, actor, log)
         + ((await c.query(`DELETE FROM ${ASPECT_TABLE} WHERE urn = $1`, [urn])).rowCount ?? 0);
       let timeseriesRows = 0;
       for (const t of timeseriesTables()) {
@@ -760,33 +515,3 @@ export class PostgresStore implements Store {
 /** How often a job's lock connection is checked (runExclusive), and how long it has to answer. */
 const LOCK_CHECK_MS = 5_000;
 const LOCK_CHECK_TIMEOUT_MS = 10_000;
-
-
-/** An aspect write waiting for a group commit: its update, computed under the group's locks from the current values. */
-interface GroupedWrite {
-  /** The aspects locked and read for it (every aspect it writes among them). */
-  keys: readonly AspectKey[];
-  build: (current: LatestAspects) => AspectUpdate;
-  historyCap: number;
-  resolve: (r: AspectWriteResult[]) => void;
-  reject: (e: unknown) => void;
-}
-
-type Outcome = { ok: true; value: AspectWriteResult[] } | { ok: false; error: unknown };
-
-
-/**
- * Groups committing at once on one server: the next group gathers the writes requested meanwhile, so groups grow with
- * the load; two keep one group's round trips overlapping another's commit.
- */
-const MAX_GROUPS_IN_FLIGHT = 2;
-
-function settle(w: GroupedWrite, o: Outcome): void {
-  if (o.ok) w.resolve(o.value); else w.reject(o.error);
-}
-
-/** A lone write's outcome as its transaction's result: a refusal throws, so that the transaction rolls back. */
-function settled(o: Outcome): AspectWriteResult[] {
-  if (o.ok) return o.value;
-  throw o.error;
-}

@@ -1,0 +1,269 @@
+import { addLatest, aspectKey, checkUpdate } from '../aspect-updates.js';
+import { CharBudgetMap } from '../char-budget-map.js';
+import { deleteChange, SYSTEM_ACTOR, type ChangeRow, type StoredLatest } from '../change-log.js';
+import type { ParsedValues } from '../parsed-values.js';
+import { ASPECT_TABLE, ENTITY_TABLE, type AspectRow } from '../schema.js';
+import { readJson, sameStored, storeJson, storeJsonAsync, type StoredJson } from '../stored-json.js';
+import type { AspectKey, AspectUpdate, AspectWrite, AspectWriteResult, LatestAspects, TimeseriesWrite } from '../types.js';
+import { planVersions } from '../version-plan.js';
+import * as changeLog from './change-log.js';
+import type { SqliteConnection } from './connection.js';
+import * as timeseries from './timeseries.js';
+
+/**
+ * Aspect writes on SQLite: new versions, their history and log entries, written by group commit under the database's
+ * write lock. Holds the group commit's state (the writes waiting, the groups taken and not committed yet).
+ */
+export class SqliteAspectWrites {
+  /**
+   * `latestValues`: the store's parsed latest values (updates read through them); `justWritten`: the texts of the
+   * compressed values written last, which the store's reads answer from.
+   */
+  constructor(private readonly conn: SqliteConnection, private readonly latestValues: ParsedValues,
+    private readonly justWritten: RecentTexts) {}
+
+  /** Returns once every write already asked for is committed (or has failed). */
+  async drain(): Promise<void> {
+    this.takeGroup();
+    await this.committing;
+  }
+
+  async writeAspects(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[] = []): Promise<AspectWriteResult[]> {
+    const texts = writes.map((w) => JSON.stringify(w.value));
+    if (texts.reduce((n, t) => n + t.length, 0) < ENCODE_IN_POOL_FROM) {
+      const now = new Map(writes.map((w, i) => [w, { json: texts[i]!, stored: storeJson(texts[i]!) }]));
+      return this.grouped(() => this.writeLocked({ writes, timeseries }, historyCap, now));
+    }
+    // The write takes its place in the commit order now; its values are encoded meanwhile, before its group commits.
+    let encoded: Map<AspectWrite, EncodedValue> | undefined;
+    const prepared = encodeAhead(writes, texts).then((e) => { encoded = e; });
+    return this.grouped(() => this.writeLocked({ writes, timeseries }, historyCap, encoded), prepared);
+  }
+
+  /** Under the database's write lock from the read on, so no other writer (or process) comes between. */
+  async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
+    const read = this.conn.stmt(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
+    return this.grouped(() => {
+      const current: LatestAspects = new Map();
+      for (const k of keys) {
+        const row = read.get(k.urn, k.aspect) as AspectRow | undefined;
+        if (row) addLatest(current, this.latestValues.record(row));
+      }
+      return this.writeLocked(checkUpdate(keys, modify(current)), historyCap);
+    });
+  }
+
+  /** Aspect writes waiting for the group commit scheduled on the event loop's next turn. */
+  private groupWaiting: GroupedWrite[] = [];
+  /** The groups taken and not committed yet, in order (a group waits for its writes' values to be encoded). */
+  private committing: Promise<void> = Promise.resolve();
+  private groupsPending = 0;
+
+  /**
+   * Group commit: the aspect writes requested during one turn of the event loop (concurrent requests) are made on the
+   * next turn in one transaction, each in a savepoint of its own, so that one failing write undoes only itself. A
+   * commit writes every page its transaction changed to the WAL; pages that concurrent writes share (the log's last
+   * page, the entity and aspect tables' and their indexes' busiest pages) are then written once per group instead of
+   * once per write. Nothing is visible before the commit and every caller waits for it, so no answer reports a write
+   * that could still be lost; reads made meanwhile see the state before the group, as they would have before the
+   * writes started.
+   */
+  private grouped(write: () => AspectWriteResult[], prepared?: Promise<void>): Promise<AspectWriteResult[]> {
+    return new Promise((resolve, reject) => {
+      // Settled into an outcome at once, so that a failed encoding is never an unhandled rejection while it waits.
+      this.groupWaiting.push({ write, resolve, reject, prepared: prepared?.then(() => null, (error: unknown) => ({ error })) });
+      if (this.groupWaiting.length === 1) setImmediate(() => this.takeGroup());
+    });
+  }
+
+  /**
+   * Commits the waiting group: at once when nothing is left to wait for, otherwise once its writes' values are encoded
+   * and the groups before it have committed (groups commit in the order they were taken, writes in the order made).
+   */
+  private takeGroup(): void {
+    const group = this.groupWaiting;
+    this.groupWaiting = [];
+    if (group.length === 0) return;
+    if (this.groupsPending === 0 && group.every((w) => w.prepared === undefined)) {
+      this.commitGroup(group);
+      return;
+    }
+    this.groupsPending++;
+    this.committing = this.committing
+      .then(() => Promise.all(group.map((w) => w.prepared)))
+      .then((failures) => {
+        const ready = group.filter((w, i) => {
+          const failed = failures[i];
+          if (failed) w.reject(failed.error);
+          return !failed;
+        });
+        this.commitGroup(ready);
+      })
+      // Never leaves a write waiting, nor the chain broken for the groups after it (settled promises ignore this).
+      .catch((error: unknown) => { for (const w of group) w.reject(error); })
+      .finally(() => { this.groupsPending--; });
+  }
+
+  private commitGroup(group: readonly GroupedWrite[]): void {
+    if (group.length === 0) return;
+    const outcomes: ({ ok: true; value: AspectWriteResult[] } | { ok: false; error: unknown })[] = [];
+    try {
+      this.conn.db.transaction(() => {
+        for (const w of group) {
+          // A transaction function called inside a transaction is a savepoint (released, or rolled back on a throw).
+          try {
+            outcomes.push({ ok: true, value: this.conn.db.transaction(w.write)() });
+          } catch (error) {
+            // Some failures (an I/O error, a full disk) end the whole transaction: then no write of the group stands.
+            if (!this.conn.db.inTransaction) throw error;
+            outcomes.push({ ok: false, error });
+          }
+        }
+      }).immediate();
+    } catch (error) {
+      for (const w of group) w.reject(error);
+      return;
+    }
+    group.forEach((w, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) w.resolve(o.value); else w.reject(o.error);
+    });
+  }
+
+  /** Writes new versions of aspects, time-series rows and deletions, and logs each change; runs inside a write transaction. */
+  private writeLocked(update: AspectUpdate, historyCap: number, encoded?: ReadonlyMap<AspectWrite, EncodedValue>): AspectWriteResult[] {
+    const getLatest = this.conn.stmt(`SELECT metadata, systemmetadata, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
+    const copyLatest = this.conn.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+      SELECT urn, aspect, ?, metadata, systemmetadata, createdon, createdby, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
+    const upsertRow = this.conn.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
+      systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision`);
+    const touch = this.conn.stmt(`UPDATE ${ASPECT_TABLE} SET systemmetadata = ? WHERE urn = ? AND aspect = ? AND version = 0`);
+    const trim = this.conn.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version > 0 AND version <= ?`);
+    const addEntity = this.conn.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
+
+    // The stored form of each value text this call wrote or read, so that the log stores it without compressing again.
+    const known = new Map<string, StoredJson>();
+    // Entities whose row this call makes sure of, once each (an ingest batch writes a dozen aspects of each entity).
+    const entities = new Map<string, [string, number]>();
+    for (const w of update.writes) if (!entities.has(w.urn)) entities.set(w.urn, [w.entityType, w.time ?? Date.now()]);
+    for (const [urn, [type, on]] of entities) addEntity.run(urn, type, on);
+    const stored = new Map<string, StoredLatest>();
+    for (const w of update.writes) {
+      const k = aspectKey(w);
+      if (stored.has(k)) continue;
+      const raw = getLatest.get(w.urn, w.aspect) as RawLatest | undefined;
+      if (!raw) continue;
+      const ahead = encoded?.get(w);
+      // The same stored bytes are the same text: a value sent again unchanged is not decompressed to be compared.
+      const metadata = ahead && sameStored(ahead.stored, raw.metadata) ? ahead.json : readJson(raw.metadata);
+      known.set(metadata, raw.metadata);
+      stored.set(k, { ...raw, metadata });
+    }
+    const plan = planVersions(stored, update.writes, historyCap, (w) => encoded?.get(w)?.json);
+    for (const t of plan.touches) touch.run(t.sys, t.urn, t.aspect);
+    for (const m of plan.copies) copyLatest.run(m.version, m.urn, m.aspect);
+    for (const t of plan.trims) trim.run(t.urn, t.aspect, t.upto);
+    const ahead = new Map<string, StoredJson>();
+    for (const w of update.writes) {
+      const e = encoded?.get(w);
+      if (e) ahead.set(e.json, e.stored);
+    }
+    for (const r of plan.rows) {
+      let value = known.get(r.json);
+      if (value === undefined) known.set(r.json, (value = ahead.get(r.json) ?? storeJson(r.json)));
+      if (r.version === 0) this.justWritten.add(r.urn, r.aspect, value, r.json);
+      upsertRow.run(r.urn, r.aspect, r.version, value, r.sys, r.createdOn, r.createdBy, r.revision);
+    }
+    const log: ChangeRow[] = [...plan.log];
+    const results = plan.results;
+    timeseries.upsertTimeseriesRows(this.conn, update.timeseries ?? [], log, known);
+    for (const d of update.deletes ?? []) this.deleteAspectRows(d.urn, [d.aspect], d.actor, log);
+    for (const d of update.timeseriesDeletes ?? []) timeseries.deleteTimeseriesRows(this.conn, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
+    changeLog.appendChanges(this.conn, log, known);
+    return results;
+  }
+
+
+  /** Deletes every version of some aspects of an entity, logging the latest value of each; inside a write transaction. */
+  deleteAspectRows(urn: string, aspects: readonly string[], actor: string, log: ChangeRow[]): number {
+    const entityType = this.conn.stmt(`SELECT entity_type FROM ${ENTITY_TABLE} WHERE urn = ?`).pluck().get(urn) as string | undefined;
+    const latest = this.conn.stmt(`SELECT metadata, systemmetadata, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
+    const del = this.conn.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ?`);
+    let rows = 0;
+    const now = Date.now();
+    for (const aspect of aspects) {
+      const raw = latest.get(urn, aspect) as RawLatest | undefined;
+      rows += del.run(urn, aspect).changes;
+      if (raw && entityType) log.push(deleteChange(urn, entityType, aspect, { ...raw, metadata: readJson(raw.metadata) }, actor, now));
+    }
+    return rows;
+  }
+
+  async deleteAspects(urn: string, aspects: readonly string[], actor = SYSTEM_ACTOR): Promise<number> {
+    if (aspects.length === 0) return 0;
+    return this.conn.db.transaction(() => {
+      const log: ChangeRow[] = [];
+      const n = this.deleteAspectRows(urn, aspects, actor, log);
+      changeLog.appendChanges(this.conn, log);
+      return n;
+    }).immediate();
+  }
+}
+
+/**
+ * The text of the compressed values written last, by urn and aspect, up to a budget: the search and relationship
+ * indexes read every aspect a write changed right after it commits, and would otherwise decompress each again.
+ * A stored value is answered from here only when its bytes are the ones written (so never stale).
+ */
+export class RecentTexts {
+  private readonly texts = new CharBudgetMap<{ stored: Buffer; text: string }>(8_000_000);
+
+  add(urn: string, aspect: string, stored: StoredJson, text: string): void {
+    if (typeof stored !== 'string') this.texts.set(aspectKey({ urn, aspect }), { stored, text }, text.length);
+  }
+
+  text(urn: string, aspect: string, stored: StoredJson): string {
+    if (typeof stored === 'string') return stored;
+    const hit = this.texts.get(aspectKey({ urn, aspect }));
+    return hit && hit.stored.equals(stored) ? hit.text : readJson(stored);
+  }
+}
+
+/**
+ * Values of a write whose JSON is smaller than this in all are compressed on the event loop's thread: zlib on the
+ * thread pool costs about five times the CPU for a value of a few kB (a stream, a hop to the pool and back), which is
+ * what a request writing one aspect pays. Larger writes (ingest batches) are compressed on the pool, on the other cores.
+ */
+const ENCODE_IN_POOL_FROM = 256 * 1024;
+
+/** The latest row of an aspect as SQLite stores it (its value possibly compressed). */
+type RawLatest = Omit<StoredLatest, 'metadata'> & { metadata: StoredJson };
+
+/** A write waiting for its group's commit; `prepared` settles when its values are encoded. */
+interface GroupedWrite {
+  write: () => AspectWriteResult[];
+  resolve: (r: AspectWriteResult[]) => void;
+  reject: (e: unknown) => void;
+  /** Settles when its values are encoded: null, or why they could not be. */
+  prepared?: Promise<{ error: unknown } | null>;
+}
+
+/** A value's JSON text and its stored form, made before the write transaction. */
+interface EncodedValue {
+  json: string;
+  stored: StoredJson;
+}
+
+/**
+ * Serialises and, where large, compresses the values of a write on libuv's thread pool before the write takes the
+ * database lock: the compression of a large batch runs beside the event loop rather than inside the transaction.
+ */
+async function encodeAhead(writes: readonly AspectWrite[], texts: readonly string[]): Promise<Map<AspectWrite, EncodedValue>> {
+  const out = new Map<AspectWrite, EncodedValue>();
+  await Promise.all(writes.map(async (w, i) => {
+    const json = texts[i]!;
+    out.set(w, { json, stored: await storeJsonAsync(json) });
+  }));
+  return out;
+}
