@@ -218,7 +218,14 @@ export class IndexSet {
     };
     for (let current = await plan(); current;) {
       const next = current.last ? null : await plan();
-      const update = await current.update;
+      let update: IndexUpdate;
+      try {
+        update = await current.update;
+      } catch {
+        // The worker failed (or died): this thread computes the rest, from the offsets the applied steps left.
+        next?.update.catch(() => {});
+        return this.run(step);
+      }
       const guards: IndexGuard[] = current.steps.map((s) => ({ consumer: s.consumer.name, from: s.from, to: current!.to }));
       if (!(await this.store.applyIndexUpdate(update, guards))) {
         this.known = null;
