@@ -160,6 +160,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
     sqliteCacheMb: config.sqliteCacheMb })));
   // The indexes apply this process's writes after the writes answer; every read of them waits until they hold those.
   const changeLog = new ChangeLogService(tracked, config.indexDelayMs);
+  changeLog.indexWorkers = !config.registry || (config.registry.aspects.size === 0 && config.registry.entities.length === 0);
   const s = awaitingIndexes(tracked, () => changeLog.indexesCurrent());
   const entities = new EntityService(s, config.historyCap);
   const tokens = await TokenService.create(s, entities, {

@@ -162,6 +162,19 @@ forEachEngine('bulk load', (ctx) => {
     }
   });
 
+  test('computed in a worker thread one step ahead of the applies, in small steps, the bulk path leaves the same', async () => {
+    const c = await open(await fresh());
+    try {
+      // Steps of 97 entries: entities whose entries fall in two steps, steps whose consumers start from different offsets.
+      Object.assign(c.changeLog.bulk, { step: 97, workerFrom: 0 });
+      await ingestFiles(c.entities, [file], systemActor());
+      assert.ok(c.changeLog.bulk.workerSteps > 10, `the worker computed the steps (${c.changeLog.bulk.workerSteps})`);
+      assert.deepEqual(await state(c), expected);
+    } finally {
+      await c.close();
+    }
+  });
+
   test('the expected state is what the aspects say: one edge per upstream left, every searchable entity found', async () => {
     const lineage = expected.aspects.filter((a) => (a as unknown[])[1] === 'upstreamLineage')
       .map((a) => ((a as unknown[])[3] as { upstreams: unknown[] }).upstreams.length).reduce((x, y) => x + y, 0);

@@ -1,4 +1,5 @@
 import type { ChangeRecord, IndexGuard, IndexUpdate, LatestAspects, Store } from '../storage/types.js';
+import type { IndexWorker } from './index-workers.js';
 
 /**
  * Entries read per step; each step is one transaction of the indexes and their consumers' offsets. As many as a large
@@ -107,7 +108,9 @@ export class IndexSet {
   /** The offsets last seen stored; re-read when a guard fails. */
   private known: Map<string, number> | null = null;
   /** Entries read per step by the next run: the largest asked for by the calls it serves. */
-  private nextStep = BATCH;
+  private nextStep = 0;
+  /** The worker the next run computes its updates in (a bulk load's catch-up), if any. */
+  private nextWorker: IndexWorker | undefined;
 
   constructor(private readonly store: Store) {}
 
@@ -124,8 +127,9 @@ export class IndexSet {
    * commit meanwhile are applied in one step (one read of the log and of their entities, one transaction), which is
    * what lets writes under load cost less than one index step each.
    */
-  catchUp(step = BATCH): Promise<void> {
+  catchUp(step = BATCH, worker?: IndexWorker): Promise<void> {
     this.nextStep = Math.max(this.nextStep, step);
+    if (worker) this.nextWorker = worker;
     if (this.next) return this.next;
     const next = (this.running ?? Promise.resolve())
       .catch(() => {})
@@ -133,8 +137,10 @@ export class IndexSet {
       .then(() => {
         this.next = null;
         const step = this.nextStep;
-        this.nextStep = BATCH;
-        const running: Promise<void> = this.run(step).finally(() => { if (this.running === running) this.running = null; });
+        const worker = this.nextWorker;
+        this.nextStep = 0;
+        this.nextWorker = undefined;
+        const running: Promise<void> = (worker ? this.runPipelined(step, worker) : this.run(step)).finally(() => { if (this.running === running) this.running = null; });
         this.running = running;
         return running;
       });
@@ -168,6 +174,68 @@ export class IndexSet {
     return this.known ? Math.min(...this.known.values()) : 0;
   }
 
+  /** Each consumer's part of a step: the entities named by the entries after its offset that can change it. */
+  private stepsOf(entries: readonly ChangeRecord[], offsets: ReadonlyMap<string, number>, to: number) {
+    return [...this.consumers.values()].filter((c) => offsets.get(c.name)! < to).map((c) => {
+      const from = offsets.get(c.name)!;
+      const urns = new Set<string>();
+      for (const e of entries) if (e.seq > from && e.urn !== null && c.affects(e)) urns.add(e.urn);
+      return { consumer: c, from, urns: [...urns] };
+    });
+  }
+
+  /** Moves the offsets known after a step applied `steps` up to `to`, and tells their listeners. */
+  private applied(offsets: ReadonlyMap<string, number>, steps: ReturnType<IndexSet['stepsOf']>, to: number): void {
+    this.known = new Map(offsets);
+    for (const s of steps) {
+      this.known.set(s.consumer.name, to);
+      if (s.urns.length) s.consumer.notifyApplied();
+    }
+  }
+
+  /**
+   * run, with the updates computed by a worker thread (which reads the entities itself) one step ahead: while this
+   * thread applies step k, the worker reads and computes step k + 1. Each step's guards are the offsets step k leaves,
+   * so a step is applied only where the one before it was; when one is refused (another process applied a step
+   * meanwhile) the rest is left to run.
+   */
+  private async runPipelined(step: number, worker: IndexWorker): Promise<void> {
+    if (this.consumers.size === 0) return;
+    const offsets = this.known ?? (this.known = await this.offsets());
+    // The offsets each step starts from, assuming the steps before it are applied.
+    let assumed: Map<string, number> = new Map(offsets);
+    const plan = async () => {
+      const entries = await this.store.changesAfter(Math.min(...assumed.values()), step);
+      if (entries.length === 0) return null;
+      const to = entries[entries.length - 1]!.seq;
+      const from = assumed;
+      const steps = this.stepsOf(entries, from, to);
+      const update = worker.compute(steps.filter((s) => s.urns.length).map((s) => ({ consumer: s.consumer.name, urns: s.urns })));
+      update.catch(() => {}); // awaited below, or dropped with the steps after a refusal
+      assumed = new Map(from);
+      for (const s of steps) assumed.set(s.consumer.name, to);
+      return { from, to, steps, update, last: entries.length < step };
+    };
+    for (let current = await plan(); current;) {
+      const next = current.last ? null : await plan();
+      let update: IndexUpdate;
+      try {
+        update = await current.update;
+      } catch {
+        // The worker failed (or died): this thread computes the rest, from the offsets the applied steps left.
+        next?.update.catch(() => {});
+        return this.run(step);
+      }
+      const guards: IndexGuard[] = current.steps.map((s) => ({ consumer: s.consumer.name, from: s.from, to: current!.to }));
+      if (!(await this.store.applyIndexUpdate(update, guards))) {
+        this.known = null;
+        return this.run(step);
+      }
+      this.applied(current.from, current.steps, current.to);
+      current = next;
+    }
+  }
+
   private run(step: number): Promise<void> {
     if (this.consumers.size === 0) return Promise.resolve();
     if (!this.store.serialIndexStep) return this.runSteps(step);
@@ -185,22 +253,13 @@ export class IndexSet {
       const entries = await this.store.changesAfter(Math.min(...offsets.values()), step);
       if (entries.length === 0) return;
       const to = entries[entries.length - 1]!.seq;
-      const steps = [...this.consumers.values()].filter((c) => offsets.get(c.name)! < to).map((c) => {
-        const from = offsets.get(c.name)!;
-        const urns = new Set<string>();
-        for (const e of entries) if (e.seq > from && e.urn !== null && c.affects(e)) urns.add(e.urn);
-        return { consumer: c, from, urns: [...urns] };
-      });
+      const steps = this.stepsOf(entries, offsets, to);
       const named = [...new Set(steps.flatMap((s) => s.urns))];
       const latest = named.length ? await this.store.getLatest(named) : new Map();
       const updates = await Promise.all(steps.map((s) => (s.urns.length ? s.consumer.compute(s.urns, latest) : {})));
       const guards: IndexGuard[] = steps.map((s) => ({ consumer: s.consumer.name, from: s.from, to }));
       if (await this.store.applyIndexUpdate(Object.assign({}, ...updates) as IndexUpdate, guards)) {
-        this.known = new Map(offsets);
-        for (const s of steps) {
-          this.known.set(s.consumer.name, to);
-          if (s.urns.length) s.consumer.notifyApplied();
-        }
+        this.applied(offsets, steps, to);
         if (entries.length < step) return;
       } else {
         this.known = null;

@@ -1,5 +1,6 @@
 import type { ChangeRecord, Store } from '../storage/types.js';
 import { BULK_STEP, IndexSet, type IndexComputer, type IndexConsumer } from './index-consumer.js';
+import { IndexWorker } from './index-workers.js';
 
 /** What a local listener hears: entries committed by any server, in offset order, without values. */
 export type ChangeListener = (entries: readonly ChangeRecord[]) => void;
@@ -119,13 +120,32 @@ export class ChangeLogService {
    */
   private async bulkCatchUp(): Promise<void> {
     const head = await this.noteStoredPositions();
-    const restore = await this.store.deferIndexes?.(head - Math.min(head, this.indexes.appliedTo()));
+    const backlog = head - Math.min(head, this.indexes.appliedTo());
+    const restore = await this.store.deferIndexes?.(backlog);
+    const url = this.indexWorkers && backlog >= this.bulk.workerFrom ? this.store.readerUrl?.() : null;
+    const worker = url ? await IndexWorker.start(url) : null;
     try {
-      await this.catchUpIndexes(BULK_STEP);
+      await this.indexes.catchUp(this.bulk.step, worker ?? undefined);
     } finally {
+      await worker?.close();
+      this.bulk.workerSteps += worker?.computed ?? 0;
       await restore?.();
     }
   }
+
+  /**
+   * A bulk load's catch-up: entries per step; the backlog from which a worker computes the updates (two steps: worth
+   * the worker's start, about a second to load the catalog's modules); how many steps workers computed so far (tests
+   * set the first two small, and read the third).
+   */
+  readonly bulk = { step: BULK_STEP, workerFrom: 2 * BULK_STEP, workerSteps: 0 };
+
+  /**
+   * Whether a bulk load's index updates may be computed in a worker thread (src/changelog/index-workers.ts), which
+   * computes the catalog's 'search' and 'relationships' indexes as src/catalog.ts registers them: off when the
+   * deployment's registry has types of its own (the worker knows only the built-in ones).
+   */
+  indexWorkers = true;
 
   private indexingTimer: NodeJS.Timeout | undefined;
   private stopped = false;

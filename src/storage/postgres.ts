@@ -320,6 +320,10 @@ export class PostgresStore implements Store {
     return () => this.tx((c) => bulk.restoreIndexes(c));
   }
 
+  readerUrl(): string | null {
+    return this.clientConfig.connectionString ?? null;
+  }
+
   getOrSetSetting(key: string, value: string): Promise<string> { return settings.getOrSetSetting(this.conn, key, value); }
 
   relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {

@@ -255,6 +255,10 @@ export class SqliteStore implements Store {
     return async () => bulk.restoreIndexes(this.conn);
   }
 
+  readerUrl(): string | null {
+    return this.db.memory ? null : `sqlite:${this.db.name}`;
+  }
+
   async getOrSetSetting(key: string, value: string): Promise<string> { return settings.getOrSetSetting(this.conn, key, value); }
 
   async relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {

@@ -129,6 +129,11 @@ export interface ChangeLogStore {
    * first: a crash in between leaves them to be built at the next start (migrate).
    */
   deferIndexes?(backlog: number): Promise<(() => Promise<void>) | null>;
+  /**
+   * A DATABASE_URL by which another thread can read what this store holds (src/storage/index-reads.ts), or null (an
+   * in-memory database): where a bulk load's index updates are computed on another core.
+   */
+  readerUrl?(): string | null;
   // Several servers on one database (issue 16; added for src/changelog/follower.ts and src/services/jobs.ts)
   /**
    * Calls `wake` whenever a writer (any process) announces new change-log entries (with the newest offset it

@@ -3,7 +3,7 @@ import { CharBudgetMap } from '../char-budget-map.js';
 import { deleteChange, SYSTEM_ACTOR, type ChangeRow, type StoredLatest } from '../change-log.js';
 import type { ParsedValues } from '../parsed-values.js';
 import { ASPECT_TABLE, ENTITY_TABLE, type AspectRow } from '../schema.js';
-import { readJson, sameStored, storeJson, storeJsonAsync, type StoredJson } from '../stored-json.js';
+import { readJson, sameStored, storeJson, storeJsonBatch, type StoredJson } from '../stored-json.js';
 import type { AspectKey, AspectUpdate, AspectWrite, AspectWriteResult, LatestAspects, TimeseriesWrite } from '../types.js';
 import { planVersions } from '../version-plan.js';
 import * as changeLog from './change-log.js';
@@ -233,7 +233,8 @@ export class RecentTexts {
 /**
  * Values of a write whose JSON is smaller than this in all are compressed on the event loop's thread: zlib on the
  * thread pool costs about five times the CPU for a value of a few kB (a stream, a hop to the pool and back), which is
- * what a request writing one aspect pays. Larger writes (ingest batches) are compressed on the pool, on the other cores.
+ * what a request writing one aspect pays. Larger writes (ingest batches) are compressed in a worker thread, on another
+ * core (storeJsonBatch).
  */
 const ENCODE_IN_POOL_FROM = 256 * 1024;
 
@@ -256,14 +257,10 @@ interface EncodedValue {
 }
 
 /**
- * Serialises and, where large, compresses the values of a write on libuv's thread pool before the write takes the
- * database lock: the compression of a large batch runs beside the event loop rather than inside the transaction.
+ * Compresses the large values of a write in a worker thread (storeJsonBatch) before the write takes the database lock:
+ * the compression of a large batch runs beside the event loop rather than inside the transaction.
  */
 async function encodeAhead(writes: readonly AspectWrite[], texts: readonly string[]): Promise<Map<AspectWrite, EncodedValue>> {
-  const out = new Map<AspectWrite, EncodedValue>();
-  await Promise.all(writes.map(async (w, i) => {
-    const json = texts[i]!;
-    out.set(w, { json, stored: await storeJsonAsync(json) });
-  }));
-  return out;
+  const stored = await storeJsonBatch(texts);
+  return new Map(writes.map((w, i) => [w, { json: texts[i]!, stored: stored[i]! }]));
 }
