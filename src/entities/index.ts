@@ -275,14 +275,15 @@ export function keyDisagreement(d: EntityDescriptor, u: Urn, sent: Readonly<Reco
  */
 export function urnKeyProblem(d: EntityDescriptor, u: Urn): string | null {
   const fields = d.key.fields;
-  const shape = fields.length > 1 ? `urn:li:${d.name}:(${fields.map((f) => `<${f.name}>`).join(',')})` : `urn:li:${d.name}:<${fields[0]?.name ?? 'id'}>`;
+  // Built only for a message: every write checks its urn.
+  const shape = () => (fields.length > 1 ? `urn:li:${d.name}:(${fields.map((f) => `<${f.name}>`).join(',')})` : `urn:li:${d.name}:<${fields[0]?.name ?? 'id'}>`);
   if (u.raw.trim() !== u.raw) return 'it has leading or trailing white space';
   if (u.raw.includes('\u241f')) return "it contains '\u241f'";
   const key = keyValuesOf(d, u);
-  if (!key) return `a ${d.name} urn has the form ${shape}`;
+  if (!key) return `a ${d.name} urn has the form ${shape()}`;
   for (const f of fields) {
     const v = key[f.name]!;
-    if (f.kind === 'urn' && typeof tryParseUrn(v) === 'string') return `its ${f.name} '${v}' is not a urn (${shape})`;
+    if (f.kind === 'urn' && typeof tryParseUrn(v) === 'string') return `its ${f.name} '${v}' is not a urn (${shape()})`;
     if (f.kind === 'fabric' && !(FABRIC_TYPES as readonly string[]).includes(v)) {
       return `its ${f.name} '${v}' is not an environment (one of ${FABRIC_TYPES.join(', ')})`;
     }

@@ -13,6 +13,8 @@ export const requestLogPlugin = fp(async (app: FastifyInstance, opts: { mode: Re
   app.addHook('onResponse', async (request, reply) => {
     const status = reply.statusCode;
     const level = opts.mode === 'all' || status >= 400 ? 'info' : 'debug';
+    // Most answers log at debug, which a server rarely logs: not even the line is built then.
+    if (!levelEnabled(request.log.level, level)) return;
     const route = request.routeOptions.url;
     const operation = route?.endsWith('/graphql') ? operationName(request) : undefined;
     request.log[level]({
@@ -26,6 +28,14 @@ export const requestLogPlugin = fp(async (app: FastifyInstance, opts: { mode: Re
     }, 'request');
   });
 });
+
+/** pino's levels by name (a logger at one level logs that level and those above it). */
+const LEVEL_VALUES: Readonly<Record<string, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+
+function levelEnabled(loggerLevel: string, level: 'info' | 'debug'): boolean {
+  const at = LEVEL_VALUES[loggerLevel];
+  return at === undefined || LEVEL_VALUES[level]! >= at;
+}
 
 const NAMED_OPERATION = /^\s*(?:#[^\n]*\n\s*)*(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/;
 

@@ -6,6 +6,7 @@ import { ASPECT_TABLE, ENTITY_TABLE, type AspectRow } from '../schema.js';
 import { readJson, sameStored, storeJson, storeJsonBatch, type StoredJson } from '../stored-json.js';
 import type { AspectKey, AspectUpdate, AspectWrite, AspectWriteResult, LatestAspects, TimeseriesWrite } from '../types.js';
 import { planVersions } from '../version-plan.js';
+import type Database from 'better-sqlite3';
 import * as changeLog from './change-log.js';
 import type { SqliteConnection } from './connection.js';
 import * as timeseries from './timeseries.js';
@@ -20,7 +21,34 @@ export class SqliteAspectWrites {
    * compressed values written last, which the store's reads answer from.
    */
   constructor(private readonly conn: SqliteConnection, private readonly latestValues: ParsedValues,
-    private readonly justWritten: RecentTexts) {}
+    private readonly justWritten: RecentTexts) {
+    // Made once: better-sqlite3 builds a transaction function's wrappers each time one is made.
+    const savepoint = conn.db.transaction((write: () => AspectWriteResult[]) => write());
+    this.groupTransaction = conn.db.transaction((group: readonly GroupedWrite[], outcomes: Outcome[]) => {
+      for (const w of group) {
+        // A transaction function called inside a transaction is a savepoint (released, or rolled back on a throw).
+        try {
+          outcomes.push({ ok: true, value: savepoint(w.write) });
+        } catch (error) {
+          // Some failures (an I/O error, a full disk) end the whole transaction: then no write of the group stands.
+          if (!conn.db.inTransaction) throw error;
+          outcomes.push({ ok: false, error });
+        }
+      }
+    });
+  }
+
+  /** One group's transaction: each write in a savepoint of its own, its outcome pushed in order. */
+  private readonly groupTransaction: Database.Transaction<(group: readonly GroupedWrite[], outcomes: Outcome[]) => void>;
+
+  /**
+   * The write's statements, looked up once: conn.stmt finds a statement by its SQL text, which a template literal
+   * builds (and the lookup hashes) anew at every call.
+   */
+  private cachedStatements: ReturnType<typeof writeStatements> | undefined;
+  private get statements(): ReturnType<typeof writeStatements> {
+    return (this.cachedStatements ??= writeStatements(this.conn));
+  }
 
   /** Returns once every write already asked for is committed (or has failed). */
   async drain(): Promise<void> {
@@ -42,14 +70,17 @@ export class SqliteAspectWrites {
 
   /** Under the database's write lock from the read on, so no other writer (or process) comes between. */
   async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
-    const read = this.conn.stmt(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
+    const read = this.statements.readLatestRow;
     return this.grouped(() => {
       const current: LatestAspects = new Map();
+      // The rows read here are the ones the write plans from (nothing else writes under the lock): not read twice.
+      const rows = new Map<string, RawLatest | null>();
       for (const k of keys) {
         const row = read.get(k.urn, k.aspect) as AspectRow | undefined;
+        rows.set(aspectKey(k), row ?? null);
         if (row) addLatest(current, this.latestValues.record(row));
       }
-      return this.writeLocked(checkUpdate(keys, modify(current)), historyCap);
+      return this.writeLocked(checkUpdate(keys, modify(current)), historyCap, undefined, rows);
     });
   }
 
@@ -106,20 +137,9 @@ export class SqliteAspectWrites {
 
   private commitGroup(group: readonly GroupedWrite[]): void {
     if (group.length === 0) return;
-    const outcomes: ({ ok: true; value: AspectWriteResult[] } | { ok: false; error: unknown })[] = [];
+    const outcomes: Outcome[] = [];
     try {
-      this.conn.db.transaction(() => {
-        for (const w of group) {
-          // A transaction function called inside a transaction is a savepoint (released, or rolled back on a throw).
-          try {
-            outcomes.push({ ok: true, value: this.conn.db.transaction(w.write)() });
-          } catch (error) {
-            // Some failures (an I/O error, a full disk) end the whole transaction: then no write of the group stands.
-            if (!this.conn.db.inTransaction) throw error;
-            outcomes.push({ ok: false, error });
-          }
-        }
-      }).immediate();
+      this.groupTransaction.immediate(group, outcomes);
     } catch (error) {
       for (const w of group) w.reject(error);
       return;
@@ -131,16 +151,12 @@ export class SqliteAspectWrites {
   }
 
   /** Writes new versions of aspects, time-series rows and deletions, and logs each change; runs inside a write transaction. */
-  private writeLocked(update: AspectUpdate, historyCap: number, encoded?: ReadonlyMap<AspectWrite, EncodedValue>): AspectWriteResult[] {
-    const getLatest = this.conn.stmt(`SELECT metadata, systemmetadata, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
-    const copyLatest = this.conn.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
-      SELECT urn, aspect, ?, metadata, systemmetadata, createdon, createdby, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`);
-    const upsertRow = this.conn.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
-      systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision`);
-    const touch = this.conn.stmt(`UPDATE ${ASPECT_TABLE} SET systemmetadata = ? WHERE urn = ? AND aspect = ? AND version = 0`);
-    const trim = this.conn.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version > 0 AND version <= ?`);
-    const addEntity = this.conn.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
+  /**
+   * `read`: latest rows this transaction has just read (null: none stored), by aspectKey; the others are read here.
+   */
+  private writeLocked(update: AspectUpdate, historyCap: number, encoded?: ReadonlyMap<AspectWrite, EncodedValue>,
+    read?: ReadonlyMap<string, RawLatest | null>): AspectWriteResult[] {
+    const { getLatest, copyLatest, upsertRow, touch, trim, addEntity } = this.statements;
 
     // The stored form of each value text this call wrote or read, so that the log stores it without compressing again.
     const known = new Map<string, StoredJson>();
@@ -152,13 +168,14 @@ export class SqliteAspectWrites {
     for (const w of update.writes) {
       const k = aspectKey(w);
       if (stored.has(k)) continue;
-      const raw = getLatest.get(w.urn, w.aspect) as RawLatest | undefined;
+      const raw = read?.has(k) ? read.get(k) : getLatest.get(w.urn, w.aspect) as RawLatest | undefined;
       if (!raw) continue;
       const ahead = encoded?.get(w);
-      // The same stored bytes are the same text: a value sent again unchanged is not decompressed to be compared.
-      const metadata = ahead && sameStored(ahead.stored, raw.metadata) ? ahead.json : readJson(raw.metadata);
+      // The same stored bytes are the same text: a value sent again unchanged is not decompressed to be compared, nor
+      // one this process wrote last.
+      const metadata = ahead && sameStored(ahead.stored, raw.metadata) ? ahead.json : this.justWritten.text(w.urn, w.aspect, raw.metadata);
       known.set(metadata, raw.metadata);
-      stored.set(k, { ...raw, metadata });
+      stored.set(k, { metadata, systemmetadata: raw.systemmetadata, revision: raw.revision });
     }
     const plan = planVersions(stored, update.writes, historyCap, (w) => encoded?.get(w)?.json);
     for (const t of plan.touches) touch.run(t.sys, t.urn, t.aspect);
@@ -240,6 +257,25 @@ const ENCODE_IN_POOL_FROM = 256 * 1024;
 
 /** The latest row of an aspect as SQLite stores it (its value possibly compressed). */
 type RawLatest = Omit<StoredLatest, 'metadata'> & { metadata: StoredJson };
+
+/** What a write of a group came to. */
+type Outcome = { ok: true; value: AspectWriteResult[] } | { ok: false; error: unknown };
+
+/** The statements of aspect writes. */
+function writeStatements(conn: SqliteConnection) {
+  return {
+    readLatestRow: conn.stmt(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`),
+    getLatest: conn.stmt(`SELECT metadata, systemmetadata, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`),
+    copyLatest: conn.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+      SELECT urn, aspect, ?, metadata, systemmetadata, createdon, createdby, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`),
+    upsertRow: conn.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
+      systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision`),
+    touch: conn.stmt(`UPDATE ${ASPECT_TABLE} SET systemmetadata = ? WHERE urn = ? AND aspect = ? AND version = 0`),
+    trim: conn.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version > 0 AND version <= ?`),
+    addEntity: conn.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`),
+  };
+}
 
 /** A write waiting for its group's commit; `prepared` settles when its values are encoded. */
 interface GroupedWrite {

@@ -7,6 +7,11 @@ import type { SqliteConnection } from './connection.js';
 
 /** The change log and its subscribers on SQLite: appending, reading and trimming the log, consumers' offsets, webhooks. */
 
+/** Statements of every write and every follower's step, their SQL built once. */
+const INSERT_CHANGE = `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}) VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')})`;
+const CHANGES_AFTER = `SELECT ${changeSelect(false)} FROM ${CHANGE_LOG_TABLE} WHERE seq > ? ORDER BY seq LIMIT ?`;
+const CHANGES_AFTER_WITH_VALUES = `SELECT ${changeSelect(true)} FROM ${CHANGE_LOG_TABLE} WHERE seq > ? ORDER BY seq LIMIT ?`;
+
 type StoredChangeLogRow = Omit<ChangeLogRow, 'value' | 'previous_value'> & { value?: StoredJson | null; previous_value?: StoredJson | null };
 
 /**
@@ -15,7 +20,7 @@ type StoredChangeLogRow = Omit<ChangeLogRow, 'value' | 'previous_value'> & { val
  */
 export function appendChanges(c: SqliteConnection, rows: readonly ChangeRow[], known?: ReadonlyMap<string, StoredJson>): void {
   if (rows.length === 0) return;
-  const insert = c.stmt(`INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}) VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')})`);
+  const insert = c.stmt(INSERT_CHANGE);
   const encode = (text: string | null) => (text === null ? null : known?.get(text) ?? storeJson(text));
   for (const r of rows) {
     const [at, urn, entityType, aspect, changeType, value, previous, ...rest] = r;
@@ -24,8 +29,9 @@ export function appendChanges(c: SqliteConnection, rows: readonly ChangeRow[], k
 }
 
 export function changesAfter(c: SqliteConnection, after: number, limit: number, withValues = false): ChangeRecord[] {
-  const rows = c.stmt(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > ? ORDER BY seq LIMIT ?`)
-    .all(after, limit) as StoredChangeLogRow[];
+  const rows = c.stmt(withValues ? CHANGES_AFTER_WITH_VALUES : CHANGES_AFTER).all(after, limit) as StoredChangeLogRow[];
+  // Without values (what every follower's step reads), the rows are log rows as they are.
+  if (!withValues) return (rows as ChangeLogRow[]).map(toChange);
   return rows.map((r) => toChange({ ...r, value: readJsonOrNull(r.value), previous_value: readJsonOrNull(r.previous_value) }));
 }
 
