@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { systemActor } from '../src/model/actor.js';
 import { AnalyticsService } from '../src/services/analytics.js';
+import { AuthorizedOperations } from '../src/services/authorized-operations.js';
 import { MANAGED_INGESTION_UNAVAILABLE } from '../src/services/ingestion.js';
 import { forEachEngine } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';
@@ -62,6 +63,8 @@ forEachEngine('web app: ingestion sources, secrets, usage events and analytics',
   before(async () => {
     t = await startApp(ctx, { systemClientSecret: 'frontend-secret' });
     t.catalog.analytics = new AnalyticsService(t.catalog.store, t.catalog.search, { now: () => NOW });
+    // The transports reach the analytics through the authorized wrapper, built over the service it replaces.
+    t.catalog.authorized.operations = new AuthorizedOperations({ timeseries: t.catalog.timeseries, analytics: t.catalog.analytics }, t.catalog.policies);
     await seed(t);
   });
   after(async () => t.close());
