@@ -122,10 +122,7 @@ export class ChangeLogService {
   private async bulkCatchUp(): Promise<void> {
     const head = await this.noteStoredPositions();
     const backlog = head - Math.min(head, this.indexes.appliedTo());
-    // Dropping and building the derived tables' indexes takes their tables whole: on PostgreSQL, while no index step
-    // runs (this server's or another's), else the two can deadlock.
-    const alone = <T>(fn: () => Promise<T>): Promise<T> => (this.store.serialIndexStep ? this.store.serialIndexStep(() => fn()) : fn());
-    const restore = await alone(async () => (await this.store.deferIndexes?.(backlog)) ?? null);
+    const restore = await this.store.deferIndexes?.(backlog);
     const url = this.indexWorkers && backlog >= this.bulk.workerFrom ? this.store.readerUrl?.() : null;
     const worker = url ? await IndexWorker.start(url) : null;
     try {
@@ -133,7 +130,7 @@ export class ChangeLogService {
     } finally {
       await worker?.close();
       this.bulk.workerSteps += worker?.computed ?? 0;
-      if (restore) await alone(restore);
+      await restore?.();
     }
   }
 

@@ -209,14 +209,10 @@ export class PostgresStore implements Store {
 
   async getLatest(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>> {
     const out = new Map<string, Map<string, AspectRecord>>();
-    if (urns.length === 0 || (aspects && aspects.length === 0)) return out;
-    const { rows } = aspects
-      ? await this.query(`SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn = ANY($1) AND aspect = ANY($2)`,
-        [urns, aspects])
-      : await this.query(`SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn = ANY($1)`, [urns]);
-    for (const row of rows as AspectRow[]) addLatest(out, this.latestValues.record(row));
+    for (const row of await reads.latestRows(this.conn, urns, aspects)) addLatest(out, this.latestValues.record(row));
     return out;
   }
+
 
   getVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null> { return reads.getVersion(this.conn, urn, aspect, version); }
   listVersions(urn: string, aspect: string): Promise<AspectRecord[]> { return reads.listVersions(this.conn, urn, aspect); }
@@ -316,8 +312,10 @@ export class PostgresStore implements Store {
 
   async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
     if (!worthDeferring(backlog, await this.countSearchDocs())) return null;
-    await bulk.dropDeferredIndexes(this.conn);
-    return () => this.tx((c) => bulk.restoreIndexes(c));
+    // Dropping and building them takes the derived tables whole: while no index step runs (this server's or another's),
+    // else the two can deadlock.
+    await this.serialIndexStep(() => bulk.dropDeferredIndexes(this.conn));
+    return () => this.serialIndexStep(() => this.tx((c) => bulk.restoreIndexes(c)));
   }
 
   readerUrl(): string | null {

@@ -35,9 +35,6 @@ import type {
 /** How often externalWrites really looks (ms). */
 const EXTERNAL_WRITES_CHECK_MS = 5;
 
-/** SQLite has a limit on bound parameters; chunk IN-lists well below it. */
-const CHUNK = 500;
-
 /**
  * better-sqlite3 in WAL mode: one connection, synchronous calls wrapped in the async Store contract.
  * synchronous=NORMAL in WAL keeps every committed transaction across a process crash (kill -9).
@@ -128,19 +125,10 @@ export class SqliteStore implements Store {
 
   async getLatest(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>> {
     const out = new Map<string, Map<string, AspectRecord>>();
-    for (let i = 0; i < urns.length; i += CHUNK) {
-      const chunk = urns.slice(i, i + CHUNK);
-      let sql = `SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn IN (${chunk.map(() => '?').join(',')})`;
-      const params: unknown[] = [...chunk];
-      if (aspects) {
-        if (aspects.length === 0) continue;
-        sql += ` AND aspect IN (${aspects.map(() => '?').join(',')})`;
-        params.push(...aspects);
-      }
-      for (const row of this.stmt(sql).all(...params) as AspectRow[]) addLatest(out, this.latestValues.record(row));
-    }
+    for (const row of reads.latestRows(this.conn, urns, aspects)) addLatest(out, this.latestValues.record(row));
     return out;
   }
+
 
   async getVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null> {
     return reads.getVersion(this.conn, urn, aspect, version);

@@ -24,10 +24,22 @@ export async function listVersions(db: PostgresConnection, urn: string, aspect: 
   return (rows as AspectRow[]).map(toRecord);
 }
 
-export async function existing(db: PostgresConnection, urns: readonly string[]): Promise<Set<string>> {
+export async function existing(db: Pick<PostgresConnection, 'query'>, urns: readonly string[]): Promise<Set<string>> {
   if (urns.length === 0) return new Set();
   const { rows } = await db.query(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY($1)`, [urns]);
   return new Set(rows.map((r) => r.urn as string));
+}
+
+/**
+ * The latest rows (version 0) of the given aspects (all when omitted) of many entities, in one statement: what the
+ * store's getLatest and a worker's index reads (src/storage/index-reads.ts) each turn into records.
+ */
+export async function latestRows(db: Pick<PostgresConnection, 'query'>, urns: readonly string[], aspects?: readonly string[]): Promise<AspectRow[]> {
+  if (urns.length === 0 || aspects?.length === 0) return [];
+  const { rows } = aspects
+    ? await db.query(`SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn = ANY($1) AND aspect = ANY($2)`, [urns, aspects])
+    : await db.query(`SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn = ANY($1)`, [urns]);
+  return rows as AspectRow[];
 }
 
 export async function listEntities(db: PostgresConnection, opts: { entityType?: string; start?: number; count?: number; after?: string }): Promise<EntityRow[]> {

@@ -27,13 +27,33 @@ export function listVersions(c: SqliteConnection, urn: string, aspect: string): 
   return rows.map(toRecord);
 }
 
-export function existing(c: SqliteConnection, urns: readonly string[]): Set<string> {
+export function existing(c: Pick<SqliteConnection, 'stmt'>, urns: readonly string[]): Set<string> {
   const out = new Set<string>();
   for (let i = 0; i < urns.length; i += CHUNK) {
     const chunk = urns.slice(i, i + CHUNK);
     const rows = c.stmt(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn IN (${chunk.map(() => '?').join(',')})`)
       .pluck().all(...chunk) as string[];
     for (const u of rows) out.add(u);
+  }
+  return out;
+}
+
+/**
+ * The latest rows (version 0) of the given aspects (all when omitted) of many entities, in chunks of CHUNK urns: what
+ * the store's getLatest and a worker's index reads (src/storage/index-reads.ts) each turn into records.
+ */
+export function latestRows(c: Pick<SqliteConnection, 'stmt'>, urns: readonly string[], aspects?: readonly string[]): AspectRow[] {
+  const out: AspectRow[] = [];
+  if (aspects?.length === 0) return out;
+  for (let i = 0; i < urns.length; i += CHUNK) {
+    const chunk = urns.slice(i, i + CHUNK);
+    let sql = `SELECT * FROM ${ASPECT_TABLE} WHERE version = 0 AND urn IN (${chunk.map(() => '?').join(',')})`;
+    const params: unknown[] = [...chunk];
+    if (aspects) {
+      sql += ` AND aspect IN (${aspects.map(() => '?').join(',')})`;
+      params.push(...aspects);
+    }
+    out.push(...(c.stmt(sql).all(...params) as AspectRow[]));
   }
   return out;
 }
