@@ -2,6 +2,7 @@
 // that failed or was cancelled and every hook that failed, with its whole name. A failing `after` hook of a suite
 // counts as neither a failed nor a cancelled test in the closing "# fail" and "# cancelled" lines, yet makes the run
 // exit 1; this list says which one it was.
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 function kind(error) {
@@ -28,9 +29,14 @@ export default async function* summary(source) {
   let open = [];
   let files = new Set();
   const done = [];
+  /** Seconds of top-level tests per test file: run-tests.js starts the slowest files first (TEST_DURATIONS_OUT). */
+  const seconds = new Map();
+  let topSeconds = 0;
   /** A suite declared by a helper (forEachEngine) is located in the helper: name the test file its tests are in. */
   const close = (fallback) => {
     const file = [...files].find((f) => /\.test\.[cm]?[jt]s$/.test(f)) ?? fallback;
+    if (file) seconds.set(file, (seconds.get(file) ?? 0) + topSeconds);
+    topSeconds = 0;
     done.push(...open.map((item) => ({ ...item, file })));
     open = [];
     files = new Set();
@@ -48,9 +54,16 @@ export default async function* summary(source) {
     if (event.type === 'test:fail' && details?.error?.failureType !== 'subtestsFailed') {
       open.push({ names: [name], level: nesting, kind: kind(details?.error), why: firstLine(details?.error) });
     }
-    if (nesting === 0) close(file);
+    if (nesting === 0) {
+      topSeconds = (details?.duration_ms ?? 0) / 1000;
+      close(file);
+    }
   }
   close('');
+  if (process.env.TEST_DURATIONS_OUT) {
+    const rel = [...seconds].map(([f, s]) => [path.relative(process.cwd(), f), Math.round(s * 10) / 10]).sort((a, b) => b[1] - a[1]);
+    writeFileSync(process.env.TEST_DURATIONS_OUT, JSON.stringify(Object.fromEntries(rel), null, 1) + '\n');
+  }
   if (done.length === 0) return;
   yield `\n# not passed: ${done.length} (failed or cancelled tests, failed hooks)\n`;
   for (const item of done) {
