@@ -134,6 +134,14 @@ export interface ChangeLogStore {
    * in-memory database): where a bulk load's index updates are computed on another core.
    */
   readerUrl?(): string | null;
+  /**
+   * This process's own log entries: `listener` hears the entries (without values) of each aspect write of this store
+   * right after its transaction commits, in commit order. Other writes (deletions of entities, time-series ranges)
+   * are not handed on: the log is read for them.
+   */
+  onOwnEntries?(listener: (entries: readonly ChangeRecord[]) => void): void;
+  /** The newest offset any write of this store appended (committed or not); 0 before the first. */
+  newestOwnEntry?(): number;
   // Several servers on one database (issue 16; added for src/changelog/follower.ts and src/services/jobs.ts)
   /**
    * Calls `wake` whenever a writer (any process) announces new change-log entries (with the newest offset it

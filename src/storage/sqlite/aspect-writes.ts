@@ -4,7 +4,7 @@ import { deleteChange, SYSTEM_ACTOR, type ChangeRow, type StoredLatest } from '.
 import type { ParsedValues } from '../parsed-values.js';
 import { ASPECT_TABLE, ENTITY_TABLE, type AspectRow } from '../schema.js';
 import { readJson, sameStored, storeJson, storeJsonBatch, type StoredJson } from '../stored-json.js';
-import type { AspectKey, AspectUpdate, AspectWrite, AspectWriteResult, LatestAspects, TimeseriesWrite } from '../types.js';
+import type { AspectKey, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, LatestAspects, TimeseriesWrite } from '../types.js';
 import { planVersions } from '../version-plan.js';
 import type Database from 'better-sqlite3';
 import * as changeLog from './change-log.js';
@@ -24,12 +24,15 @@ export class SqliteAspectWrites {
     private readonly justWritten: RecentTexts) {
     // Made once: better-sqlite3 builds a transaction function's wrappers each time one is made.
     const savepoint = conn.db.transaction((write: () => AspectWriteResult[]) => write());
-    this.groupTransaction = conn.db.transaction((group: readonly GroupedWrite[], outcomes: Outcome[]) => {
+    this.groupTransaction = conn.db.transaction((group: readonly GroupedWrite[], outcomes: Outcome[], entries: ChangeRecord[]) => {
       for (const w of group) {
+        const logged = entries.length;
         // A transaction function called inside a transaction is a savepoint (released, or rolled back on a throw).
         try {
           outcomes.push({ ok: true, value: savepoint(w.write) });
         } catch (error) {
+          // Its log entries went with it (their offsets are given again to the writes after it).
+          entries.length = logged;
           // Some failures (an I/O error, a full disk) end the whole transaction: then no write of the group stands.
           if (!conn.db.inTransaction) throw error;
           outcomes.push({ ok: false, error });
@@ -38,8 +41,10 @@ export class SqliteAspectWrites {
     });
   }
 
-  /** One group's transaction: each write in a savepoint of its own, its outcome pushed in order. */
-  private readonly groupTransaction: Database.Transaction<(group: readonly GroupedWrite[], outcomes: Outcome[]) => void>;
+  /** One group's transaction: each write in a savepoint of its own, its outcome pushed in order, its log entries too. */
+  private readonly groupTransaction: Database.Transaction<(group: readonly GroupedWrite[], outcomes: Outcome[], entries: ChangeRecord[]) => void>;
+  /** The log entries of the group being written (what the follower hears once it commits). */
+  private groupEntries: ChangeRecord[] | undefined;
 
   /**
    * The write's statements, looked up once: conn.stmt finds a statement by its SQL text, which a template literal
@@ -138,12 +143,18 @@ export class SqliteAspectWrites {
   private commitGroup(group: readonly GroupedWrite[]): void {
     if (group.length === 0) return;
     const outcomes: Outcome[] = [];
+    const entries: ChangeRecord[] = [];
+    this.groupEntries = entries;
     try {
-      this.groupTransaction.immediate(group, outcomes);
+      this.groupTransaction.immediate(group, outcomes, entries);
     } catch (error) {
       for (const w of group) w.reject(error);
       return;
+    } finally {
+      this.groupEntries = undefined;
     }
+    // Committed: the follower hears its entries before any of its writers answers (src/changelog/service.ts).
+    this.conn.own?.committed(entries);
     group.forEach((w, i) => {
       const o = outcomes[i]!;
       if (o.ok) w.resolve(o.value); else w.reject(o.error);
@@ -197,7 +208,7 @@ export class SqliteAspectWrites {
     timeseries.upsertTimeseriesRows(this.conn, update.timeseries ?? [], log, known);
     for (const d of update.deletes ?? []) this.deleteAspectRows(d.urn, [d.aspect], d.actor, log);
     for (const d of update.timeseriesDeletes ?? []) timeseries.deleteTimeseriesRows(this.conn, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
-    changeLog.appendChanges(this.conn, log, known);
+    changeLog.appendChanges(this.conn, log, known, this.groupEntries);
     return results;
   }
 
