@@ -135,9 +135,9 @@ export interface ChangeLogStore {
    */
   readerUrl?(): string | null;
   /**
-   * This process's own log entries: `listener` hears the entries (without values) of each aspect write of this store
-   * right after its transaction commits, in commit order. Other writes (deletions of entities, time-series ranges)
-   * are not handed on: the log is read for them.
+   * This process's own log entries: `listener` hears the entries (without values) of this store's write transactions
+   * right after each commits, in commit order (SQLite: its aspect writes' group commits; PostgreSQL: each transaction
+   * whose entries it knows). Entries not handed on are read from the log as those of other processes are.
    */
   onOwnEntries?(listener: (entries: readonly ChangeRecord[]) => void): void;
   /** The newest offset any write of this store appended (committed or not); 0 before the first. */
