@@ -137,9 +137,12 @@ export class EntityService {
     const now = Date.now();
     // System metadata as DataHub stores it and sends it in the change log: the one sent, else a default (see below).
     const versionedSys = (i: ChangeItem) => withLastRunId(withDefaultSystemMetadata(i.systemMetadata, now));
-    // DataHub writes the key aspect of every entity it has not seen; so do we (identical writes are no-ops).
+    // DataHub writes the key aspect of every entity it has not seen; so do we (identical writes are no-ops). Whether the
+    // entity exists is decided by the write itself, in its transaction (onlyNewEntity), unless the batch sends that
+    // key aspect too: then it is asked first, so that a sent key aspect of an entity that exists is written as sent.
     const newUrns = [...new Set(input.filter((i) => i.changeType !== 'DELETE').map((i) => i.urn))];
-    const known = newUrns.length ? await this.store.existing(newUrns) : new Set<string>();
+    const sendsKey = new Set(input.filter((i) => i.changeType !== 'DELETE' && i.aspect === entityDescriptor(i.entityType)!.key.name).map((i) => i.urn));
+    const known = sendsKey.size ? await this.store.existing([...sendsKey]) : new Set<string>();
     const keyWrites: AspectWrite[] = [];
     const firstOf = new Map<string, ChangeItem>();
     for (const i of input) if (i.changeType !== 'DELETE' && !firstOf.has(i.urn)) firstOf.set(i.urn, i);
@@ -149,7 +152,10 @@ export class EntityService {
       const d = entityDescriptor(u.entityType)!;
       const key = keyValuesOf(d, u);
       // With the system metadata of the (first) proposal that brought it, as DataHub derives it from that proposal.
-      if (key) keyWrites.push({ urn, entityType: d.name, aspect: d.key.name, value: { ...key }, systemMetadata: versionedSys(firstOf.get(urn)!), actor: actor.urn, time: now });
+      if (key) {
+        keyWrites.push({ urn, entityType: d.name, aspect: d.key.name, value: { ...key }, systemMetadata: versionedSys(firstOf.get(urn)!), actor: actor.urn,
+          time: now, ...(sendsKey.has(urn) ? {} : { onlyNewEntity: true }) });
+      }
     }
     const keyWritten = new Set(keyWrites.map((w) => w.urn));
     const plan = (items: ChangeItem[]) => {

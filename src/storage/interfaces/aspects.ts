@@ -28,6 +28,11 @@ export interface AspectWrite {
   actor: string;
   /** Write time in ms; defaults to now. */
   time?: number;
+  /**
+   * Written only if the entity does not exist when the write runs (no row in the entity table), decided in its
+   * transaction: the key aspect DataHub writes for an entity it has not seen. Left out of the results when not written.
+   */
+  onlyNewEntity?: boolean;
 }
 
 /** One aspect of one entity, whether or not a value is stored for it. */

@@ -109,6 +109,8 @@ export class PostgresAspectWrites {
     const readLater = new Map<string, number>();
     for (const w of group) for (const k of new Set(w.keys.map(aspectKey))) readLater.set(k, (readLater.get(k) ?? 0) + 1);
 
+    // Whether each entity a write for new entities only names exists, as the writes so far leave it (read once).
+    const entityExists = new Map<string, boolean>();
     const outcomes: Outcome[] = new Array(group.length);
     let run: { update: Required<AspectUpdate>; members: { index: number; writes: number }[]; historyCap: number; known?: Map<string, StoredLatest> } | undefined;
     let firstRun = true;
@@ -138,6 +140,17 @@ export class PostgresAspectWrites {
         outcomes[index] = { ok: false, error };
         continue;
       }
+      if (update.writes.some((x) => x.onlyNewEntity)) {
+        const unknown = [...new Set(update.writes.filter((x) => x.onlyNewEntity && !entityExists.has(x.urn)).map((x) => x.urn))];
+        if (unknown.length) {
+          const { rows } = await c.query(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY($1)`, [unknown]);
+          for (const u of unknown) entityExists.set(u, false);
+          for (const r of rows) entityExists.set(r.urn as string, true);
+        }
+        update = { ...update, writes: update.writes.filter((x) => !x.onlyNewEntity || entityExists.get(x.urn) === false) };
+      }
+      for (const x of update.writes) entityExists.set(x.urn, true);
+      for (const x of update.timeseries ?? []) entityExists.set(x.urn, true);
       const deletes = (update.deletes?.length ?? 0) + (update.timeseriesDeletes?.length ?? 0) > 0;
       if (run && (deletes || run.historyCap !== w.historyCap || run.update.deletes.length + run.update.timeseriesDeletes.length > 0)) await flush();
       if (!run) {

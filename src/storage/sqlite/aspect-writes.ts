@@ -174,9 +174,12 @@ export class SqliteAspectWrites {
     // Entities whose row this call makes sure of, once each (an ingest batch writes a dozen aspects of each entity).
     const entities = new Map<string, [string, number]>();
     for (const w of update.writes) if (!entities.has(w.urn)) entities.set(w.urn, [w.entityType, w.time ?? Date.now()]);
-    for (const [urn, [type, on]] of entities) addEntity.run(urn, type, on);
+    const created = new Set<string>();
+    for (const [urn, [type, on]] of entities) if (addEntity.run(urn, type, on).changes === 1) created.add(urn);
+    // A write for new entities only goes when this call made its entity's row.
+    const writes = update.writes.some((w) => w.onlyNewEntity) ? update.writes.filter((w) => !w.onlyNewEntity || created.has(w.urn)) : update.writes;
     const stored = new Map<string, StoredLatest>();
-    for (const w of update.writes) {
+    for (const w of writes) {
       const k = aspectKey(w);
       if (stored.has(k)) continue;
       const raw = read?.has(k) ? read.get(k) : getLatest.get(w.urn, w.aspect) as RawLatest | undefined;
@@ -188,12 +191,12 @@ export class SqliteAspectWrites {
       known.set(metadata, raw.metadata);
       stored.set(k, { metadata, systemmetadata: raw.systemmetadata, revision: raw.revision });
     }
-    const plan = planVersions(stored, update.writes, historyCap, (w) => encoded?.get(w)?.json);
+    const plan = planVersions(stored, writes, historyCap, (w) => encoded?.get(w)?.json);
     for (const t of plan.touches) touch.run(t.sys, t.urn, t.aspect);
     for (const m of plan.copies) copyLatest.run(m.version, m.urn, m.aspect);
     for (const t of plan.trims) trim.run(t.urn, t.aspect, t.upto);
     const ahead = new Map<string, StoredJson>();
-    for (const w of update.writes) {
+    for (const w of writes) {
       const e = encoded?.get(w);
       if (e) ahead.set(e.json, e.stored);
     }
