@@ -238,17 +238,19 @@ export class EntityService {
    */
   async editExisting<const As extends readonly AnyAspect[]>(urn: string, aspects: As,
     modify: (current: AspectValues<As[number]>) => AspectWrites<As[number]> | null, actor: Actor): Promise<void> {
-    const u = await this.requireExists(urn);
-    await this.editChecked(u.raw, aspects, modify, actor);
+    await this.editChecked(parseUrn(urn).raw, aspects, modify, actor, { mustExist: true });
   }
 
-  /** editExisting of an entity the caller has just found to exist (`urn` as parseUrn gives it back). */
+  /**
+   * editExisting of an entity the caller has just found to exist (`urn` as parseUrn gives it back), or, with
+   * `mustExist`, that the write finds to exist in its own transaction (404 otherwise, before `modify` runs).
+   */
   async editChecked<const As extends readonly AnyAspect[]>(urn: string, aspects: As,
-    modify: (current: AspectValues<As[number]>) => AspectWrites<As[number]> | null, actor: Actor): Promise<void> {
-    await this.edit(new Map([[urn, aspects]]), (current) => {
-      const next = modify(current.get(urn)!);
-      return new Map(next ? [[urn, next]] : []);
-    }, actor);
+    modify: (current: AspectValues<As[number]>) => AspectWrites<As[number]> | null, actor: Actor, opts: { mustExist?: boolean } = {}): Promise<void> {
+    await this.editByName(new Map([[urn, aspects.map((a) => a.name)]]), (current) => {
+      const next = modify(valuesOf<As[number]>(current.get(urn)!));
+      return new Map(next ? [[urn, next as Readonly<Record<string, unknown>>]] : []);
+    }, actor, opts.mustExist ? [urn] : undefined);
   }
 
   /**
@@ -263,7 +265,8 @@ export class EntityService {
 
   /** edit by aspect names, the values as records (validated before they are written). */
   private async editByName(targets: ReadonlyMap<string, readonly string[]>,
-    modify: (current: Map<string, Map<string, unknown>>) => Map<string, Readonly<Record<string, unknown>>>, actor: Actor): Promise<void> {
+    modify: (current: Map<string, Map<string, unknown>>) => Map<string, Readonly<Record<string, unknown>>>, actor: Actor,
+    mustExist?: readonly string[]): Promise<void> {
     const keys = [...targets].flatMap(([urn, aspects]) => aspects.map((aspect) => ({ urn, aspect })));
     const now = Date.now();
     const touched = new Map<string, string>();
@@ -281,7 +284,7 @@ export class EntityService {
         }
       }
       return { writes };
-    }, this.historyCap);
+    }, this.historyCap, mustExist);
     if (results.length === 0) return;
     this.notifyWritten(touched.values());
     await this.committed();

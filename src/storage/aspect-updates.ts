@@ -1,4 +1,4 @@
-import { preconditionFailed } from '../errors.js';
+import { notFound, preconditionFailed } from '../errors.js';
 import { canonicalJson } from '../model/wire-format.js';
 import type { StoredLatest } from './change-log.js';
 import type { AspectKey, AspectRecord, AspectUpdate, LatestAspects } from './types.js';
@@ -25,6 +25,9 @@ export function addLatest(out: LatestAspects, rec: AspectRecord): void {
   if (!m) out.set(rec.urn, (m = new Map()));
   m.set(rec.aspect, rec);
 }
+
+/** The error of an update whose entity must exist and does not (updateAspects' `mustExist`). */
+export const entityMissing = (urn: string) => notFound(`Entity ${urn} does not exist`, { urn });
 
 /** Checks that an update writes only aspects it locked (a programming error otherwise), and returns it. */
 export function checkUpdate(keys: readonly AspectKey[], update: AspectUpdate): AspectUpdate {

@@ -210,8 +210,9 @@ export class PostgresStore implements Store {
   }
 
   /** Under the aspects' locks from the read on, so no other writer (of any server) comes between. */
-  updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
-    return this.writes.updateAspects(keys, modify, historyCap);
+  updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number,
+    mustExist?: readonly string[]): Promise<AspectWriteResult[]> {
+    return this.writes.updateAspects(keys, modify, historyCap, mustExist);
   }
 
   async getLatest(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>> {

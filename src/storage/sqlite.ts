@@ -121,8 +121,9 @@ export class SqliteStore implements Store {
   }
 
   /** Under the database's write lock from the read on, so no other writer (or process) comes between. */
-  updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
-    return this.writes.updateAspects(keys, modify, historyCap);
+  updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number,
+    mustExist?: readonly string[]): Promise<AspectWriteResult[]> {
+    return this.writes.updateAspects(keys, modify, historyCap, mustExist);
   }
 
   async getLatest(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>> {

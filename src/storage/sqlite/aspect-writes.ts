@@ -1,4 +1,4 @@
-import { addLatest, aspectKey, checkUpdate } from '../aspect-updates.js';
+import { addLatest, aspectKey, checkUpdate, entityMissing } from '../aspect-updates.js';
 import { CharBudgetMap } from '../char-budget-map.js';
 import { deleteChange, SYSTEM_ACTOR, type ChangeRow, type StoredLatest } from '../change-log.js';
 import type { ParsedValues } from '../parsed-values.js';
@@ -74,9 +74,11 @@ export class SqliteAspectWrites {
   }
 
   /** Under the database's write lock from the read on, so no other writer (or process) comes between. */
-  async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
-    const read = this.statements.readLatestRow;
+  async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number,
+    mustExist?: readonly string[]): Promise<AspectWriteResult[]> {
+    const { readLatestRow: read, entityExists } = this.statements;
     return this.grouped(() => {
+      for (const urn of mustExist ?? []) if (entityExists.get(urn) === undefined) throw entityMissing(urn);
       const current: LatestAspects = new Map();
       // The rows read here are the ones the write plans from (nothing else writes under the lock): not read twice.
       const rows = new Map<string, RawLatest | null>();
@@ -288,6 +290,7 @@ function writeStatements(conn: SqliteConnection) {
     touch: conn.stmt(`UPDATE ${ASPECT_TABLE} SET systemmetadata = ? WHERE urn = ? AND aspect = ? AND version = 0`),
     trim: conn.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version > 0 AND version <= ?`),
     addEntity: conn.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`),
+    entityExists: conn.stmt(`SELECT 1 FROM ${ENTITY_TABLE} WHERE urn = ?`).pluck(),
   };
 }
 
