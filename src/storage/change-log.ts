@@ -88,9 +88,16 @@ export class OwnEntries {
     this.listeners.push(listener);
   }
 
-  /** A transaction's entries, once it has committed (oldest first). */
+  /** A transaction's entries, once it has committed (oldest first). A listener that throws fails no write. */
   committed(entries: readonly ChangeRecord[]): void {
-    if (entries.length) for (const l of this.listeners) l(entries);
+    if (entries.length === 0) return;
+    for (const l of this.listeners) {
+      try {
+        l(entries);
+      } catch (e) {
+        process.emitWarning(`a change-log listener failed on this process's own entries: ${String(e)}`);
+      }
+    }
   }
 }
 
