@@ -51,6 +51,16 @@ forEachEngine('GraphQL: errors', (ctx) => {
     await expectNothingWritten();
   });
 
+  test('updateDescription of a column of a missing dataset is 404 for the dataset, before the column, and writes nothing', async () => {
+    const res = await t.graphql(`mutation { updateDescription(input: { description: "x", resourceUrn: "${MISSING}",
+      subResource: "no_such_column", subResourceType: DATASET_FIELD }) }`);
+    assert.deepEqual(res.body.errors.map((e: any) => [e.message, e.extensions.code, e.extensions.type]),
+      [[`Entity ${MISSING} does not exist`, 404, 'NOT_FOUND']]);
+    assert.deepEqual(res.body.data, { updateDescription: null });
+    await expectNothingWritten();
+    assert.deepEqual(await t.catalog.entities.getLatest(MISSING), new Map());
+  });
+
   test('createTag with an existing id is CONFLICT (409) and the original is untouched', async () => {
     await t.graphql('mutation { createTag(input: { id: "dup", name: "Original", description: "first" }) }');
     const res = await t.graphql('mutation { createTag(input: { id: "dup", name: "Second" }) }');

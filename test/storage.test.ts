@@ -78,6 +78,23 @@ forEachEngine('aspect store', (ctx) => {
     assert.equal(res[0]!.changed, false);
   });
 
+  test('nested key order makes no version; a change anywhere in the value does', async () => {
+    const DS = ds('nested_order');
+    const write = async (value: unknown) => (await store.writeAspects([{ urn: DS, entityType: 'dataset', aspect: 'institutionalMemory', value,
+      actor: ACTOR }], 20))[0]!.changed;
+    const link = (url: string) => ({ url, description: 'd', createStamp: { time: 1, actor: ACTOR } });
+    assert.equal(await write({ elements: [link('https://a'), link('https://b')] }), true);
+    // The same value, every object's keys in another order.
+    assert.equal(await write({ elements: [{ createStamp: { actor: ACTOR, time: 1 }, description: 'd', url: 'https://a' },
+      { description: 'd', url: 'https://b', createStamp: { actor: ACTOR, time: 1 } }] }), false);
+    // Elements in another order, a nested value changed, a key added, a key removed: each a new version.
+    assert.equal(await write({ elements: [link('https://b'), link('https://a')] }), true);
+    assert.equal(await write({ elements: [link('https://b'), { ...link('https://a'), createStamp: { time: 2, actor: ACTOR } }] }), true);
+    assert.equal(await write({ elements: [link('https://b'), { ...link('https://a'), createStamp: { time: 2, actor: ACTOR, impersonator: ACTOR } }] }), true);
+    assert.equal(await write({ elements: [link('https://b'), { url: 'https://a', createStamp: { time: 2, actor: ACTOR, impersonator: ACTOR } }] }), true);
+    assert.equal((await store.listVersions(DS, 'institutionalMemory')).length, 5);
+  });
+
   test('a new value moves the old latest into history: v1 oldest, higher newer', async () => {
     const DS = ds('history');
     for (let i = 1; i <= 3; i++) {

@@ -49,6 +49,19 @@ export class ChangeLogService {
   constructor(readonly store: Store, private readonly indexDelayMs: number) {
     this.indexes = new IndexSet(store);
     this.bulk = { step: BULK_STEP, workerFrom: store.engine === 'postgres' ? Infinity : 2 * BULK_STEP, workerSteps: 0 };
+    store.onOwnEntries?.((entries) => this.heardOwn(entries));
+  }
+
+  /**
+   * This process's own entries, handed on by the store as their transaction commits: the listeners hear them without
+   * a read of the log when they follow on from what this process has read. Otherwise (another process's entries came
+   * between, a read is under way) they are left to the read that afterCommit makes.
+   */
+  private heardOwn(entries: readonly ChangeRecord[]): void {
+    const followed = this.followed;
+    if (followed === null || this.following || entries[0]!.seq !== followed + 1) return;
+    this.followed = entries[entries.length - 1]!.seq;
+    for (const l of this.listeners) l(entries);
   }
 
   /** The derived indexes by name. */
@@ -98,7 +111,9 @@ export class ChangeLogService {
    */
   async afterCommit(opts: { bulk?: boolean } = {}): Promise<void> {
     if (this.fault === 'kill-after-commit') process.kill(process.pid, 'SIGKILL');
-    await this.follow();
+    // The log is read unless the listeners heard every entry this process appended as it committed (heardOwn).
+    const own = this.store.newestOwnEntry?.();
+    if (own === undefined || this.followed === null || this.followed < own) await this.follow();
     if (this.followed !== null && this.followed > this.wanted) this.wanted = this.followed;
     if (opts.bulk) {
       await this.bulkCatchUp();

@@ -64,7 +64,12 @@ export interface GraphQLEngine {
    */
   execute(request: FastifyRequest, reply: FastifyReply, descriptionLayer: DescriptionLayer, query: string, variables: unknown,
     operationName: unknown): Promise<GraphQLResponse>;
+  /** Whether the operation the request runs is a mutation (false when the document does not parse: execute says why). */
+  isMutation(query: string, operationName: unknown): boolean;
 }
+
+/** Documents whose operations' kinds are kept (then forgotten all at once): the same few are sent again and again. */
+const KINDS_KEPT = 1_000;
 
 /**
  * Builds the schema and its executor. `pause` runs between the steps (each a few tens of milliseconds of CPU), so
@@ -152,5 +157,23 @@ export async function createGraphQLEngine(catalog: Catalog, log: FastifyBaseLogg
         classification: 'DataFetchingException' } }], data: null, extensions: {} };
     }
   };
-  return { execute };
+  const kinds = new Map<string, Map<string, string>>();
+  const isMutation = (query: string, operationName: unknown): boolean => {
+    let byName = kinds.get(query);
+    if (!byName) {
+      byName = new Map();
+      try {
+        const ops = parse(query, { maxTokens: LIMITS.tokens }).definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+        for (const op of ops) if (op.name && !byName.has(op.name.value)) byName.set(op.name.value, op.operation);
+        // No operation name given: the document's only operation.
+        if (ops.length === 1) byName.set('', ops[0]!.operation);
+      } catch {
+        // Not parsed: not a mutation to us, and execute reports the syntax error.
+      }
+      if (kinds.size >= KINDS_KEPT) kinds.clear();
+      kinds.set(query, byName);
+    }
+    return byName.get(typeof operationName === 'string' ? operationName : '') === 'mutation';
+  };
+  return { execute, isMutation };
 }

@@ -50,6 +50,9 @@ export async function graphqlFeature({ buildAfterListen = false }: { buildAfterL
         throw badRequest("'operationName' must be a string");
       }
       reply.type('application/json; charset=utf-8');
+      const { execute, isMutation } = await engine();
+      // A mutation's answer is never reused: it is run at once, without the bookkeeping of reusable answers.
+      if (isMutation(query, operationName)) return execute(request, reply, descriptionLayer, query, variables, operationName);
       const responses = catalog.responses;
       let key: string | undefined;
       if (responses.enabled) {
@@ -63,7 +66,6 @@ export async function graphqlFeature({ buildAfterListen = false }: { buildAfterL
           return kept.body;
         }
       }
-      const { execute } = await engine();
       const mark = responses.mark();
       const { record, result } = recordingReads(() => execute(request, reply, descriptionLayer, query, variables, operationName));
       const response = await result;

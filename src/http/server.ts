@@ -58,8 +58,10 @@ export async function buildServer(catalog: Catalog, opts: ServerOptions = {}): P
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ status: 404, code: 'NOT_FOUND', message: `No route for ${request.method} ${request.url.split('?')[0]}` }));
 
-  // First: every later hook and handler runs in the request's read context (replica or primary).
-  await app.register(readRoutingPlugin);
+  // First: every later hook and handler runs in the request's read context (replica or primary). Only with read
+  // replicas: without them every read goes to the primary anyway, and the context (an AsyncLocalStorage) would make
+  // every promise of every request pay Node's async hooks.
+  if (catalog.readReplicas) await app.register(readRoutingPlugin);
   await app.register(requestLogPlugin, { mode: catalog.config.requestLog });
   await app.register(authPlugin, { catalog });
   // GET /metrics, and every request observed (src/http/metrics.ts).

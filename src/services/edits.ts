@@ -216,8 +216,8 @@ export class EditService {
 
   async updateDescription(input: { description: string; resourceUrn: string; subResourceType?: string | null; subResource?: string | null }, actor: Actor) {
     const u = parseUrn(input.resourceUrn);
-    await this.entities.requireExists(u.raw); // first: a missing entity is a 404 whatever else is wrong
     const now = Date.now();
+    // First: a missing entity is a 404 whatever else is wrong (here the write finds it missing, before the field).
     if (u.entityType === 'dataset' && input.subResourceType === 'DATASET_FIELD' && input.subResource) {
       const field = input.subResource;
       await this.entities.editChecked(u.raw, [schemaMetadata, editableSchemaMetadata], (current) => {
@@ -225,9 +225,10 @@ export class EditService {
         const esm = changeColumn(current.get('editableSchemaMetadata') ?? { editableSchemaFieldInfo: [] }, field,
           (entry) => ({ ...entry, description: input.description }));
         return { editableSchemaMetadata: stamped(esm, actor, now) };
-      }, actor);
+      }, actor, { mustExist: true });
       return;
     }
+    await this.entities.requireExists(u.raw);
     if (input.subResourceType && u.entityType !== 'dataset') throw badRequest(`subResourceType ${input.subResourceType} applies to datasets only`);
     // Where the documentation of each entity type lives, as DataHub's updateDescription dispatches it (a dataset's
     // own description too, which DataHub refuses in this form and Almanac honours).

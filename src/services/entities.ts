@@ -137,9 +137,12 @@ export class EntityService {
     const now = Date.now();
     // System metadata as DataHub stores it and sends it in the change log: the one sent, else a default (see below).
     const versionedSys = (i: ChangeItem) => withLastRunId(withDefaultSystemMetadata(i.systemMetadata, now));
-    // DataHub writes the key aspect of every entity it has not seen; so do we (identical writes are no-ops).
+    // DataHub writes the key aspect of every entity it has not seen; so do we (identical writes are no-ops). Whether the
+    // entity exists is decided by the write itself, in its transaction (onlyNewEntity), unless the batch sends that
+    // key aspect too: then it is asked first, so that a sent key aspect of an entity that exists is written as sent.
     const newUrns = [...new Set(input.filter((i) => i.changeType !== 'DELETE').map((i) => i.urn))];
-    const known = newUrns.length ? await this.store.existing(newUrns) : new Set<string>();
+    const sendsKey = new Set(input.filter((i) => i.changeType !== 'DELETE' && i.aspect === entityDescriptor(i.entityType)!.key.name).map((i) => i.urn));
+    const known = sendsKey.size ? await this.store.existing([...sendsKey]) : new Set<string>();
     const keyWrites: AspectWrite[] = [];
     const firstOf = new Map<string, ChangeItem>();
     for (const i of input) if (i.changeType !== 'DELETE' && !firstOf.has(i.urn)) firstOf.set(i.urn, i);
@@ -149,7 +152,10 @@ export class EntityService {
       const d = entityDescriptor(u.entityType)!;
       const key = keyValuesOf(d, u);
       // With the system metadata of the (first) proposal that brought it, as DataHub derives it from that proposal.
-      if (key) keyWrites.push({ urn, entityType: d.name, aspect: d.key.name, value: { ...key }, systemMetadata: versionedSys(firstOf.get(urn)!), actor: actor.urn, time: now });
+      if (key) {
+        keyWrites.push({ urn, entityType: d.name, aspect: d.key.name, value: { ...key }, systemMetadata: versionedSys(firstOf.get(urn)!), actor: actor.urn,
+          time: now, ...(sendsKey.has(urn) ? {} : { onlyNewEntity: true }) });
+      }
     }
     const keyWritten = new Set(keyWrites.map((w) => w.urn));
     const plan = (items: ChangeItem[]) => {
@@ -232,17 +238,19 @@ export class EntityService {
    */
   async editExisting<const As extends readonly AnyAspect[]>(urn: string, aspects: As,
     modify: (current: AspectValues<As[number]>) => AspectWrites<As[number]> | null, actor: Actor): Promise<void> {
-    const u = await this.requireExists(urn);
-    await this.editChecked(u.raw, aspects, modify, actor);
+    await this.editChecked(parseUrn(urn).raw, aspects, modify, actor, { mustExist: true });
   }
 
-  /** editExisting of an entity the caller has just found to exist (`urn` as parseUrn gives it back). */
+  /**
+   * editExisting of an entity the caller has just found to exist (`urn` as parseUrn gives it back), or, with
+   * `mustExist`, that the write finds to exist in its own transaction (404 otherwise, before `modify` runs).
+   */
   async editChecked<const As extends readonly AnyAspect[]>(urn: string, aspects: As,
-    modify: (current: AspectValues<As[number]>) => AspectWrites<As[number]> | null, actor: Actor): Promise<void> {
-    await this.edit(new Map([[urn, aspects]]), (current) => {
-      const next = modify(current.get(urn)!);
-      return new Map(next ? [[urn, next]] : []);
-    }, actor);
+    modify: (current: AspectValues<As[number]>) => AspectWrites<As[number]> | null, actor: Actor, opts: { mustExist?: boolean } = {}): Promise<void> {
+    await this.editByName(new Map([[urn, aspects.map((a) => a.name)]]), (current) => {
+      const next = modify(valuesOf<As[number]>(current.get(urn)!));
+      return new Map(next ? [[urn, next as Readonly<Record<string, unknown>>]] : []);
+    }, actor, opts.mustExist ? [urn] : undefined);
   }
 
   /**
@@ -257,7 +265,8 @@ export class EntityService {
 
   /** edit by aspect names, the values as records (validated before they are written). */
   private async editByName(targets: ReadonlyMap<string, readonly string[]>,
-    modify: (current: Map<string, Map<string, unknown>>) => Map<string, Readonly<Record<string, unknown>>>, actor: Actor): Promise<void> {
+    modify: (current: Map<string, Map<string, unknown>>) => Map<string, Readonly<Record<string, unknown>>>, actor: Actor,
+    mustExist?: readonly string[]): Promise<void> {
     const keys = [...targets].flatMap(([urn, aspects]) => aspects.map((aspect) => ({ urn, aspect })));
     const now = Date.now();
     const touched = new Map<string, string>();
@@ -275,7 +284,7 @@ export class EntityService {
         }
       }
       return { writes };
-    }, this.historyCap);
+    }, this.historyCap, mustExist);
     if (results.length === 0) return;
     this.notifyWritten(touched.values());
     await this.committed();

@@ -9,7 +9,7 @@ import type { EntityService } from './entities.js';
 import { dataHubPolicyInfo } from '../entities/data-hub-policy.js';
 import { bootstrapPolicies } from './policy-bootstrap.js';
 import { ALL_PRIVILEGES, type PolicyInfo } from './policy-defaults.js';
-import { entityTypeOf, ownString, ownStrings, policyRule, readsResource, ruleMatchesActor, ruleMatchesResource, type PolicyRule } from './policy-rules.js';
+import { entityTypeOf, ownString, ownStrings, policyRule, readsResource, ruleMatchesActor, ruleMatchesResource, ruleNamesActor, type PolicyRule } from './policy-rules.js';
 
 export type { PolicyInfo } from './policy-defaults.js';
 
@@ -122,10 +122,11 @@ export class PolicyService implements Authorizer {
    * Accumulates privileges policy by policy; stops as soon as `enough` says the grants suffice, so the common
    * case (a view granted to all users) never loads the resource's owners.
    */
-  private async grant(actor: Actor, resourceUrn?: string, enough?: (granted: Set<string>) => boolean): Promise<Set<string>> {
+  private async grant(actor: Actor, resourceUrn?: string, enough?: (granted: Set<string>) => boolean,
+    loaded?: { snap: Snapshot; principal: Principal }): Promise<Set<string>> {
     if (actor.kind === 'system') return ALL_PRIVILEGES;
-    const snap = await this.load();
-    const { groups, roles } = await this.principal(actor.urn, snap);
+    const snap = loaded?.snap ?? await this.load();
+    const { groups, roles } = loaded?.principal ?? await this.principal(actor.urn, snap);
     const granted = new Set<string>();
     /** The resource as its urn tells it, for rules that need no more. */
     const named = resourceUrn ? { urn: resourceUrn, entityType: entityTypeOf(resourceUrn) } : undefined;
@@ -166,7 +167,33 @@ export class PolicyService implements Authorizer {
   async allowed(actor: Actor, requirement: Requirement, resourceUrn?: string): Promise<boolean> {
     if (actor.kind === 'system' || requirement.length === 0) return true;
     const satisfied = (held: Set<string>) => requirement.some((group) => group.every((p) => held.has(p)));
-    return satisfied(await this.grant(actor, resourceUrn, satisfied));
+    const snap = await this.load();
+    const principal = await this.principal(actor.urn, snap);
+    // Most checks (an administrator's, an editor's) are settled by what the actor holds on every resource.
+    if (satisfied(this.heldEverywhere(actor, snap, principal))) return true;
+    return satisfied(await this.grant(actor, resourceUrn, satisfied, { snap, principal }));
+  }
+
+  /** Per user as last loaded: the privileges held everywhere, and the policies' snapshot they were worked out from. */
+  private readonly everywhere = new WeakMap<Principal, { snap: Snapshot; granted: Set<string> }>();
+
+  /**
+   * The privileges the actor holds on every resource and on the platform: those of the active PLATFORM rules and of the
+   * METADATA rules over all resources that name the actor as a user or through a group or role (resource owners are
+   * not known without a resource). A part of what grant() gives for any resource, or none; worked out once per
+   * snapshot and user.
+   */
+  private heldEverywhere(actor: Actor, snap: Snapshot, principal: Principal): Set<string> {
+    const kept = this.everywhere.get(principal);
+    if (kept?.snap === snap) return kept.granted;
+    const granted = new Set<string>();
+    for (const { rule } of snap.policies) {
+      if (!rule.active) continue;
+      if (rule.type === 'METADATA' ? rule.resources && !rule.resources.allResources : rule.type !== 'PLATFORM') continue;
+      if (ruleNamesActor(rule, actor, principal.groups, principal.roles)) for (const p of rule.privileges) granted.add(p);
+    }
+    this.everywhere.set(principal, { snap, granted });
+    return granted;
   }
 
   // Administration

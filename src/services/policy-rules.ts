@@ -63,15 +63,21 @@ export function policyRule(info: unknown): PolicyRule {
 /** Whether the rule names the actor: as a user, through a group or role, or as an owner of the resource. */
 export async function ruleMatchesActor(rule: PolicyRule, actor: Actor, groups: Set<string>, roles: Set<string>,
   loadResource: () => Promise<{ owners?: Set<string> } | undefined>): Promise<boolean> {
+  if (ruleNamesActor(rule, actor, groups, roles)) return true;
+  if (rule.resourceOwners && rule.type === 'METADATA') {
+    const r = await loadResource();
+    if (r?.owners && (r.owners.has(actor.urn) || [...groups].some((g) => r.owners!.has(g)))) return true;
+  }
+  return false;
+}
+
+/** ruleMatchesActor's part that needs no resource: the actor as a user, or through a group or role. */
+export function ruleNamesActor(rule: PolicyRule, actor: Actor, groups: Set<string>, roles: Set<string>): boolean {
   if (rule.allUsers) return true;
   if (rule.users.has(actor.urn)) return true;
   if (rule.allGroups && groups.size > 0) return true;
   for (const g of groups) if (rule.groups.has(g)) return true;
   for (const r of roles) if (rule.roles.has(r)) return true;
-  if (rule.resourceOwners && rule.type === 'METADATA') {
-    const r = await loadResource();
-    if (r?.owners && (r.owners.has(actor.urn) || [...groups].some((g) => r.owners!.has(g)))) return true;
-  }
   return false;
 }
 

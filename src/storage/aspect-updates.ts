@@ -1,5 +1,4 @@
-import { preconditionFailed } from '../errors.js';
-import { canonicalJson } from '../model/wire-format.js';
+import { notFound, preconditionFailed } from '../errors.js';
 import type { StoredLatest } from './change-log.js';
 import type { AspectKey, AspectRecord, AspectUpdate, LatestAspects } from './types.js';
 
@@ -26,6 +25,9 @@ export function addLatest(out: LatestAspects, rec: AspectRecord): void {
   m.set(rec.aspect, rec);
 }
 
+/** The error of an update whose entity must exist and does not (updateAspects' `mustExist`). */
+export const entityMissing = (urn: string) => notFound(`Entity ${urn} does not exist`, { urn });
+
 /** Checks that an update writes only aspects it locked (a programming error otherwise), and returns it. */
 export function checkUpdate(keys: readonly AspectKey[], update: AspectUpdate): AspectUpdate {
   const locked = new Set(keys.map(aspectKey));
@@ -38,12 +40,31 @@ export function checkUpdate(keys: readonly AspectKey[], update: AspectUpdate): A
 /**
  * Whether a new value equals the stored one (its JSON text): then no version is made. `json`, the new value as
  * written (JSON.stringify), settles it without parsing when the texts are equal, as they are when a source sends the
- * same metadata again (every scheduled ingestion run); otherwise key order must not matter, so both are compared
- * with sorted keys.
+ * same metadata again (every scheduled ingestion run); otherwise key order must not matter, so both texts are parsed
+ * and compared member by member whatever the order of keys, stopping at the first difference (an edit changes one
+ * description of a large aspect: sorting and printing both whole, as before, cost several times more).
  */
 export function sameValue(storedJson: string, value: unknown, json: string): boolean {
   if (json === storedJson) return true;
-  return canonicalJson(JSON.parse(storedJson)) === canonicalJson(value);
+  return sameJson(JSON.parse(storedJson), JSON.parse(json));
+}
+
+/** Whether two parsed JSON values are equal, objects compared by their own keys in any order. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  for (const k of keys) if (!Object.hasOwn(y, k) || !sameJson(x[k], y[k])) return false;
+  return true;
 }
 
 /**

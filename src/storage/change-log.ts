@@ -64,6 +64,49 @@ export function truncateChange(t: { urn: string | null; entityType: string; aspe
   return [at, t.urn, t.entityType, t.aspect, 'DELETE', null, null, JSON.stringify({ properties }), null, t.actor ?? SYSTEM_ACTOR, null];
 }
 
+/**
+ * The log entries this process's own writes append, as the engines note them: `newest`, the newest offset any of them
+ * appended (committed or not: a transaction rolled back leaves it ahead of the log for a while), and the entries of
+ * each write transaction that hands them on, told to the listeners right after it commits, in commit order and as a
+ * read without values gives them. The change log's follower hears this process's writes from here instead of reading
+ * them back (src/changelog/service.ts).
+ */
+export class OwnEntries {
+  private newestSeq = 0;
+  private readonly listeners: ((entries: readonly ChangeRecord[]) => void)[] = [];
+
+  get newest(): number {
+    return this.newestSeq;
+  }
+
+  /** An entry appended at `seq`, not committed yet. */
+  appended(seq: number): void {
+    if (seq > this.newestSeq) this.newestSeq = seq;
+  }
+
+  listen(listener: (entries: readonly ChangeRecord[]) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** A transaction's entries, once it has committed (oldest first). A listener that throws fails no write. */
+  committed(entries: readonly ChangeRecord[]): void {
+    if (entries.length === 0) return;
+    for (const l of this.listeners) {
+      try {
+        l(entries);
+      } catch (e) {
+        process.emitWarning(`a change-log listener failed on this process's own entries: ${String(e)}`);
+      }
+    }
+  }
+}
+
+/** The entry a row became at `seq`, as changesAfter reads it without values. */
+export function appendedEntry(seq: number, r: ChangeRow): ChangeRecord {
+  return { seq, time: r[0], urn: r[1], entityType: r[2], aspect: r[3], changeType: r[4], valueJson: null, previousValueJson: null,
+    systemMetadata: null, previousSystemMetadata: null, actor: r[9], revision: r[10] };
+}
+
 /** A log row as both drivers return it. */
 export interface ChangeLogRow {
   seq: number;

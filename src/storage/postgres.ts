@@ -21,7 +21,7 @@ import { ParsedValues } from './parsed-values.js';
 import { clientWithStatementTimeout } from './postgres-connections.js';
 import { ReplicaSet, type ReadRoutingStats, type ReplicaStatus } from './postgres-replicas.js';
 import { FacetIndex } from './facet-index.js';
-import { SYSTEM_ACTOR, truncateChange, type ChangeRow } from './change-log.js';
+import { OwnEntries, SYSTEM_ACTOR, truncateChange, type ChangeRow } from './change-log.js';
 import { ASPECT_TABLE, ENTITY_TABLE, RELATIONSHIP_TABLE, timeseriesTables, type AspectRow } from './schema.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
@@ -90,6 +90,8 @@ export class PostgresStore implements Store {
 
   /** The connection as each concern's module takes it (postgres/). */
   private readonly conn: PostgresConnection;
+  /** The log entries this store's transactions append (for the change log's follower). */
+  private readonly own = new OwnEntries();
 
   /** Read replicas, when DATABASE_READ_URL names some. */
   private readonly replicas?: ReplicaSet;
@@ -162,8 +164,12 @@ export class PostgresStore implements Store {
       await c.query('BEGIN');
       const changes: FacetChanges = { ops: [] };
       this.facetTx.set(c, changes);
+      const own = { own: this.own, entries: [] as ChangeRecord[], complete: true };
+      changeLog.ownEntriesOf.set(c, own);
       const r = await fn(c);
       await c.query('COMMIT');
+      // Its log entries, to this process's follower, which then need not read them back (src/changelog/service.ts).
+      if (own.complete) this.own.committed(own.entries);
       // Its position, for reads from replicas to wait for (committed: a failure here is no reason to refuse the write).
       if (this.replicas) await this.replicas.committed(c).catch(() => {});
       // This process's changes of the search tables, to its facet index right after they commit.
@@ -179,6 +185,7 @@ export class PostgresStore implements Store {
       throw e;
     } finally {
       this.facetTx.delete(c);
+      changeLog.ownEntriesOf.delete(c);
       // A connection lost (or a statement that timed out, still running) is closed rather than pooled.
       c.release(lost as Error | undefined);
     }
@@ -203,8 +210,9 @@ export class PostgresStore implements Store {
   }
 
   /** Under the aspects' locks from the read on, so no other writer (of any server) comes between. */
-  updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
-    return this.writes.updateAspects(keys, modify, historyCap);
+  updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number,
+    mustExist?: readonly string[]): Promise<AspectWriteResult[]> {
+    return this.writes.updateAspects(keys, modify, historyCap, mustExist);
   }
 
   async getLatest(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>> {
@@ -279,6 +287,9 @@ export class PostgresStore implements Store {
   replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
     return relations.replaceRelationships(this.conn, sources, edges);
   }
+
+  onOwnEntries(listener: (entries: readonly ChangeRecord[]) => void): void { this.own.listen(listener); }
+  newestOwnEntry(): number { return this.own.newest; }
 
   changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
     return changeLog.changesAfter(this.conn, after, limit, withValues);

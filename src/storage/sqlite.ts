@@ -24,7 +24,7 @@ import { worthDeferring } from './deferred-indexes.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { ParsedValues } from './parsed-values.js';
 import { FacetIndex } from './facet-index.js';
-import { SYSTEM_ACTOR, truncateChange, type ChangeRow } from './change-log.js';
+import { OwnEntries, SYSTEM_ACTOR, truncateChange, type ChangeRow } from './change-log.js';
 import { ASPECT_TABLE, ENTITY_TABLE, RELATIONSHIP_TABLE, timeseriesTables, type AspectRow } from './schema.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
@@ -52,6 +52,8 @@ export class SqliteStore implements Store {
   private readonly latestValues = new ParsedValues(undefined, (urn, aspect, stored) => this.justWritten.text(urn, aspect, stored));
   /** The texts of compressed values this process wrote last, which the index step reads right after the write. */
   private readonly justWritten = new RecentTexts();
+  /** The log entries this store's writes append (for the change log's follower). */
+  private readonly own = new OwnEntries();
   /** Facet counts in memory (src/storage/facet-index.ts). */
   readonly facets: FacetIndex = new FacetIndex({
     dialect: 'sqlite',
@@ -77,7 +79,7 @@ export class SqliteStore implements Store {
       openPrivately(file);
     }
     this.db = new Database(file);
-    this.conn = { db: this.db, stmt: (sql) => this.stmt(sql), sizes: new TableSizes() };
+    this.conn = { db: this.db, stmt: (sql) => this.stmt(sql), sizes: new TableSizes(), own: this.own };
     this.search = new SqliteSearch(this.conn, this.facets);
     this.writes = new SqliteAspectWrites(this.conn, this.latestValues, this.justWritten);
     // auto_vacuum must be chosen before the first table exists; it lets truncation give pages back.
@@ -119,8 +121,9 @@ export class SqliteStore implements Store {
   }
 
   /** Under the database's write lock from the read on, so no other writer (or process) comes between. */
-  updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
-    return this.writes.updateAspects(keys, modify, historyCap);
+  updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number,
+    mustExist?: readonly string[]): Promise<AspectWriteResult[]> {
+    return this.writes.updateAspects(keys, modify, historyCap, mustExist);
   }
 
   async getLatest(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>> {
@@ -195,6 +198,9 @@ export class SqliteStore implements Store {
   async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
     return relations.replaceRelationships(this.conn, sources, edges);
   }
+
+  onOwnEntries(listener: (entries: readonly ChangeRecord[]) => void): void { this.own.listen(listener); }
+  newestOwnEntry(): number { return this.own.newest; }
 
   async changesAfter(after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
     return changeLog.changesAfter(this.conn, after, limit, withValues);

@@ -28,6 +28,11 @@ export interface AspectWrite {
   actor: string;
   /** Write time in ms; defaults to now. */
   time?: number;
+  /**
+   * Written only if the entity does not exist when the write runs (no row in the entity table), decided in its
+   * transaction: the key aspect DataHub writes for an entity it has not seen. Left out of the results when not written.
+   */
+  onlyNewEntity?: boolean;
 }
 
 /** One aspect of one entity, whether or not a value is stored for it. */
@@ -86,9 +91,11 @@ export interface AspectStore {
    * with them and writes what it returns, versioned exactly as writeAspects does. Concurrent updates of one aspect
    * thus run one after another, each seeing the one before. `modify` is synchronous (better-sqlite3 transactions
    * are), does no I/O, and may write only the aspects it was given; when it throws, nothing is written and the
-   * error is rethrown.
+   * error is rethrown. `mustExist`: entities that must exist when the update runs (checked in its transaction, before
+   * `modify` is called): otherwise it fails with NOT_FOUND and nothing is written.
    */
-  updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]>;
+  updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number,
+    mustExist?: readonly string[]): Promise<AspectWriteResult[]>;
   /** Latest values of the given aspects (all when omitted) of many entities, in one round trip. */
   getLatest(urns: readonly string[], aspects?: readonly string[]): Promise<Map<string, Map<string, AspectRecord>>>;
   getVersion(urn: string, aspect: string, version: number): Promise<AspectRecord | null>;

@@ -134,6 +134,14 @@ export interface ChangeLogStore {
    * in-memory database): where a bulk load's index updates are computed on another core.
    */
   readerUrl?(): string | null;
+  /**
+   * This process's own log entries: `listener` hears the entries (without values) of this store's write transactions
+   * right after each commits, in commit order (SQLite: its aspect writes' group commits; PostgreSQL: each transaction
+   * whose entries it knows). Entries not handed on are read from the log as those of other processes are.
+   */
+  onOwnEntries?(listener: (entries: readonly ChangeRecord[]) => void): void;
+  /** The newest offset any write of this store appended (committed or not); 0 before the first. */
+  newestOwnEntry?(): number;
   // Several servers on one database (issue 16; added for src/changelog/follower.ts and src/services/jobs.ts)
   /**
    * Calls `wake` whenever a writer (any process) announces new change-log entries (with the newest offset it

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { addLatest, aspectKey, checkUpdate, lockNames } from '../aspect-updates.js';
+import { addLatest, aspectKey, checkUpdate, entityMissing, lockNames } from '../aspect-updates.js';
 import { deleteChange, SYSTEM_ACTOR, type ChangeRow, type StoredLatest } from '../change-log.js';
 import type { ParsedValues } from '../parsed-values.js';
 import { ASPECT_TABLE, ENTITY_TABLE, type AspectRow } from '../schema.js';
@@ -31,8 +31,9 @@ export class PostgresAspectWrites {
   }
 
   /** Under the aspects' locks from the read on, so no other writer (of any server) comes between. */
-  async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
-    return this.grouped({ keys, build: (current) => checkUpdate(keys, modify(current)), historyCap });
+  async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number,
+    mustExist?: readonly string[]): Promise<AspectWriteResult[]> {
+    return this.grouped({ keys, build: (current) => checkUpdate(keys, modify(current)), historyCap, ...(mustExist?.length ? { mustExist } : {}) });
   }
 
   /** Aspect writes waiting for the next group commit. */
@@ -109,6 +110,8 @@ export class PostgresAspectWrites {
     const readLater = new Map<string, number>();
     for (const w of group) for (const k of new Set(w.keys.map(aspectKey))) readLater.set(k, (readLater.get(k) ?? 0) + 1);
 
+    // Whether each entity a write for new entities only names exists, as the writes so far leave it (read once).
+    const entityExists = new Map<string, boolean>();
     const outcomes: Outcome[] = new Array(group.length);
     let run: { update: Required<AspectUpdate>; members: { index: number; writes: number }[]; historyCap: number; known?: Map<string, StoredLatest> } | undefined;
     let firstRun = true;
@@ -132,12 +135,26 @@ export class PostgresAspectWrites {
         if (r) addLatest(current, r);
       }
       let update: AspectUpdate;
+      if (w.mustExist) {
+        await this.readEntities(c, w.mustExist, entityExists);
+        const missing = w.mustExist.find((u) => !entityExists.get(u));
+        if (missing !== undefined) {
+          outcomes[index] = { ok: false, error: entityMissing(missing) };
+          continue;
+        }
+      }
       try {
         update = w.build(current);
       } catch (error) {
         outcomes[index] = { ok: false, error };
         continue;
       }
+      if (update.writes.some((x) => x.onlyNewEntity)) {
+        await this.readEntities(c, update.writes.filter((x) => x.onlyNewEntity).map((x) => x.urn), entityExists);
+        update = { ...update, writes: update.writes.filter((x) => !x.onlyNewEntity || entityExists.get(x.urn) === false) };
+      }
+      for (const x of update.writes) entityExists.set(x.urn, true);
+      for (const x of update.timeseries ?? []) entityExists.set(x.urn, true);
       const deletes = (update.deletes?.length ?? 0) + (update.timeseriesDeletes?.length ?? 0) > 0;
       if (run && (deletes || run.historyCap !== w.historyCap || run.update.deletes.length + run.update.timeseriesDeletes.length > 0)) await flush();
       if (!run) {
@@ -172,6 +189,15 @@ export class PostgresAspectWrites {
     }
     await flush();
     return outcomes;
+  }
+
+  /** Notes in `exists` whether each of these entities exists, reading those it does not know yet. */
+  private async readEntities(c: pg.PoolClient, urns: readonly string[], exists: Map<string, boolean>): Promise<void> {
+    const unknown = [...new Set(urns.filter((u) => !exists.has(u)))];
+    if (unknown.length === 0) return;
+    const { rows } = await c.query(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY($1)`, [unknown]);
+    for (const u of unknown) exists.set(u, false);
+    for (const r of rows) exists.set(r.urn as string, true);
   }
 
   /**
@@ -291,6 +317,8 @@ interface GroupedWrite {
   /** The aspects locked and read for it (every aspect it writes among them). */
   keys: readonly AspectKey[];
   build: (current: LatestAspects) => AspectUpdate;
+  /** Entities that must exist when it runs (else it fails with NOT_FOUND). */
+  mustExist?: readonly string[];
   historyCap: number;
   resolve: (r: AspectWriteResult[]) => void;
   reject: (e: unknown) => void;

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from '../schema.js';
 import { deadLetterOf, webhookOf } from '../webhook-rows.js';
-import { CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, toChange, type ChangeLogRow, type ChangeRow } from '../change-log.js';
+import { CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, toChange, type ChangeLogRow, type ChangeRow, type OwnEntries } from '../change-log.js';
 import type { ChangeRecord, WebhookDeadLetter, WebhookRow } from '../types.js';
 import { unavailableOr, type PostgresConnection } from './connection.js';
 
@@ -32,13 +32,30 @@ export async function runTogether(c: pg.PoolClient, parts: string[], params: unk
   if (log.length) {
     parts.push(`logged AS (${logInsert(log, $)})`);
     // The announcement carries the entries (without values) when they fit, so that followers need not read them.
-    await c.query(`WITH ${parts.join(',\n')} SELECT pg_notify(${$(CHANGE_CHANNEL)},
-      CASE WHEN octet_length(x.entries) <= ${MAX_ANNOUNCED_BYTES} THEN x.entries ELSE x.last::text END)
+    const { rows } = await c.query(`WITH ${parts.join(',\n')} SELECT pg_notify(${$(CHANGE_CHANNEL)},
+      CASE WHEN octet_length(x.entries) <= ${MAX_ANNOUNCED_BYTES} THEN x.entries ELSE x.last::text END), x.last, x.entries
       FROM (SELECT MAX(seq) AS last, json_agg(json_build_array(${ANNOUNCED_COLUMNS}) ORDER BY seq)
         FILTER (WHERE ${$(log.length <= MAX_ANNOUNCED_ENTRIES)}::boolean)::text AS entries FROM logged) x`, params);
+    noteOwnEntries(c, rows[0] as { last: string | number | null; entries: string | null } | undefined, log.length);
   } else if (parts.length) {
     await c.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
   }
+}
+
+/**
+ * The entries this process's transactions append, by the connection of each transaction (PostgresStore.tx registers
+ * it): the newest offset is noted at once, and the entries are handed to the store's follower once the transaction
+ * commits, unless some of them are not known here (a batch of more than MAX_ANNOUNCED_ENTRIES: then the log is read).
+ */
+export const ownEntriesOf = new WeakMap<pg.PoolClient, { own: OwnEntries; entries: ChangeRecord[]; complete: boolean }>();
+
+function noteOwnEntries(c: pg.PoolClient, row: { last: string | number | null; entries: string | null } | undefined, count: number): void {
+  const tx = ownEntriesOf.get(c);
+  if (!tx || !row || row.last === null) return;
+  tx.own.appended(Number(row.last));
+  const { entries } = announcedEntries(row.entries ?? undefined);
+  if (entries && entries.length === count) tx.entries.push(...entries);
+  else tx.complete = false;
 }
 
 /**

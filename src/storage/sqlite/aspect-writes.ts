@@ -1,10 +1,10 @@
-import { addLatest, aspectKey, checkUpdate } from '../aspect-updates.js';
+import { addLatest, aspectKey, checkUpdate, entityMissing } from '../aspect-updates.js';
 import { CharBudgetMap } from '../char-budget-map.js';
 import { deleteChange, SYSTEM_ACTOR, type ChangeRow, type StoredLatest } from '../change-log.js';
 import type { ParsedValues } from '../parsed-values.js';
 import { ASPECT_TABLE, ENTITY_TABLE, type AspectRow } from '../schema.js';
 import { readJson, sameStored, storeJson, storeJsonBatch, type StoredJson } from '../stored-json.js';
-import type { AspectKey, AspectUpdate, AspectWrite, AspectWriteResult, LatestAspects, TimeseriesWrite } from '../types.js';
+import type { AspectKey, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, LatestAspects, TimeseriesWrite } from '../types.js';
 import { planVersions } from '../version-plan.js';
 import type Database from 'better-sqlite3';
 import * as changeLog from './change-log.js';
@@ -24,12 +24,15 @@ export class SqliteAspectWrites {
     private readonly justWritten: RecentTexts) {
     // Made once: better-sqlite3 builds a transaction function's wrappers each time one is made.
     const savepoint = conn.db.transaction((write: () => AspectWriteResult[]) => write());
-    this.groupTransaction = conn.db.transaction((group: readonly GroupedWrite[], outcomes: Outcome[]) => {
+    this.groupTransaction = conn.db.transaction((group: readonly GroupedWrite[], outcomes: Outcome[], entries: ChangeRecord[]) => {
       for (const w of group) {
+        const logged = entries.length;
         // A transaction function called inside a transaction is a savepoint (released, or rolled back on a throw).
         try {
           outcomes.push({ ok: true, value: savepoint(w.write) });
         } catch (error) {
+          // Its log entries went with it (their offsets are given again to the writes after it).
+          entries.length = logged;
           // Some failures (an I/O error, a full disk) end the whole transaction: then no write of the group stands.
           if (!conn.db.inTransaction) throw error;
           outcomes.push({ ok: false, error });
@@ -38,8 +41,10 @@ export class SqliteAspectWrites {
     });
   }
 
-  /** One group's transaction: each write in a savepoint of its own, its outcome pushed in order. */
-  private readonly groupTransaction: Database.Transaction<(group: readonly GroupedWrite[], outcomes: Outcome[]) => void>;
+  /** One group's transaction: each write in a savepoint of its own, its outcome pushed in order, its log entries too. */
+  private readonly groupTransaction: Database.Transaction<(group: readonly GroupedWrite[], outcomes: Outcome[], entries: ChangeRecord[]) => void>;
+  /** The log entries of the group being written (what the follower hears once it commits). */
+  private groupEntries: ChangeRecord[] | undefined;
 
   /**
    * The write's statements, looked up once: conn.stmt finds a statement by its SQL text, which a template literal
@@ -69,9 +74,11 @@ export class SqliteAspectWrites {
   }
 
   /** Under the database's write lock from the read on, so no other writer (or process) comes between. */
-  async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number): Promise<AspectWriteResult[]> {
-    const read = this.statements.readLatestRow;
+  async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number,
+    mustExist?: readonly string[]): Promise<AspectWriteResult[]> {
+    const { readLatestRow: read, entityExists } = this.statements;
     return this.grouped(() => {
+      for (const urn of mustExist ?? []) if (entityExists.get(urn) === undefined) throw entityMissing(urn);
       const current: LatestAspects = new Map();
       // The rows read here are the ones the write plans from (nothing else writes under the lock): not read twice.
       const rows = new Map<string, RawLatest | null>();
@@ -138,12 +145,18 @@ export class SqliteAspectWrites {
   private commitGroup(group: readonly GroupedWrite[]): void {
     if (group.length === 0) return;
     const outcomes: Outcome[] = [];
+    const entries: ChangeRecord[] = [];
+    this.groupEntries = entries;
     try {
-      this.groupTransaction.immediate(group, outcomes);
+      this.groupTransaction.immediate(group, outcomes, entries);
     } catch (error) {
       for (const w of group) w.reject(error);
       return;
+    } finally {
+      this.groupEntries = undefined;
     }
+    // Committed: the follower hears its entries before any of its writers answers (src/changelog/service.ts).
+    this.conn.own?.committed(entries);
     group.forEach((w, i) => {
       const o = outcomes[i]!;
       if (o.ok) w.resolve(o.value); else w.reject(o.error);
@@ -163,9 +176,12 @@ export class SqliteAspectWrites {
     // Entities whose row this call makes sure of, once each (an ingest batch writes a dozen aspects of each entity).
     const entities = new Map<string, [string, number]>();
     for (const w of update.writes) if (!entities.has(w.urn)) entities.set(w.urn, [w.entityType, w.time ?? Date.now()]);
-    for (const [urn, [type, on]] of entities) addEntity.run(urn, type, on);
+    const created = new Set<string>();
+    for (const [urn, [type, on]] of entities) if (addEntity.run(urn, type, on).changes === 1) created.add(urn);
+    // A write for new entities only goes when this call made its entity's row.
+    const writes = update.writes.some((w) => w.onlyNewEntity) ? update.writes.filter((w) => !w.onlyNewEntity || created.has(w.urn)) : update.writes;
     const stored = new Map<string, StoredLatest>();
-    for (const w of update.writes) {
+    for (const w of writes) {
       const k = aspectKey(w);
       if (stored.has(k)) continue;
       const raw = read?.has(k) ? read.get(k) : getLatest.get(w.urn, w.aspect) as RawLatest | undefined;
@@ -177,12 +193,12 @@ export class SqliteAspectWrites {
       known.set(metadata, raw.metadata);
       stored.set(k, { metadata, systemmetadata: raw.systemmetadata, revision: raw.revision });
     }
-    const plan = planVersions(stored, update.writes, historyCap, (w) => encoded?.get(w)?.json);
+    const plan = planVersions(stored, writes, historyCap, (w) => encoded?.get(w)?.json);
     for (const t of plan.touches) touch.run(t.sys, t.urn, t.aspect);
     for (const m of plan.copies) copyLatest.run(m.version, m.urn, m.aspect);
     for (const t of plan.trims) trim.run(t.urn, t.aspect, t.upto);
     const ahead = new Map<string, StoredJson>();
-    for (const w of update.writes) {
+    for (const w of writes) {
       const e = encoded?.get(w);
       if (e) ahead.set(e.json, e.stored);
     }
@@ -197,7 +213,7 @@ export class SqliteAspectWrites {
     timeseries.upsertTimeseriesRows(this.conn, update.timeseries ?? [], log, known);
     for (const d of update.deletes ?? []) this.deleteAspectRows(d.urn, [d.aspect], d.actor, log);
     for (const d of update.timeseriesDeletes ?? []) timeseries.deleteTimeseriesRows(this.conn, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
-    changeLog.appendChanges(this.conn, log, known);
+    changeLog.appendChanges(this.conn, log, known, this.groupEntries);
     return results;
   }
 
@@ -274,6 +290,7 @@ function writeStatements(conn: SqliteConnection) {
     touch: conn.stmt(`UPDATE ${ASPECT_TABLE} SET systemmetadata = ? WHERE urn = ? AND aspect = ? AND version = 0`),
     trim: conn.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version > 0 AND version <= ?`),
     addEntity: conn.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`),
+    entityExists: conn.stmt(`SELECT 1 FROM ${ENTITY_TABLE} WHERE urn = ?`).pluck(),
   };
 }
 

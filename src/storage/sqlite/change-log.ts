@@ -1,7 +1,7 @@
 import { WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from '../schema.js';
 import { deadLetterOf, webhookOf } from '../webhook-rows.js';
 import { readJsonOrNull, storeJson, type StoredJson } from '../stored-json.js';
-import { CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, toChange, type ChangeLogRow, type ChangeRow } from '../change-log.js';
+import { appendedEntry, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, toChange, type ChangeLogRow, type ChangeRow } from '../change-log.js';
 import type { ChangeRecord, WebhookDeadLetter, WebhookRow } from '../types.js';
 import type { SqliteConnection } from './connection.js';
 
@@ -16,15 +16,20 @@ type StoredChangeLogRow = Omit<ChangeLogRow, 'value' | 'previous_value'> & { val
 
 /**
  * Inserts log entries; inside the write's transaction, so the offsets follow the order of commits. Values are stored
- * as the aspect table stores them (`known`: the stored form of texts this write already encoded).
+ * as the aspect table stores them (`known`: the stored form of texts this write already encoded). `entries` gets the
+ * entries as a read without values would give them.
  */
-export function appendChanges(c: SqliteConnection, rows: readonly ChangeRow[], known?: ReadonlyMap<string, StoredJson>): void {
+export function appendChanges(c: SqliteConnection, rows: readonly ChangeRow[], known?: ReadonlyMap<string, StoredJson>,
+  entries?: ChangeRecord[]): void {
   if (rows.length === 0) return;
   const insert = c.stmt(INSERT_CHANGE);
   const encode = (text: string | null) => (text === null ? null : known?.get(text) ?? storeJson(text));
   for (const r of rows) {
     const [at, urn, entityType, aspect, changeType, value, previous, ...rest] = r;
-    insert.run(at, urn, entityType, aspect, changeType, encode(value), encode(previous), ...rest);
+    const seq = Number(insert.run(at, urn, entityType, aspect, changeType, encode(value), encode(previous), ...rest).lastInsertRowid);
+    // Noted for the follower (src/storage/change-log.ts OwnEntries); `entries` gets them when the caller hands them on.
+    c.own?.appended(seq);
+    entries?.push(appendedEntry(seq, r));
   }
 }
 

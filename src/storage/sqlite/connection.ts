@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { OwnEntries } from '../change-log.js';
 
 /** What each concern of the SQLite store works through: the one connection and its prepared statements. */
 export interface SqliteConnection {
@@ -6,6 +7,8 @@ export interface SqliteConnection {
   /** A prepared statement, cached by its SQL text; each text is always used in the same mode. */
   stmt(sql: string): Database.Statement;
   readonly sizes: TableSizes;
+  /** The log entries this connection's writes append (the store's; none for a reader's connection). */
+  readonly own?: OwnEntries;
 }
 
 /**
