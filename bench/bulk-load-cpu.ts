@@ -14,6 +14,11 @@ import { batches, generatedDatasets, referenceProposals, showcaseProposals } fro
  */
 const n = Number(process.argv[2] ?? 20_000);
 const engine = process.argv[3] === 'postgres' ? await postgresEngine() : await sqliteEngine();
+// BULK_KEEP=1: the SQLite database is left in place (its path printed) to be looked at afterwards.
+if (engine && process.env.BULK_KEEP === '1' && engine.name === 'sqlite') {
+  console.error(`database kept: ${engine.url}`);
+  engine.cleanup = async () => {};
+}
 if (!engine) throw new Error('PostgreSQL unreachable');
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
 /** The main thread's CPU seconds (Linux: its utime + stime in clock ticks): what bounds the wall time with a core to spare. */

@@ -65,7 +65,9 @@ async function bundle(out) {
   }
   const dir = path.join(out, 'bundle');
   await esbuild.build({
-    entryPoints: { almanac: path.join(out, 'cli/main.js') },
+    // The index worker is a module a worker thread starts by its file name (src/changelog/index-workers.ts looks for it
+    // beside the code that starts it, here in the bundle's folder): an entry of its own, sharing the CLI's chunks.
+    entryPoints: { almanac: path.join(out, 'cli/main.js'), 'index-worker': path.join(out, 'changelog/index-worker.js') },
     outdir: dir,
     bundle: true,
     splitting: true,
