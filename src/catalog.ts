@@ -163,6 +163,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
   changeLog.indexWorkers = !config.registry || (config.registry.aspects.size === 0 && config.registry.entities.length === 0);
   const s = awaitingIndexes(tracked, () => changeLog.indexesCurrent());
   const entities = new EntityService(s, config.historyCap);
+  entities.decodeInWorkers = changeLog.indexWorkers;
   const tokens = await TokenService.create(s, entities, {
     secret: config.tokenSecret, cacheMs: config.tokenCacheMs, allowNoExpiry: config.allowNoExpiryTokens,
   });
