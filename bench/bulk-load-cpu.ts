@@ -41,6 +41,12 @@ try {
     const m0 = mainCpu();
     let aspects = 0;
     const tenths: number[] = [];
+    // The same per CPU second of this process and of its main thread: how the cost of a write grows with the catalog,
+    // whatever else the machine runs meanwhile.
+    const tenthsCpu: number[] = [];
+    const tenthsMainCpu: number[] = [];
+    let windowCpu = c0;
+    let windowMain = m0;
     let windowAt = t0;
     let windowAspects = 0;
     const tenth = Math.ceil((n * 12) / 10);
@@ -51,6 +57,10 @@ try {
       if (windowAspects >= tenth) {
         const now = performance.now();
         tenths.push(Math.round(windowAspects / ((now - windowAt) / 1000)));
+        const [c, m] = [cpu(), mainCpu()];
+        tenthsCpu.push(Math.round(windowAspects / (c - windowCpu)));
+        tenthsMainCpu.push(Math.round(windowAspects / (m - windowMain)));
+        [windowCpu, windowMain] = [c, m];
         windowAt = now;
         windowAspects = 0;
       }
@@ -69,7 +79,7 @@ try {
       indexWallS: +((t2 - t1) / 1000).toFixed(1), indexCpuS: +(c2 - c1).toFixed(1),
       totalWallS: +((t2 - t0) / 1000).toFixed(1), totalCpuS: +(c2 - c0).toFixed(1),
       writeMainCpuS: +(m1 - m0).toFixed(1), indexMainCpuS: +(m2 - m1).toFixed(1),
-      workerSteps: catalog.changeLog.bulk.workerSteps, tenths, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), loadAverage: load,
+      workerSteps: catalog.changeLog.bulk.workerSteps, tenths, tenthsCpu, tenthsMainCpu, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), loadAverage: load,
     }));
   } finally {
     await catalog.close();
