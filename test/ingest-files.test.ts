@@ -156,6 +156,8 @@ forEachEngine('ingest files read whole or a record at a time', (ctx) => {
     for (const streamAbove of [STREAM_ABOVE_BYTES, 0]) {
       const dbs = [await freshSharedDatabaseUrl(ctx.engine), await freshSharedDatabaseUrl(ctx.engine)];
       const [here, workers] = [await startApp({ engine: ctx.engine, url: dbs[0]!.url }), await startApp({ engine: ctx.engine, url: dbs[1]!.url })];
+      // (On by default on SQLite only: asked for here on either engine.)
+      workers!.catalog.entities.decodeInWorkers = true;
       try {
         const a = await ingestFiles(here!.catalog.entities, files, systemActor(), undefined, streamAbove, Infinity);
         const b = await ingestFiles(workers!.catalog.entities, files, systemActor(), undefined, streamAbove, 0);

@@ -92,7 +92,7 @@ export class EntityService {
 
   /**
    * Whether records may be decoded and checked in worker threads (src/services/record-decoding.ts), which know the
-   * built-in registry only: off when the deployment's registry has types of its own.
+   * built-in registry only: off when the deployment's registry has types of its own, and on PostgreSQL (src/catalog.ts).
    */
   decodeInWorkers = true;
 
