@@ -14,6 +14,11 @@ import { batches, generatedDatasets, referenceProposals, showcaseProposals } fro
  */
 const n = Number(process.argv[2] ?? 20_000);
 const engine = process.argv[3] === 'postgres' ? await postgresEngine() : await sqliteEngine();
+// BULK_KEEP=1: the SQLite database is left in place (its path printed) to be looked at afterwards.
+if (engine && process.env.BULK_KEEP === '1' && engine.name === 'sqlite') {
+  console.error(`database kept: ${engine.url}`);
+  engine.cleanup = async () => {};
+}
 if (!engine) throw new Error('PostgreSQL unreachable');
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
 /** The main thread's CPU seconds (Linux: its utime + stime in clock ticks): what bounds the wall time with a core to spare. */
@@ -36,6 +41,12 @@ try {
     const m0 = mainCpu();
     let aspects = 0;
     const tenths: number[] = [];
+    // The same per CPU second of this process and of its main thread: how the cost of a write grows with the catalog,
+    // whatever else the machine runs meanwhile.
+    const tenthsCpu: number[] = [];
+    const tenthsMainCpu: number[] = [];
+    let windowCpu = c0;
+    let windowMain = m0;
     let windowAt = t0;
     let windowAspects = 0;
     const tenth = Math.ceil((n * 12) / 10);
@@ -46,6 +57,10 @@ try {
       if (windowAspects >= tenth) {
         const now = performance.now();
         tenths.push(Math.round(windowAspects / ((now - windowAt) / 1000)));
+        const [c, m] = [cpu(), mainCpu()];
+        tenthsCpu.push(Math.round(windowAspects / (c - windowCpu)));
+        tenthsMainCpu.push(Math.round(windowAspects / (m - windowMain)));
+        [windowCpu, windowMain] = [c, m];
         windowAt = now;
         windowAspects = 0;
       }
@@ -64,7 +79,7 @@ try {
       indexWallS: +((t2 - t1) / 1000).toFixed(1), indexCpuS: +(c2 - c1).toFixed(1),
       totalWallS: +((t2 - t0) / 1000).toFixed(1), totalCpuS: +(c2 - c0).toFixed(1),
       writeMainCpuS: +(m1 - m0).toFixed(1), indexMainCpuS: +(m2 - m1).toFixed(1),
-      workerSteps: catalog.changeLog.bulk.workerSteps, tenths, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), loadAverage: load,
+      workerSteps: catalog.changeLog.bulk.workerSteps, tenths, tenthsCpu, tenthsMainCpu, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024), loadAverage: load,
     }));
   } finally {
     await catalog.close();

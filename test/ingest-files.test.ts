@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { systemActor } from '../src/model/actor.js';
-import { ingestFiles } from '../src/services/ingest-files.js';
+import { ingestFiles, STREAM_ABOVE_BYTES } from '../src/services/ingest-files.js';
+import { decodeRecords, RecordDecoders } from '../src/services/record-decoding.js';
 import { arrayElements, MalformedArrayError } from '../src/services/json-records.js';
 import type { SystemMetadata } from '../src/storage/types.js';
 import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
@@ -138,5 +139,65 @@ forEachEngine('ingest files read whole or a record at a time', (ctx) => {
     assert.deepEqual(a, { files: 1, records: 0, mce: 0, mcp: 0, aspectsChanged: 0, aspectsUnchanged: 0, timeseriesRows: 0,
       failures: [{ file, index: -1, kind: 'unparsable',
         reason: `not valid JSON at line 2, column ${offset - text.indexOf('\n')}: expected a value, found 't'; nothing in this file was ingested` }] });
+  });
+
+  test('decoded in worker threads, the same files give the same summary and catalog as decoded in this thread', async () => {
+    const records = JSON.parse(readFileSync(sample('bootstrap_mce.json'), 'utf8')) as unknown[];
+    // Besides good records: one that is not one, one with a prototype key, one that fails validation; and, in a file of
+    // its own, one that is not JSON (read a record at a time; read whole, that file is refused).
+    const invalid = { entityType: 'dataset', entityUrn: 'urn:li:dataset:(urn:li:dataPlatform:hive,invalid,PROD)', aspectName: 'datasetProperties',
+      aspect: { json: { description: 7 } } };
+    const mixed = `[${[...records.slice(0, 3).map((r) => JSON.stringify(r)), '{"neither": 1}',
+      '{"entityType": "dataset", "entityUrn": "urn:li:dataset:(urn:li:dataPlatform:hive,x,PROD)", "aspectName": "status", "aspect": {"__proto__": {}}}',
+      JSON.stringify(invalid), ...records.slice(3).map((r) => JSON.stringify(r))].join(',\n')}]`;
+    const tag = (i: number) => JSON.stringify({ entityType: 'tag', entityUrn: `urn:li:tag:worker${i}`, aspectName: 'tagProperties', aspect: { json: { name: `w${i}` } } });
+    const files = [fileWith(mixed), sample('demo-profiles.json'), fileWith(`[${tag(1)},\n {"entityType": "tag", "aspect": tru},\n${tag(3)}]`)];
+    const urns = [...subjects(records), invalid.entityUrn, 'urn:li:tag:worker1', 'urn:li:tag:worker3'];
+    for (const streamAbove of [STREAM_ABOVE_BYTES, 0]) {
+      const dbs = [await freshSharedDatabaseUrl(ctx.engine), await freshSharedDatabaseUrl(ctx.engine)];
+      const [here, workers] = [await startApp({ engine: ctx.engine, url: dbs[0]!.url }), await startApp({ engine: ctx.engine, url: dbs[1]!.url })];
+      // (On by default on SQLite only: asked for here on either engine.)
+      workers!.catalog.entities.decodeInWorkers = true;
+      try {
+        const a = await ingestFiles(here!.catalog.entities, files, systemActor(), undefined, streamAbove, Infinity);
+        const b = await ingestFiles(workers!.catalog.entities, files, systemActor(), undefined, streamAbove, 0);
+        assert.deepEqual(b, a);
+        assert.deepEqual(a.failures.filter((f) => f.file === files[0]).map((f) => [f.index, f.kind, f.urn, f.reason]), [
+          [3, 'unrecognised', undefined, 'record is neither an MCE (proposedSnapshot) nor an MCP (aspectName, aspect)'],
+          [4, 'unrecognised', 'urn:li:dataset:(urn:li:dataPlatform:hive,x,PROD)',
+            "The record holds the key 'aspect.__proto__', which is not allowed: it names an object's prototype"],
+          [5, 'invalid', invalid.entityUrn, 'Invalid aspect datasetProperties: description: expected a string, got number'],
+        ]);
+        assert.deepEqual(a.failures.filter((f) => f.file === files[2]).map((f) => [f.index, f.kind]), streamAbove ? [[-1, 'unparsable']] : [[1, 'malformed']]);
+        assert.ok(a.aspectsChanged > 50 && a.timeseriesRows > 0, JSON.stringify(a));
+        const expected = await contents(here!, urns);
+        assert.equal(expected.length, new Set(urns).size - 1 - (streamAbove ? 2 : 0), 'every entity of the files is stored, but the refused ones');
+        assert.deepEqual(await contents(workers!, urns), expected);
+        // Indexed alike too: the entities a word finds.
+        const found = async (t: TestApp) => (await t.catalog.search.search({ query: 'sample', start: 0, count: 50 })).urns.sort();
+        assert.deepEqual(await found(workers!), await found(here!));
+      } finally {
+        await here!.close();
+        await workers!.close();
+        for (const d of dbs) await d.cleanup();
+      }
+    }
+  });
+
+  test('a decoding worker answers what decoding in this thread gives', async () => {
+    const decoders = await RecordDecoders.start(1);
+    assert.ok(decoders, 'the worker starts');
+    try {
+      const records = [...JSON.parse(readFileSync(sample('bootstrap_mce.json'), 'utf8')) as unknown[], { neither: 1 }, 'text',
+        { entityType: 'tag', entityUrn: 'urn:li:tag:t', aspectName: 'tagProperties', aspect: { json: { name: 5 } } }];
+      assert.deepEqual(await decoders.decode(records, false, true), decodeRecords(records, false, true));
+      const texts = ['{"entityType": "tag", "entityUrn": "urn:li:tag:u", "aspectName": "tagProperties", "aspect": {"json": {"name": "u"}}}', '{"a": tru}'];
+      assert.deepEqual(await decoders.decode(texts, true, false), [
+        { kind: 'mcp', items: [{ urn: 'urn:li:tag:u', entityType: 'tag', aspect: 'tagProperties', changeType: 'UPSERT', value: { name: 'u' }, systemMetadata: null }] },
+        { malformed: true },
+      ]);
+    } finally {
+      await decoders.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../services/module-workers.js';
 import type { IndexUpdate } from '../storage/types.js';
 
 /** One step's computation asked of the worker: each index's entities (src/changelog/index-worker.ts). */
@@ -42,29 +43,8 @@ export class IndexWorker {
 
   /** Starts a worker reading the database `databaseUrl` names; null if it cannot start (the caller computes itself). */
   static async start(databaseUrl: string): Promise<IndexWorker | null> {
-    // From the sources, the worker registers tsx first: Node 20 does not run a worker's TypeScript entry through the
-    // hooks a flag such as `--import tsx` registers.
-    const fromSources = import.meta.url.endsWith('.ts');
-    const file = new URL(`./index-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url).href;
-    let worker: Worker;
-    try {
-      worker = fromSources
-        ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); `
-          + `return import(${JSON.stringify(file)}); })`, { eval: true, workerData: { databaseUrl } })
-        : new Worker(new URL(file), { workerData: { databaseUrl } });
-    } catch {
-      return null;
-    }
-    const ready = await new Promise<boolean>((resolve) => {
-      worker.once('message', () => resolve(true));
-      worker.once('error', () => resolve(false));
-      worker.once('exit', () => resolve(false));
-    });
-    if (!ready) {
-      await worker.terminate();
-      return null;
-    }
-    return new IndexWorker(worker);
+    const worker = await startModuleWorker(import.meta.url, 'index-worker', { databaseUrl });
+    return worker ? new IndexWorker(worker) : null;
   }
 
   /** The update of each index for its entities, computed from what the database holds when the worker reads it. */

@@ -19,6 +19,49 @@ export interface AspectValues<A extends AnyAspect> {
 /** New values for some of the aspects, by name, each checked against its definition (and validated when written). */
 export type AspectWrites<A extends AnyAspect> = { [D in A as D['name']]?: AspectValue<D> };
 
+/**
+ * What the entity service checks of each change of an ingest batch before writing it: the whole check of a value
+ * (validate), the registry's part alone for a PATCH (its value is checked once applied). Decoding workers run it too
+ * (src/services/record-decoding.ts), so that a batch they checked is not checked again (`ingest`'s `validated`).
+ */
+export function checkBeforeWrite(item: ChangeItem): void {
+  if (item.changeType === 'PATCH') checkTarget(item);
+  else validateChange(item);
+}
+
+/** Checks one change against the registry and the aspect's schema; throws 422/400 naming the problem. */
+export function validateChange(item: ChangeItem): void {
+  checkTarget(item);
+  if (item.changeType === 'DELETE') return;
+  validateOrThrow(item.aspect, item.value);
+  // A key aspect sent that names another entity than its urn is accepted: see warnKeyDisagreements.
+}
+/** The registry's part of validate: the entity type has this aspect, and it may be changed this way. */
+export function checkTarget(item: ChangeItem): void {
+  const d = entityDescriptor(item.entityType);
+  if (!d) throw unprocessable(`Unknown entity type '${item.entityType}'`, { urn: item.urn });
+  // A malformed urn is refused before anything is written: no read could map the entity afterwards. Deleting an
+  // aspect of one (stored before this check) stays possible.
+  if (item.changeType !== 'DELETE') {
+    const problem = urnKeyProblem(d, parseUrn(item.urn));
+    if (problem !== null) throw badRequest(`Invalid urn: '${item.urn}' is not a valid ${d.name} urn: ${problem}`, { urn: item.urn });
+  }
+  const details = { urn: item.urn, aspect: item.aspect };
+  if (!entityHasAspect(d, item.aspect)) {
+    if (!aspectDef(item.aspect)) throw unprocessable(`Unknown aspect '${item.aspect}' for entity type '${d.name}'`, details);
+    throw unprocessable(`Aspect '${item.aspect}' is not an aspect of entity type '${d.name}'`, details);
+  }
+  if (item.aspect === d.key.name) {
+    if (item.changeType === 'DELETE') throw unprocessable('The key aspect cannot be deleted; delete the entity instead', details);
+    if (item.changeType === 'PATCH') throw unprocessable(`Key aspect '${item.aspect}' cannot be patched; it is derived from the urn`, details);
+    return;
+  }
+  if (item.changeType === 'PATCH' && aspectSpec(item.aspect)!.timeseries) {
+    throw unprocessable(`Time-series aspect '${item.aspect}' cannot be patched; send it with UPSERT`);
+  }
+}
+
+
 function valuesOf<A extends AnyAspect>(stored: ReadonlyMap<string, unknown>): AspectValues<A> {
   return { get: (name) => stored.get(name) as never, size: stored.size };
 }
@@ -46,6 +89,12 @@ export class EntityService {
   warn: (message: string, fields: Record<string, unknown>) => void = (m) => process.stderr.write(`almanac: warning: ${m}\n`);
 
   constructor(private readonly store: Store, private readonly historyCap: number) {}
+
+  /**
+   * Whether records may be decoded and checked in worker threads (src/services/record-decoding.ts), which know the
+   * built-in registry only: off when the deployment's registry has types of its own, and on PostgreSQL (src/catalog.ts).
+   */
+  decodeInWorkers = true;
 
   /** Called after every successful write or delete with the entity types it touched (cache invalidation). */
   onWrite(listener: (entityTypes: Set<string>) => void): void {
@@ -75,10 +124,7 @@ export class EntityService {
 
   /** Checks one change against the registry and the aspect's schema; throws 422/400 naming the problem. */
   validate(item: ChangeItem): void {
-    this.checkTarget(item);
-    if (item.changeType === 'DELETE') return;
-    validateOrThrow(item.aspect, item.value);
-    // A key aspect sent that names another entity than its urn is accepted: see warnKeyDisagreements.
+    validateChange(item);
   }
 
   /**
@@ -97,43 +143,16 @@ export class EntityService {
     }
   }
 
-  /** The registry's part of validate: the entity type has this aspect, and it may be changed this way. */
-  private checkTarget(item: ChangeItem): void {
-    const d = entityDescriptor(item.entityType);
-    if (!d) throw unprocessable(`Unknown entity type '${item.entityType}'`, { urn: item.urn });
-    // A malformed urn is refused before anything is written: no read could map the entity afterwards. Deleting an
-    // aspect of one (stored before this check) stays possible.
-    if (item.changeType !== 'DELETE') {
-      const problem = urnKeyProblem(d, parseUrn(item.urn));
-      if (problem !== null) throw badRequest(`Invalid urn: '${item.urn}' is not a valid ${d.name} urn: ${problem}`, { urn: item.urn });
-    }
-    const details = { urn: item.urn, aspect: item.aspect };
-    if (!entityHasAspect(d, item.aspect)) {
-      if (!aspectDef(item.aspect)) throw unprocessable(`Unknown aspect '${item.aspect}' for entity type '${d.name}'`, details);
-      throw unprocessable(`Aspect '${item.aspect}' is not an aspect of entity type '${d.name}'`, details);
-    }
-    if (item.aspect === d.key.name) {
-      if (item.changeType === 'DELETE') throw unprocessable('The key aspect cannot be deleted; delete the entity instead', details);
-      if (item.changeType === 'PATCH') throw unprocessable(`Key aspect '${item.aspect}' cannot be patched; it is derived from the urn`, details);
-      return;
-    }
-    if (item.changeType === 'PATCH' && aspectSpec(item.aspect)!.timeseries) {
-      throw unprocessable(`Time-series aspect '${item.aspect}' cannot be patched; send it with UPSERT`);
-    }
-  }
-
   /**
    * Validates every item first, then writes all of them in one transaction. A batch with PATCH items reads and
    * writes the aspects it touches under lock (store.updateAspects): each patch applies to the value stored when it
    * runs, so concurrent patches of one aspect all survive. `indexLater`: the write is not applied to the derived indexes
-   * before this returns; a bulk load (src/services/bulk-ingest.ts) has them catch up once at its end.
+   * before this returns; a bulk load (src/services/ingest-files.ts) has them catch up once at its end.
    */
-  async ingest(input: ChangeItem[], actor: Actor, opts: { indexLater?: boolean } = {}): Promise<IngestResult> {
+  async ingest(input: ChangeItem[], actor: Actor, opts: { indexLater?: boolean; validated?: boolean } = {}): Promise<IngestResult> {
     const patches = input.some((i) => i.changeType === 'PATCH');
-    for (const item of input) {
-      if (item.changeType === 'PATCH') this.checkTarget(item);
-      else this.validate(item);
-    }
+    // `validated`: every item has passed checkBeforeWrite already (decoded and checked in a worker thread).
+    if (!opts.validated) for (const item of input) checkBeforeWrite(item);
     const now = Date.now();
     // System metadata as DataHub stores it and sends it in the change log: the one sent, else a default (see below).
     const versionedSys = (i: ChangeItem) => withLastRunId(withDefaultSystemMetadata(i.systemMetadata, now));

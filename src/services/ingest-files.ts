@@ -4,7 +4,8 @@ import { AlmanacError, badRequest, notFound } from '../errors.js';
 import { mentionsPrototypeKey } from '../model/safe-keys.js';
 import type { Actor } from '../model/actor.js';
 import type { EntityService } from './entities.js';
-import { changesFromFileRecord, describeFailure, type ChangeItem } from './ingest-format.js';
+import { describeFailure, type ChangeItem } from './ingest-format.js';
+import { decodeRecords, RecordDecoders, type DecodedRecord } from './record-decoding.js';
 import { arrayElements, jsonFault, lineAndColumn, MalformedArrayError } from './json-records.js';
 
 /**
@@ -83,26 +84,29 @@ function unparsable(text: string, e: unknown): UnparsableFileError {
  */
 export const STREAM_ABOVE_BYTES = 100_000_000;
 
-/** A record of a file, parsed, or the reason it could not be. */
-type FileRecord = { index: number; record: unknown; mayHoldPrototypeKeys: boolean; parseError?: string };
+/**
+ * A record of a file: parsed (a file read whole, parsed whole; `mayHoldPrototypeKeys`: whether the file's text mentions
+ * a prototype key), or its text (a file read a record at a time; `start`: where the text starts in the file).
+ */
+type FileRecord = { index: number; record: unknown; mayHoldPrototypeKeys: boolean } | { index: number; text: string; start: number };
 
 /** A record of a file read a record at a time that is not JSON: where in the file, and what is wrong there. */
-function malformedRecord(text: string, start: number, e: unknown): string {
+function malformedRecord(text: string, start: number): string {
+  let error: unknown;
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    error = e;
+  }
   const fault = jsonFault(text);
-  return fault ? `not valid JSON at character ${start + fault.offset} of the file: ${fault.problem}` : `not valid JSON: ${(e as Error).message}`;
+  return fault ? `not valid JSON at character ${start + fault.offset} of the file: ${fault.problem}` : `not valid JSON: ${(error as Error)?.message}`;
 }
 
 async function* fileRecords(file: string, size: number, streamed: boolean, progress: (done: number, total: number) => void): AsyncGenerator<FileRecord> {
   if (streamed) {
     for await (const { index, text, start, bytesRead } of arrayElements(file)) {
       progress(bytesRead, size);
-      let parsed: FileRecord;
-      try {
-        parsed = { index, record: JSON.parse(text), mayHoldPrototypeKeys: mentionsPrototypeKey(text) };
-      } catch (e) {
-        parsed = { index, record: undefined, mayHoldPrototypeKeys: false, parseError: malformedRecord(text, start, e) };
-      }
-      yield parsed;
+      yield { index, text, start };
     }
     return;
   }
@@ -123,9 +127,37 @@ async function* fileRecords(file: string, size: number, streamed: boolean, progr
 }
 
 /**
+ * The records of a file BATCH at a time; when the file breaks off, the records before the fault come first, then the
+ * error.
+ */
+async function* chunks(records: AsyncIterable<FileRecord>): AsyncGenerator<FileRecord[]> {
+  let chunk: FileRecord[] = [];
+  try {
+    for await (const r of records) {
+      chunk.push(r);
+      if (chunk.length >= BATCH) {
+        yield chunk;
+        chunk = [];
+      }
+    }
+  } catch (e) {
+    if (chunk.length) yield chunk;
+    throw e;
+  }
+  if (chunk.length) yield chunk;
+}
+
+/**
+ * From this many bytes of files, records are decoded and checked in worker threads (src/services/record-decoding.ts),
+ * the next batch while this thread writes the one before: a worker takes about a second of CPU to start.
+ */
+export const DECODE_IN_WORKERS_FROM = 16_000_000;
+
+/**
  * Ingests files in DataHub's file format (a JSON list of MCEs and/or MCPs, or one such object), BATCH records per
  * transaction. `onProgress` is told how much of the current file is done: records, or bytes for a file read a record
- * at a time (`unit`).
+ * at a time (`unit`). Files of `decodeInWorkersFrom` bytes or more in all are decoded in worker threads, unless the
+ * entity service's registry has types of its own (`entities.decodeInWorkers`: the workers know the built-in ones).
  */
 export async function ingestFiles(
   entities: EntityService,
@@ -133,12 +165,16 @@ export async function ingestFiles(
   actor: Actor,
   onProgress?: (file: string, done: number, total: number, unit: 'records' | 'bytes') => void,
   streamAbove = STREAM_ABOVE_BYTES,
+  decodeInWorkersFrom = DECODE_IN_WORKERS_FROM,
 ): Promise<FileIngestSummary> {
   const summary: FileIngestSummary = { files: 0, records: 0, mce: 0, mcp: 0, aspectsChanged: 0, aspectsUnchanged: 0,
     timeseriesRows: 0, failures: [] };
+  let decoders: RecordDecoders | null = null;
   try {
-    await ingestEach(entities, files, actor, summary, onProgress, streamAbove);
+    if (entities.decodeInWorkers && (await totalBytes(files)) >= decodeInWorkersFrom) decoders = await RecordDecoders.start();
+    await ingestEach(entities, files, actor, summary, onProgress, streamAbove, decoders);
   } finally {
+    await decoders?.close();
     // A bulk load: the derived indexes catch up once, after the last batch (and before this returns, so that the
     // caller reads its writes in search and relationships); after a crash, the next start catches up from the log.
     await entities.committed({ bulk: true });
@@ -149,51 +185,83 @@ export async function ingestFiles(
   return summary;
 }
 
+async function totalBytes(files: readonly string[]): Promise<number> {
+  let n = 0;
+  for (const f of files) n += await stat(f).then((s) => s.size, () => 0);
+  return n;
+}
+
+/** A chunk of records and what decoding them comes to (under way). */
+interface Decoding {
+  records: FileRecord[];
+  decoded: Promise<DecodedRecord[]>;
+}
+
+function decode(records: FileRecord[], decoders: RecordDecoders | null): Decoding {
+  const texts = 'text' in records[0]!;
+  const raw = records.map((r) => ('text' in r ? r.text : r.record));
+  const mayHold = records.some((r) => 'mayHoldPrototypeKeys' in r && r.mayHoldPrototypeKeys);
+  const decoded = decoders ? decoders.decode(raw, texts, mayHold) : Promise.resolve().then(() => decodeRecords(raw, texts, mayHold));
+  return { records, decoded };
+}
+
 async function ingestEach(entities: EntityService, files: string[], actor: Actor, summary: FileIngestSummary,
-  onProgress: ((file: string, done: number, total: number, unit: 'records' | 'bytes') => void) | undefined, streamAbove: number): Promise<void> {
+  onProgress: ((file: string, done: number, total: number, unit: 'records' | 'bytes') => void) | undefined, streamAbove: number,
+  decoders: RecordDecoders | null): Promise<void> {
   for (const file of files) {
     summary.files++;
-    let batch: { index: number; items: ChangeItem[] }[] = [];
-    const flush = async () => {
+    /** Writes a decoded chunk: its records checked already, in one transaction (record by record if that fails). */
+    const write = async ({ records, decoded }: Decoding) => {
+      const results = await decoded;
+      const batch: { index: number; items: ChangeItem[] }[] = [];
+      results.forEach((r, i) => {
+        const rec = records[i]!;
+        summary.records++;
+        if ('malformed' in r) {
+          summary.failures.push({ file, index: rec.index, kind: 'malformed', reason: malformedRecord((rec as { text: string }).text, (rec as { start: number }).start) });
+        } else if ('unrecognised' in r) {
+          summary.failures.push({ file, index: rec.index, urn: r.urn, kind: 'unrecognised', reason: r.unrecognised });
+        } else {
+          if (r.kind === 'mce') summary.mce++; else summary.mcp++;
+          if (r.invalid !== undefined) summary.failures.push({ file, index: rec.index, urn: r.urn, kind: 'invalid', reason: r.invalid });
+          else batch.push({ index: rec.index, items: r.items });
+        }
+      });
       if (batch.length === 0) return;
       try {
-        add(summary, await entities.ingest(batch.flatMap((b) => b.items), actor, { indexLater: true }));
+        add(summary, await entities.ingest(batch.flatMap((b) => b.items), actor, { indexLater: true, validated: true }));
       } catch {
         for (const b of batch) {
           try {
-            add(summary, await entities.ingest(b.items, actor, { indexLater: true }));
+            add(summary, await entities.ingest(b.items, actor, { indexLater: true, validated: true }));
           } catch (e) {
             summary.failures.push({ file, index: b.index, urn: b.items[0]?.urn, kind: e instanceof AlmanacError ? 'invalid' : 'unwritten',
               reason: describeFailure(e) });
           }
         }
       }
-      batch = [];
     };
     let streamed = false;
     const progress = (done: number, total: number) => onProgress?.(file, done, total, streamed ? 'bytes' : 'records');
+    // One chunk is decoded (in a worker) while the one before it is written.
+    let pending: Decoding | null = null;
+    const writePending = async () => {
+      const p = pending;
+      pending = null;
+      if (p) await write(p);
+    };
     try {
       const { size } = await stat(file);
       streamed = size > streamAbove;
-      for await (const r of fileRecords(file, size, streamed, progress)) {
-        summary.records++;
-        if (r.parseError) {
-          summary.failures.push({ file, index: r.index, kind: 'malformed', reason: r.parseError });
-          continue;
-        }
-        try {
-          const { kind, items } = changesFromFileRecord(r.record, r.mayHoldPrototypeKeys);
-          if (kind === 'mce') summary.mce++; else summary.mcp++;
-          batch.push({ index: r.index, items });
-        } catch (e) {
-          summary.failures.push({ file, index: r.index, urn: urnOfRecord(r.record), kind: 'unrecognised', reason: describeFailure(e) });
-        }
-        if (batch.length >= BATCH) await flush();
+      for await (const chunk of chunks(fileRecords(file, size, streamed, progress))) {
+        const next = decode(chunk, decoders);
+        await writePending();
+        pending = next;
       }
-      await flush();
+      await writePending();
     } catch (e) {
       // The file could not be read, or (read a record at a time) broke off: what came before it is written.
-      await flush();
+      await writePending();
       if (e instanceof MalformedArrayError) {
         summary.records++; // the record where the file broke off, refused
         summary.failures.push({ file, index: e.index, kind: 'malformed', reason: e.message });
@@ -210,16 +278,4 @@ function add(s: FileIngestSummary, r: { changed: number; unchanged: number; time
   s.aspectsChanged += r.changed;
   s.aspectsUnchanged += r.unchanged;
   s.timeseriesRows += r.timeseries;
-}
-
-function urnOfRecord(rec: unknown): string | undefined {
-  if (!rec || typeof rec !== 'object') return undefined;
-  const r = rec as Record<string, unknown>;
-  if (typeof r.entityUrn === 'string') return r.entityUrn;
-  const snap = r.proposedSnapshot;
-  if (snap && typeof snap === 'object') {
-    const body = Object.values(snap)[0] as { urn?: unknown } | undefined;
-    if (typeof body?.urn === 'string') return body.urn;
-  }
-  return undefined;
 }

@@ -1,0 +1,139 @@
+import os from 'node:os';
+import type { Worker } from 'node:worker_threads';
+import { mentionsPrototypeKey } from '../model/safe-keys.js';
+import { checkBeforeWrite } from './entities.js';
+import { changesFromFileRecord, describeFailure, type ChangeItem, type FileRecordKind } from './ingest-format.js';
+import { startModuleWorker } from './module-workers.js';
+
+/**
+ * What a record of DataHub's file format comes to before it is written: its change items, each checked as the entity
+ * service checks them before a write (checkBeforeWrite) — or why the record is refused. Computed in worker threads
+ * for a large ingest (RecordDecoders), so that parsing, decoding and validation run beside the writes.
+ */
+export type DecodedRecord =
+  /** `invalid`: the first of its items to fail the entity service's checks, and why (the record is refused). */
+  | { kind: FileRecordKind; items: ChangeItem[]; invalid?: string; urn?: string }
+  /** Not an MCE or MCP the file format allows. */
+  | { unrecognised: string; urn?: string }
+  /** A record given as text that is not JSON (the caller, which knows where it is in the file, says where it breaks). */
+  | { malformed: true };
+
+/**
+ * Decodes records (what a worker answers is this as JSON: nothing here is undefined but absent keys): parsed values, or (`texts`) their JSON texts. `mayHoldPrototypeKeys`: whether the file's text
+ * mentions a prototype key (parsed values only; a text is looked at itself).
+ */
+export function decodeRecords(records: readonly unknown[], texts: boolean, mayHoldPrototypeKeys: boolean): DecodedRecord[] {
+  return records.map((raw): DecodedRecord => {
+    let record = raw;
+    let mayHold = mayHoldPrototypeKeys;
+    if (texts) {
+      try {
+        record = JSON.parse(raw as string);
+      } catch {
+        return { malformed: true };
+      }
+      mayHold = mentionsPrototypeKey(raw as string);
+    }
+    let decoded: { kind: FileRecordKind; items: ChangeItem[] };
+    try {
+      decoded = changesFromFileRecord(record, mayHold);
+    } catch (e) {
+      const urn = urnOfRecord(record);
+      return urn === undefined ? { unrecognised: describeFailure(e) } : { unrecognised: describeFailure(e), urn };
+    }
+    try {
+      for (const item of decoded.items) checkBeforeWrite(item);
+    } catch (e) {
+      // Refused as a whole: its items are not handed on (one may hold a prototype key).
+      const refused: DecodedRecord = { kind: decoded.kind, items: [], invalid: describeFailure(e) };
+      if (decoded.items[0]) refused.urn = decoded.items[0].urn;
+      return refused;
+    }
+    return decoded;
+  });
+}
+
+/** The urn a record names, if it names one where the file format puts it (to name a refused record). */
+export function urnOfRecord(rec: unknown): string | undefined {
+  if (!rec || typeof rec !== 'object') return undefined;
+  const r = rec as Record<string, unknown>;
+  if (typeof r.entityUrn === 'string') return r.entityUrn;
+  const snap = r.proposedSnapshot;
+  if (snap && typeof snap === 'object') {
+    const body = Object.values(snap)[0] as { urn?: unknown } | undefined;
+    if (typeof body?.urn === 'string') return body.urn;
+  }
+  return undefined;
+}
+
+/** A batch of records asked of a decoding worker, and its answer: the DecodedRecord list as JSON text. */
+export interface DecodeWork {
+  id: number;
+  records: readonly unknown[];
+  texts: boolean;
+  mayHoldPrototypeKeys: boolean;
+}
+export type DecodeResult = { id: number; json: string } | { id: number; error: string };
+
+/**
+ * Worker threads that decode records (src/services/record-decoder-worker.ts), one batch per message. Answers come back
+ * as JSON text, which this thread parses: that costs it about a third of what copying the decoded values back as
+ * structured clones would, and a fifth of decoding and checking them itself (a batch of the scale benchmark's
+ * generated datasets, 2026-11-28). A batch goes to the worker with the fewest batches waiting.
+ */
+export class RecordDecoders {
+  private next = 1;
+  private readonly waiting = new Map<number, { worker: Worker; resolve: (r: DecodedRecord[]) => void; reject: (e: Error) => void }>();
+  private readonly load = new Map<Worker, number>();
+  private failed: Error | null = null;
+
+  private constructor(private readonly workers: Worker[]) {
+    for (const w of workers) {
+      this.load.set(w, 0);
+      w.on('message', (m: DecodeResult) => {
+        const job = this.waiting.get(m.id);
+        if (!job) return;
+        this.waiting.delete(m.id);
+        this.load.set(job.worker, this.load.get(job.worker)! - 1);
+        if ('error' in m) job.reject(new Error(`decoding worker: ${m.error}`));
+        else job.resolve(JSON.parse(m.json) as DecodedRecord[]);
+      });
+      const fail = (e: Error) => {
+        this.failed ??= e;
+        for (const [id, job] of this.waiting) {
+          if (job.worker !== w) continue;
+          this.waiting.delete(id);
+          job.reject(e);
+        }
+      };
+      w.on('error', fail);
+      w.on('exit', (code) => fail(new Error(`decoding worker exited (${code})`)));
+    }
+  }
+
+  /** As many workers as the machine has cores beside this thread's (at least one, at most four); null if none starts. */
+  static async start(count = Math.min(4, Math.max(1, os.availableParallelism() - 1))): Promise<RecordDecoders | null> {
+    const started = await Promise.all(Array.from({ length: count }, () => startModuleWorker(import.meta.url, 'record-decoder-worker', null)));
+    const workers = started.filter((w): w is Worker => w !== null);
+    return workers.length ? new RecordDecoders(workers) : null;
+  }
+
+  /** decodeRecords in a worker; if the workers have failed, in this thread. */
+  decode(records: readonly unknown[], texts: boolean, mayHoldPrototypeKeys: boolean): Promise<DecodedRecord[]> {
+    if (this.failed) return Promise.resolve(decodeRecords(records, texts, mayHoldPrototypeKeys));
+    const worker = [...this.load].sort((a, b) => a[1] - b[1])[0]![0];
+    const id = this.next++;
+    const answer = new Promise<DecodedRecord[]>((resolve, reject) => {
+      this.waiting.set(id, { worker, resolve, reject });
+      this.load.set(worker, this.load.get(worker)! + 1);
+      worker.postMessage({ id, records, texts, mayHoldPrototypeKeys } satisfies DecodeWork);
+    });
+    // A worker that dies mid-batch leaves the batch to this thread, whole.
+    return answer.catch(() => decodeRecords(records, texts, mayHoldPrototypeKeys));
+  }
+
+  /** Ends the workers. */
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
