@@ -97,6 +97,48 @@ export const changeSelect = (withValues: boolean) => withValues
   ? 'seq, at, urn, entity_type, aspect, change_type, value, previous_value, system_metadata, previous_system_metadata, actor, revision'
   : 'seq, at, urn, entity_type, aspect, change_type, actor, revision';
 
+/**
+ * SQLite (migration 16): a log entry of a new version names the stored versions holding its values instead of a copy
+ * of them (`refs`, LOG_REF_*), since the aspect table keeps the same bytes (the history up to its cap). Each version
+ * row keeps the offset of the entry that wrote it (`log_seq`), and triggers copy the values into the entries naming a
+ * version before that version is changed (its system metadata touched) or deleted (the history cap, a deletion),
+ * unless a copy of the same version is left (the latest copied to history before its replacement). So an entry with
+ * `refs` always finds its values, as they were written. PostgreSQL keeps every entry whole (TOAST compresses the large
+ * values; the version rows there are written by one set-based statement that the triggers' reads could not follow).
+ */
+export const LOG_REF_VALUE = 1;
+/** The entry's previous value and system metadata are those of the version before (`revision` - 1). */
+export const LOG_REF_PREVIOUS = 2;
+
+export function changeLogReferenceStatements(d: 'sqlite' | 'postgres', aspectTable: string): string[] {
+  if (d !== 'sqlite') return [];
+  const log = CHANGE_LOG_TABLE;
+  const version = (rev: string, alias: string) => `${alias}.urn = ${log}.urn AND ${alias}.aspect = ${log}.aspect
+    AND ${alias}.version IN (0, ${rev}) AND ${alias}.revision = ${rev}`;
+  // (The log's columns named in full: inside the subquery a bare `revision` would be the aspect table's.)
+  const pick = (column: string, bit: number, rev: string, stored: string) => `${column} = CASE WHEN ${log}.refs & ${bit}
+    THEN (SELECT a.${stored} FROM ${aspectTable} a WHERE ${version(rev, 'a')} LIMIT 1) ELSE ${log}.${column} END`;
+  // The entry that wrote OLD and the one that replaced it (found by the offset the next version keeps) get their
+  // values back, while OLD (and the version beside it) are still there to read them from.
+  const materialize = `UPDATE ${log} SET ${pick('value', LOG_REF_VALUE, `${log}.revision`, 'metadata')},
+      ${pick('system_metadata', LOG_REF_VALUE, `${log}.revision`, 'systemmetadata')},
+      ${pick('previous_value', LOG_REF_PREVIOUS, `${log}.revision - 1`, 'metadata')},
+      ${pick('previous_system_metadata', LOG_REF_PREVIOUS, `${log}.revision - 1`, 'systemmetadata')}, refs = NULL
+    WHERE refs IS NOT NULL AND seq IN (OLD.log_seq, (SELECT n.log_seq FROM ${aspectTable} n WHERE n.urn = OLD.urn AND n.aspect = OLD.aspect
+      AND n.version IN (0, OLD.revision + 1) AND n.revision = OLD.revision + 1 LIMIT 1));`;
+  // The latest replaced after a copy of it went to history: the entries find the copy.
+  const copied = `EXISTS (SELECT 1 FROM ${aspectTable} h WHERE OLD.version = 0 AND h.urn = OLD.urn AND h.aspect = OLD.aspect
+    AND h.version = OLD.revision AND h.revision = OLD.revision)`;
+  return [
+    `ALTER TABLE ${aspectTable} ADD COLUMN log_seq INTEGER`,
+    `ALTER TABLE ${log} ADD COLUMN refs INTEGER`,
+    `CREATE TRIGGER ${log}_refs_deleted BEFORE DELETE ON ${aspectTable} WHEN NOT ${copied} BEGIN ${materialize} END`,
+    `CREATE TRIGGER ${log}_refs_updated BEFORE UPDATE ON ${aspectTable}
+      WHEN NOT (NEW.revision IS OLD.revision AND NEW.metadata IS OLD.metadata AND NEW.systemmetadata IS OLD.systemmetadata) AND NOT ${copied}
+      BEGIN ${materialize} END`,
+  ];
+}
+
 /** The statements of migration 9 (the change log, its consumers, aspect revisions), in one dialect. */
 export function changeLogStatements(d: 'sqlite' | 'postgres', aspectTable: string, now: number): string[] {
   const bigint = d === 'sqlite' ? 'INTEGER' : 'BIGINT';

@@ -1,5 +1,5 @@
 import { aspectKey, planVersion } from './aspect-updates.js';
-import { upsertChange, type ChangeRow, type StoredLatest } from './change-log.js';
+import { LOG_REF_PREVIOUS, LOG_REF_VALUE, upsertChange, type ChangeRow, type StoredLatest } from './change-log.js';
 import type { AspectWrite, AspectWriteResult } from './types.js';
 
 /**
@@ -110,3 +110,26 @@ export function planVersions(stored: ReadonlyMap<string, StoredLatest>, writes: 
     trims: [...upto.values()],
   };
 }
+
+/**
+ * Which values each log entry of a plan can name rather than copy (LOG_REF_* of src/storage/change-log.ts): the value
+ * written when the version it wrote is kept as written (not dropped by the cap, its system metadata not changed later
+ * in the batch), and the previous value when the version before is kept (the stored latest copied to history, or a
+ * version this batch wrote). One number a log entry, in order.
+ */
+export function logReferences(plan: VersionsPlan): number[] {
+  const key = (urn: string | null, aspect: string | null, revision: number) => versionKey(urn ?? '', aspect ?? '', revision);
+  const kept = new Map<string, PlannedRow | 'copied'>();
+  for (const r of plan.rows) kept.set(key(r.urn, r.aspect, r.revision), r);
+  for (const m of plan.copies) kept.set(key(m.urn, m.aspect, m.version), 'copied');
+  return plan.log.map(([, urn, , aspect, , value, previous, sys, previousSys, , revision]) => {
+    if (revision === null) return 0;
+    const own = kept.get(key(urn, aspect, revision));
+    const before = previous === null ? undefined : kept.get(key(urn, aspect, revision - 1));
+    return (own !== undefined && own !== 'copied' && own.json === value && own.sys === sys ? LOG_REF_VALUE : 0)
+      | (before === 'copied' || (before !== undefined && before.json === previous && before.sys === previousSys) ? LOG_REF_PREVIOUS : 0);
+  });
+}
+
+/** The key of a planned row's version, as the offsets of the entries that wrote them are kept by the engines. */
+export const versionKey = (urn: string, aspect: string, revision: number) => `${urn}\u0000${aspect}\u0000${revision}`;
