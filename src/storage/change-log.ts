@@ -113,19 +113,18 @@ export const LOG_REF_PREVIOUS = 2;
 export function changeLogReferenceStatements(d: 'sqlite' | 'postgres', aspectTable: string): string[] {
   if (d !== 'sqlite') return [];
   const log = CHANGE_LOG_TABLE;
-  const version = (rev: string, alias: string) => `${alias}.urn = ${log}.urn AND ${alias}.aspect = ${log}.aspect
-    AND ${alias}.version IN (0, ${rev}) AND ${alias}.revision = ${rev}`;
-  // (The log's columns named in full: inside the subquery a bare `revision` would be the aspect table's.)
-  const pick = (column: string, bit: number, rev: string, stored: string) => `${column} = CASE WHEN ${log}.refs & ${bit}
-    THEN (SELECT a.${stored} FROM ${aspectTable} a WHERE ${version(rev, 'a')} LIMIT 1) ELSE ${log}.${column} END`;
-  // The entry that wrote OLD and the one that replaced it (found by the offset the next version keeps) get their
-  // values back, while OLD (and the version beside it) are still there to read them from.
-  const materialize = `UPDATE ${log} SET ${pick('value', LOG_REF_VALUE, `${log}.revision`, 'metadata')},
-      ${pick('system_metadata', LOG_REF_VALUE, `${log}.revision`, 'systemmetadata')},
-      ${pick('previous_value', LOG_REF_PREVIOUS, `${log}.revision - 1`, 'metadata')},
-      ${pick('previous_system_metadata', LOG_REF_PREVIOUS, `${log}.revision - 1`, 'systemmetadata')}, refs = NULL
-    WHERE refs IS NOT NULL AND seq IN (OLD.log_seq, (SELECT n.log_seq FROM ${aspectTable} n WHERE n.urn = OLD.urn AND n.aspect = OLD.aspect
-      AND n.version IN (0, OLD.revision + 1) AND n.revision = OLD.revision + 1 LIMIT 1));`;
+  // The entry that wrote OLD takes its values (and the previous ones it names: once OLD is gone nothing leads to it);
+  // the entry that replaced OLD (found by the offset the next version keeps) takes its previous values.
+  const previousOf = (column: string) => `CASE WHEN refs & ${LOG_REF_PREVIOUS} THEN (SELECT p.${column} FROM ${aspectTable} p
+    WHERE p.urn = OLD.urn AND p.aspect = OLD.aspect AND p.version IN (0, OLD.revision - 1) AND p.revision = OLD.revision - 1 LIMIT 1)
+    ELSE ${log}.previous_${column === 'metadata' ? 'value' : 'system_metadata'} END`;
+  const materialize = `UPDATE ${log} SET value = CASE WHEN refs & ${LOG_REF_VALUE} THEN OLD.metadata ELSE value END,
+      system_metadata = CASE WHEN refs & ${LOG_REF_VALUE} THEN OLD.systemmetadata ELSE system_metadata END,
+      previous_value = ${previousOf('metadata')}, previous_system_metadata = ${previousOf('systemmetadata')}, refs = NULL
+    WHERE seq = OLD.log_seq AND refs IS NOT NULL;
+    UPDATE ${log} SET previous_value = OLD.metadata, previous_system_metadata = OLD.systemmetadata, refs = NULLIF(refs & ~${LOG_REF_PREVIOUS}, 0)
+    WHERE seq = (SELECT n.log_seq FROM ${aspectTable} n WHERE n.urn = OLD.urn AND n.aspect = OLD.aspect
+      AND n.version IN (0, OLD.revision + 1) AND n.revision = OLD.revision + 1 LIMIT 1) AND refs & ${LOG_REF_PREVIOUS};`;
   // The latest replaced after a copy of it went to history: the entries find the copy.
   const copied = `EXISTS (SELECT 1 FROM ${aspectTable} h WHERE OLD.version = 0 AND h.urn = OLD.urn AND h.aspect = OLD.aspect
     AND h.version = OLD.revision AND h.revision = OLD.revision)`;

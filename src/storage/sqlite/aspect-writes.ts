@@ -156,7 +156,7 @@ export class SqliteAspectWrites {
    */
   private writeLocked(update: AspectUpdate, historyCap: number, encoded?: ReadonlyMap<AspectWrite, EncodedValue>,
     read?: ReadonlyMap<string, RawLatest | null>): AspectWriteResult[] {
-    const { getLatest, copyLatest, upsertRow, touch, trim, addEntity } = this.statements;
+    const { getLatest, copyLatest, insertRow, replaceLatest, touch, trim, addEntity } = this.statements;
 
     // The stored form of each value text this call wrote or read, so that the log stores it without compressing again.
     const known = new Map<string, StoredJson>();
@@ -192,7 +192,11 @@ export class SqliteAspectWrites {
       let value = known.get(r.json);
       if (value === undefined) known.set(r.json, (value = storeJson(r.json)));
       if (r.version === 0) this.justWritten.add(r.urn, r.aspect, value, r.json);
-      upsertRow.run(r.urn, r.aspect, r.version, value, r.sys, r.createdOn, r.createdBy, r.revision, seqOf.get(versionKey(r.urn, r.aspect, r.revision)));
+      const seq = seqOf.get(versionKey(r.urn, r.aspect, r.revision));
+      // The stored latest is replaced in place; every other row is new (history rows above the stored revisions). Not
+      // an upsert: the trigger on updates of the table (migration 16) would slow every insert of one.
+      if (r.version === 0 && stored.has(aspectKey(r))) replaceLatest.run(value, r.sys, r.createdOn, r.createdBy, r.revision, seq, r.urn, r.aspect);
+      else insertRow.run(r.urn, r.aspect, r.version, value, r.sys, r.createdOn, r.createdBy, r.revision, seq);
     }
     const log: ChangeRow[] = [];
     const results = plan.results;
@@ -270,10 +274,10 @@ function writeStatements(conn: SqliteConnection) {
     getLatest: conn.stmt(`SELECT metadata, systemmetadata, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`),
     copyLatest: conn.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision, log_seq)
       SELECT urn, aspect, ?, metadata, systemmetadata, createdon, createdby, revision, log_seq FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`),
-    upsertRow: conn.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision, log_seq)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
-      systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision,
-      log_seq = excluded.log_seq`),
+    insertRow: conn.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision, log_seq)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    replaceLatest: conn.stmt(`UPDATE ${ASPECT_TABLE} SET metadata = ?, systemmetadata = ?, createdon = ?, createdby = ?, revision = ?, log_seq = ?
+      WHERE urn = ? AND aspect = ? AND version = 0`),
     touch: conn.stmt(`UPDATE ${ASPECT_TABLE} SET systemmetadata = ? WHERE urn = ? AND aspect = ? AND version = 0`),
     trim: conn.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version > 0 AND version <= ?`),
     addEntity: conn.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`),
