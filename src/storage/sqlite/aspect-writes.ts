@@ -5,7 +5,7 @@ import type { ParsedValues } from '../parsed-values.js';
 import { ASPECT_TABLE, ENTITY_TABLE, type AspectRow } from '../schema.js';
 import { readJson, sameStored, storeJson, storeJsonBatch, type StoredJson } from '../stored-json.js';
 import type { AspectKey, AspectUpdate, AspectWrite, AspectWriteResult, LatestAspects, TimeseriesWrite } from '../types.js';
-import { logReferences, planVersions, versionKey } from '../version-plan.js';
+import { logReferences, planVersions, type PlannedRow } from '../version-plan.js';
 import type Database from 'better-sqlite3';
 import * as changeLog from './change-log.js';
 import type { SqliteConnection } from './connection.js';
@@ -184,7 +184,7 @@ export class SqliteAspectWrites {
     }
     // The entries first: each version row keeps the offset of the entry that wrote it, which names it for its values.
     const seqs = changeLog.appendChanges(this.conn, plan.log, known, logReferences(plan));
-    const seqOf = new Map(plan.log.map((e, i) => [versionKey(e[1]!, e[3]!, e[10]!), seqs[i]!]));
+    const seqOf = new Map<PlannedRow, number>(plan.logVersions.map((v, i) => [v.row, seqs[i]!]));
     for (const t of plan.touches) touch.run(t.sys, t.urn, t.aspect);
     for (const m of plan.copies) copyLatest.run(m.version, m.urn, m.aspect);
     for (const t of plan.trims) trim.run(t.urn, t.aspect, t.upto);
@@ -192,7 +192,7 @@ export class SqliteAspectWrites {
       let value = known.get(r.json);
       if (value === undefined) known.set(r.json, (value = storeJson(r.json)));
       if (r.version === 0) this.justWritten.add(r.urn, r.aspect, value, r.json);
-      const seq = seqOf.get(versionKey(r.urn, r.aspect, r.revision));
+      const seq = seqOf.get(r);
       // The stored latest is replaced in place; every other row is new (history rows above the stored revisions). Not
       // an upsert: the trigger on updates of the table (migration 16) would slow every insert of one.
       if (r.version === 0 && stored.has(aspectKey(r))) replaceLatest.run(value, r.sys, r.createdOn, r.createdBy, r.revision, seq, r.urn, r.aspect);
