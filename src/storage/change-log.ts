@@ -140,6 +140,47 @@ export const changeSelect = (withValues: boolean) => withValues
   ? 'seq, at, urn, entity_type, aspect, change_type, value, previous_value, system_metadata, previous_system_metadata, actor, revision'
   : 'seq, at, urn, entity_type, aspect, change_type, actor, revision';
 
+/**
+ * SQLite (migration 16): a log entry of a new version names the stored versions holding its values instead of a copy
+ * of them (`refs`, LOG_REF_*), since the aspect table keeps the same bytes (the history up to its cap). Each version
+ * row keeps the offset of the entry that wrote it (`log_seq`), and triggers copy the values into the entries naming a
+ * version before that version is changed (its system metadata touched) or deleted (the history cap, a deletion),
+ * unless a copy of the same version is left (the latest copied to history before its replacement). So an entry with
+ * `refs` always finds its values, as they were written. PostgreSQL keeps every entry whole (TOAST compresses the large
+ * values; the version rows there are written by one set-based statement that the triggers' reads could not follow).
+ */
+export const LOG_REF_VALUE = 1;
+/** The entry's previous value and system metadata are those of the version before (`revision` - 1). */
+export const LOG_REF_PREVIOUS = 2;
+
+export function changeLogReferenceStatements(d: 'sqlite' | 'postgres', aspectTable: string): string[] {
+  if (d !== 'sqlite') return [];
+  const log = CHANGE_LOG_TABLE;
+  // The entry that wrote OLD takes its values (and the previous ones it names: once OLD is gone nothing leads to it);
+  // the entry that replaced OLD (found by the offset the next version keeps) takes its previous values.
+  const previousOf = (column: string) => `CASE WHEN refs & ${LOG_REF_PREVIOUS} THEN (SELECT p.${column} FROM ${aspectTable} p
+    WHERE p.urn = OLD.urn AND p.aspect = OLD.aspect AND p.version IN (0, OLD.revision - 1) AND p.revision = OLD.revision - 1 LIMIT 1)
+    ELSE ${log}.previous_${column === 'metadata' ? 'value' : 'system_metadata'} END`;
+  const materialize = `UPDATE ${log} SET value = CASE WHEN refs & ${LOG_REF_VALUE} THEN OLD.metadata ELSE value END,
+      system_metadata = CASE WHEN refs & ${LOG_REF_VALUE} THEN OLD.systemmetadata ELSE system_metadata END,
+      previous_value = ${previousOf('metadata')}, previous_system_metadata = ${previousOf('systemmetadata')}, refs = NULL
+    WHERE seq = OLD.log_seq AND refs IS NOT NULL;
+    UPDATE ${log} SET previous_value = OLD.metadata, previous_system_metadata = OLD.systemmetadata, refs = NULLIF(refs & ~${LOG_REF_PREVIOUS}, 0)
+    WHERE seq = (SELECT n.log_seq FROM ${aspectTable} n WHERE n.urn = OLD.urn AND n.aspect = OLD.aspect
+      AND n.version IN (0, OLD.revision + 1) AND n.revision = OLD.revision + 1 LIMIT 1) AND refs & ${LOG_REF_PREVIOUS};`;
+  // The latest replaced after a copy of it went to history: the entries find the copy.
+  const copied = `EXISTS (SELECT 1 FROM ${aspectTable} h WHERE OLD.version = 0 AND h.urn = OLD.urn AND h.aspect = OLD.aspect
+    AND h.version = OLD.revision AND h.revision = OLD.revision)`;
+  return [
+    `ALTER TABLE ${aspectTable} ADD COLUMN log_seq INTEGER`,
+    `ALTER TABLE ${log} ADD COLUMN refs INTEGER`,
+    `CREATE TRIGGER ${log}_refs_deleted BEFORE DELETE ON ${aspectTable} WHEN NOT ${copied} BEGIN ${materialize} END`,
+    `CREATE TRIGGER ${log}_refs_updated BEFORE UPDATE ON ${aspectTable}
+      WHEN NOT (NEW.revision IS OLD.revision AND NEW.metadata IS OLD.metadata AND NEW.systemmetadata IS OLD.systemmetadata) AND NOT ${copied}
+      BEGIN ${materialize} END`,
+  ];
+}
+
 /** The statements of migration 9 (the change log, its consumers, aspect revisions), in one dialect. */
 export function changeLogStatements(d: 'sqlite' | 'postgres', aspectTable: string, now: number): string[] {
   const bigint = d === 'sqlite' ? 'INTEGER' : 'BIGINT';

@@ -1,5 +1,5 @@
 import { aspectKey, planVersion } from './aspect-updates.js';
-import { upsertChange, type ChangeRow, type StoredLatest } from './change-log.js';
+import { LOG_REF_PREVIOUS, LOG_REF_VALUE, upsertChange, type ChangeRow, type StoredLatest } from './change-log.js';
 import type { AspectWrite, AspectWriteResult } from './types.js';
 
 /**
@@ -42,6 +42,8 @@ export interface VersionsPlan {
   trims: { urn: string; aspect: string; upto: number }[];
   /** One log entry per new version, in write order. */
   log: ChangeRow[];
+  /** For each log entry, the row of the version it wrote and the version it replaced (a row of this plan, or the stored latest). */
+  logVersions: { row: PlannedRow; previous: PlannedRow | 'stored' | null }[];
   /** Every aspect written, as the plan leaves it. */
   latest: Map<string, PlannedLatest>;
   /** The JSON text of each write, as planned (JSON.stringify unless the caller had it). */
@@ -65,6 +67,7 @@ export function planVersions(stored: ReadonlyMap<string, StoredLatest>, writes: 
   /** Rows written by this batch, by aspect: the last one is the latest, earlier ones become history. */
   const written = new Map<string, PlannedRow[]>();
   const log: ChangeRow[] = [];
+  const logVersions: VersionsPlan['logVersions'] = [];
   const json = new Map<AspectWrite, string>();
   const results = writes.map((w): AspectWriteResult => {
     const now = w.time ?? Date.now();
@@ -88,7 +91,9 @@ export function planVersions(stored: ReadonlyMap<string, StoredLatest>, writes: 
     }
     let list = written.get(k);
     if (!list) written.set(k, (list = []));
-    list.push({ urn: w.urn, aspect: w.aspect, version: 0, json: text, sys, createdOn: now, createdBy: w.actor, revision: plan.revision });
+    const row: PlannedRow = { urn: w.urn, aspect: w.aspect, version: 0, json: text, sys, createdOn: now, createdBy: w.actor, revision: plan.revision };
+    logVersions.push({ row, previous: cur === undefined ? null : cur.stored ? 'stored' : list.at(-1)! });
+    list.push(row);
     log.push(upsertChange(w, text, sys, cur, plan.revision, now));
     latest.set(k, { metadata: text, systemmetadata: sys, revision: plan.revision, stored: false, write: w, createdOn: now });
     return { urn: w.urn, aspect: w.aspect, changed: true };
@@ -105,8 +110,26 @@ export function planVersions(stored: ReadonlyMap<string, StoredLatest>, writes: 
   const rows: PlannedRow[] = [];
   for (const [k, l] of written) for (const r of l) if (kept(k, r.version)) rows.push(r);
   return {
-    results, touches: [...touches.values()], log, latest, json, rows,
+    results, touches: [...touches.values()], log, logVersions, latest, json, rows,
     copies: moves.filter((m) => kept(aspectKey(m), m.version)).map(({ urn, aspect, version }) => ({ urn, aspect, version })),
     trims: [...upto.values()],
   };
 }
+
+/**
+ * Which values each log entry of a plan can name rather than copy (LOG_REF_* of src/storage/change-log.ts): the value
+ * written when the version it wrote is kept as written (not dropped by the cap, its system metadata not changed later
+ * in the batch), and the previous value when the version before is kept (the stored latest copied to history, or a
+ * version this batch wrote). One number a log entry, in order.
+ */
+export function logReferences(plan: VersionsPlan): number[] {
+  const kept = new Set(plan.rows);
+  const copied = new Set(plan.copies.map(aspectKey));
+  return plan.log.map(([, , , , , value, previous, sys, previousSys], i) => {
+    const { row, previous: before } = plan.logVersions[i]!;
+    return (kept.has(row) && row.json === value && row.sys === sys ? LOG_REF_VALUE : 0)
+      | ((before === 'stored' && copied.has(aspectKey(row))) || (before !== null && before !== 'stored' && kept.has(before)
+        && before.json === previous && before.sys === previousSys) ? LOG_REF_PREVIOUS : 0);
+  });
+}
+

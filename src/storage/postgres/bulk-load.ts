@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { DEFERRED_INDEX_KEY, deferredIndexes } from '../deferred-indexes.js';
-import { RELATIONSHIP_TABLE, SEARCH_DOCS, SEARCH_TEXT, SETTINGS_TABLE } from '../schema.js';
+import { RELATIONSHIP_TABLE, SEARCH_DOCS, SEARCH_TEXT, SEARCH_VALUES, SEARCH_WORDS, SETTINGS_TABLE } from '../schema.js';
 import { NO_TIME_LIMIT, timed, type PostgresConnection } from './connection.js';
 
 /** The indexes a bulk load drops while it writes and builds again at its end (src/storage/deferred-indexes.ts), on PostgreSQL. */
@@ -17,6 +17,9 @@ export async function dropDeferredIndexes(db: PostgresConnection): Promise<void>
   });
 }
 
+/** The derived tables' indexes that a bulk load updates in place (their keys), rebuilt compact at its end. */
+const REBUILT_AFTER_LOAD = [`${SEARCH_VALUES}_pkey`, `${SEARCH_VALUES}_doc`, `${SEARCH_WORDS}_pkey`, `${RELATIONSHIP_TABLE}_pkey`];
+
 /** Creates the indexes a bulk load dropped (deferIndexes), if any: after its catch-up, or at the next start after a crash. */
 export async function restoreIndexes(c: pg.PoolClient): Promise<void> {
   const { rows } = await c.query(`SELECT key, value FROM ${SETTINGS_TABLE} WHERE starts_with(key, $1)`, [DEFERRED_INDEX_KEY]);
@@ -27,5 +30,9 @@ export async function restoreIndexes(c: pg.PoolClient): Promise<void> {
     await c.query(timed(String(r.value).replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '), NO_TIME_LIMIT));
     await c.query(`DELETE FROM ${SETTINGS_TABLE} WHERE key = $1`, [r.key]);
   }
+  // The indexes kept during the load took its rows in random order and split their pages half full as they filled:
+  // built again once, sorted, they take 30–40 % less (at 5,000 datasets 5.8 kB a dataset less in all). Reads meanwhile
+  // wait for each index (seconds), as they wait for the ones just created.
+  for (const index of REBUILT_AFTER_LOAD) await c.query(timed(`REINDEX INDEX ${index}`, NO_TIME_LIMIT));
   await c.query(`ANALYZE ${SEARCH_DOCS}, ${SEARCH_TEXT}, ${RELATIONSHIP_TABLE}`);
 }

@@ -5,7 +5,7 @@ import type { ParsedValues } from '../parsed-values.js';
 import { ASPECT_TABLE, ENTITY_TABLE, type AspectRow } from '../schema.js';
 import { readJson, sameStored, storeJson, storeJsonBatch, type StoredJson } from '../stored-json.js';
 import type { AspectKey, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, LatestAspects, TimeseriesWrite } from '../types.js';
-import { planVersions } from '../version-plan.js';
+import { logReferences, planVersions, type PlannedRow } from '../version-plan.js';
 import type Database from 'better-sqlite3';
 import * as changeLog from './change-log.js';
 import type { SqliteConnection } from './connection.js';
@@ -169,7 +169,7 @@ export class SqliteAspectWrites {
    */
   private writeLocked(update: AspectUpdate, historyCap: number, encoded?: ReadonlyMap<AspectWrite, EncodedValue>,
     read?: ReadonlyMap<string, RawLatest | null>): AspectWriteResult[] {
-    const { getLatest, copyLatest, upsertRow, touch, trim, addEntity } = this.statements;
+    const { getLatest, copyLatest, insertRow, replaceLatest, touch, trim, addEntity } = this.statements;
 
     // The stored form of each value text this call wrote or read, so that the log stores it without compressing again.
     const known = new Map<string, StoredJson>();
@@ -194,21 +194,27 @@ export class SqliteAspectWrites {
       stored.set(k, { metadata, systemmetadata: raw.systemmetadata, revision: raw.revision });
     }
     const plan = planVersions(stored, writes, historyCap, (w) => encoded?.get(w)?.json);
+    for (const w of writes) {
+      const e = encoded?.get(w);
+      if (e && !known.has(e.json)) known.set(e.json, e.stored);
+    }
+    // The entries first: each version row keeps the offset of the entry that wrote it, which names it for its values.
+    const seqs = changeLog.appendChanges(this.conn, plan.log, known, this.groupEntries, logReferences(plan));
+    const seqOf = new Map<PlannedRow, number>(plan.logVersions.map((v, i) => [v.row, seqs[i]!]));
     for (const t of plan.touches) touch.run(t.sys, t.urn, t.aspect);
     for (const m of plan.copies) copyLatest.run(m.version, m.urn, m.aspect);
     for (const t of plan.trims) trim.run(t.urn, t.aspect, t.upto);
-    const ahead = new Map<string, StoredJson>();
-    for (const w of writes) {
-      const e = encoded?.get(w);
-      if (e) ahead.set(e.json, e.stored);
-    }
     for (const r of plan.rows) {
       let value = known.get(r.json);
-      if (value === undefined) known.set(r.json, (value = ahead.get(r.json) ?? storeJson(r.json)));
+      if (value === undefined) known.set(r.json, (value = storeJson(r.json)));
       if (r.version === 0) this.justWritten.add(r.urn, r.aspect, value, r.json);
-      upsertRow.run(r.urn, r.aspect, r.version, value, r.sys, r.createdOn, r.createdBy, r.revision);
+      const seq = seqOf.get(r);
+      // The stored latest is replaced in place; every other row is new (history rows above the stored revisions). Not
+      // an upsert: the trigger on updates of the table (migration 16) would slow every insert of one.
+      if (r.version === 0 && stored.has(aspectKey(r))) replaceLatest.run(value, r.sys, r.createdOn, r.createdBy, r.revision, seq, r.urn, r.aspect);
+      else insertRow.run(r.urn, r.aspect, r.version, value, r.sys, r.createdOn, r.createdBy, r.revision, seq);
     }
-    const log: ChangeRow[] = [...plan.log];
+    const log: ChangeRow[] = [];
     const results = plan.results;
     timeseries.upsertTimeseriesRows(this.conn, update.timeseries ?? [], log, known);
     for (const d of update.deletes ?? []) this.deleteAspectRows(d.urn, [d.aspect], d.actor, log);
@@ -282,11 +288,12 @@ function writeStatements(conn: SqliteConnection) {
   return {
     readLatestRow: conn.stmt(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`),
     getLatest: conn.stmt(`SELECT metadata, systemmetadata, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`),
-    copyLatest: conn.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
-      SELECT urn, aspect, ?, metadata, systemmetadata, createdon, createdby, revision FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`),
-    upsertRow: conn.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata,
-      systemmetadata = excluded.systemmetadata, createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision`),
+    copyLatest: conn.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision, log_seq)
+      SELECT urn, aspect, ?, metadata, systemmetadata, createdon, createdby, revision, log_seq FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version = 0`),
+    insertRow: conn.stmt(`INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision, log_seq)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    replaceLatest: conn.stmt(`UPDATE ${ASPECT_TABLE} SET metadata = ?, systemmetadata = ?, createdon = ?, createdby = ?, revision = ?, log_seq = ?
+      WHERE urn = ? AND aspect = ? AND version = 0`),
     touch: conn.stmt(`UPDATE ${ASPECT_TABLE} SET systemmetadata = ? WHERE urn = ? AND aspect = ? AND version = 0`),
     trim: conn.stmt(`DELETE FROM ${ASPECT_TABLE} WHERE urn = ? AND aspect = ? AND version > 0 AND version <= ?`),
     addEntity: conn.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`),

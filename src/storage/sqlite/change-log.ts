@@ -1,43 +1,75 @@
-import { WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from '../schema.js';
+import { ASPECT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from '../schema.js';
 import { deadLetterOf, webhookOf } from '../webhook-rows.js';
 import { readJsonOrNull, storeJson, type StoredJson } from '../stored-json.js';
-import { appendedEntry, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, toChange, type ChangeLogRow, type ChangeRow } from '../change-log.js';
+import { appendedEntry, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, LOG_REF_PREVIOUS, LOG_REF_VALUE, toChange,
+  type ChangeLogRow, type ChangeRow } from '../change-log.js';
 import type { ChangeRecord, WebhookDeadLetter, WebhookRow } from '../types.js';
 import type { SqliteConnection } from './connection.js';
 
 /** The change log and its subscribers on SQLite: appending, reading and trimming the log, consumers' offsets, webhooks. */
 
 /** Statements of every write and every follower's step, their SQL built once. */
-const INSERT_CHANGE = `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}) VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')})`;
+const INSERT_CHANGE = `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}, refs)
+  VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')}, ?)`;
 const CHANGES_AFTER = `SELECT ${changeSelect(false)} FROM ${CHANGE_LOG_TABLE} WHERE seq > ? ORDER BY seq LIMIT ?`;
-const CHANGES_AFTER_WITH_VALUES = `SELECT ${changeSelect(true)} FROM ${CHANGE_LOG_TABLE} WHERE seq > ? ORDER BY seq LIMIT ?`;
+/** An entry's values: its own, or those of the versions it names (migration 16), found by their primary key. */
+const version = (alias: string, rev: string) => `LEFT JOIN ${ASPECT_TABLE} ${alias} ON l.refs & ${alias === 'v' ? LOG_REF_VALUE : LOG_REF_PREVIOUS}
+  AND ${alias}.urn = l.urn AND ${alias}.aspect = l.aspect AND ${alias}.version IN (0, ${rev}) AND ${alias}.revision = ${rev}`;
+const CHANGES_AFTER_WITH_VALUES = `SELECT l.seq, l.at, l.urn, l.entity_type, l.aspect, l.change_type, l.actor, l.revision, l.refs,
+    CASE WHEN l.refs & ${LOG_REF_VALUE} THEN v.metadata ELSE l.value END AS value,
+    CASE WHEN l.refs & ${LOG_REF_VALUE} THEN v.systemmetadata ELSE l.system_metadata END AS system_metadata,
+    CASE WHEN l.refs & ${LOG_REF_PREVIOUS} THEN p.metadata ELSE l.previous_value END AS previous_value,
+    CASE WHEN l.refs & ${LOG_REF_PREVIOUS} THEN p.systemmetadata ELSE l.previous_system_metadata END AS previous_system_metadata,
+    v.urn IS NULL AS no_value, p.urn IS NULL AS no_previous
+  FROM ${CHANGE_LOG_TABLE} l ${version('v', 'l.revision')} ${version('p', 'l.revision - 1')} WHERE l.seq > ? ORDER BY l.seq LIMIT ?`;
 
-type StoredChangeLogRow = Omit<ChangeLogRow, 'value' | 'previous_value'> & { value?: StoredJson | null; previous_value?: StoredJson | null };
+type StoredChangeLogRow = Omit<ChangeLogRow, 'value' | 'previous_value'> & { value?: StoredJson | null; previous_value?: StoredJson | null;
+  refs?: number | null; no_value?: number; no_previous?: number };
 
 /**
  * Inserts log entries; inside the write's transaction, so the offsets follow the order of commits. Values are stored
  * as the aspect table stores them (`known`: the stored form of texts this write already encoded). `entries` gets the
  * entries as a read without values would give them.
  */
-export function appendChanges(c: SqliteConnection, rows: readonly ChangeRow[], known?: ReadonlyMap<string, StoredJson>,
-  entries?: ChangeRecord[]): void {
-  if (rows.length === 0) return;
+export function appendChanges(c: SqliteConnection, rows: readonly ChangeRow[], known?: Map<string, StoredJson>,
+  entries?: ChangeRecord[], refs?: readonly number[]): number[] {
+  if (rows.length === 0) return [];
   const insert = c.stmt(INSERT_CHANGE);
-  const encode = (text: string | null) => (text === null ? null : known?.get(text) ?? storeJson(text));
-  for (const r of rows) {
-    const [at, urn, entityType, aspect, changeType, value, previous, ...rest] = r;
-    const seq = Number(insert.run(at, urn, entityType, aspect, changeType, encode(value), encode(previous), ...rest).lastInsertRowid);
+  const encode = (text: string | null) => {
+    if (text === null) return null;
+    let stored = known?.get(text);
+    if (stored === undefined) {
+      stored = storeJson(text);
+      known?.set(text, stored);
+    }
+    return stored;
+  };
+  return rows.map((r, i) => {
+    const [at, urn, entityType, aspect, changeType, value, previous, sys, previousSys, ...rest] = r;
+    const ref = refs?.[i] ?? 0;
+    // What the entry names a version for (LOG_REF_*) is not copied.
+    const byValue = (ref & LOG_REF_VALUE) !== 0;
+    const byPrevious = (ref & LOG_REF_PREVIOUS) !== 0;
+    const seq = Number(insert.run(at, urn, entityType, aspect, changeType, byValue ? null : encode(value), byPrevious ? null : encode(previous),
+      byValue ? null : sys, byPrevious ? null : previousSys, ...rest, ref || null).lastInsertRowid);
     // Noted for the follower (src/storage/change-log.ts OwnEntries); `entries` gets them when the caller hands them on.
     c.own?.appended(seq);
     entries?.push(appendedEntry(seq, r));
-  }
+    return seq;
+  });
 }
 
 export function changesAfter(c: SqliteConnection, after: number, limit: number, withValues = false): ChangeRecord[] {
   const rows = c.stmt(withValues ? CHANGES_AFTER_WITH_VALUES : CHANGES_AFTER).all(after, limit) as StoredChangeLogRow[];
   // Without values (what every follower's step reads), the rows are log rows as they are.
   if (!withValues) return (rows as ChangeLogRow[]).map(toChange);
-  return rows.map((r) => toChange({ ...r, value: readJsonOrNull(r.value), previous_value: readJsonOrNull(r.previous_value) }));
+  return rows.map((r) => {
+    // The triggers of migration 16 keep every version an entry names until its values are copied into it.
+    if (r.refs && ((r.refs & LOG_REF_VALUE && r.no_value) || (r.refs & LOG_REF_PREVIOUS && r.no_previous))) {
+      throw new Error(`change log entry ${r.seq} names a version of ${r.urn} ${r.aspect} that is not stored`);
+    }
+    return toChange({ ...r, value: readJsonOrNull(r.value), previous_value: readJsonOrNull(r.previous_value) });
+  });
 }
 
 export function lastChangeSeq(c: SqliteConnection): number {
