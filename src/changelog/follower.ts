@@ -24,6 +24,8 @@ export interface FollowerOptions {
   listeningPollMs?: number;
   /** How long after hearing entries the indexes are checked (the writer applies them itself meanwhile). */
   indexDelayMs?: number;
+  /** The least time between two reads of the indexes' offsets. */
+  indexLookMs?: number;
   /** A failure to read the log (the database unreachable): reported once until reading works again. */
   onError?: (e: unknown) => void;
   /** Reading the log works again after a failure. */
@@ -35,6 +37,13 @@ export interface FollowerOptions {
 export const FOLLOW_POLL_MS = 250;
 export const FOLLOW_LISTENING_POLL_MS = 1000;
 export const FOLLOW_INDEX_DELAY_MS = 250;
+/**
+ * The least time between two reads of the indexes' offsets by a follower. While another server writes steadily, its
+ * entries keep coming and every follower would otherwise read the offsets every FOLLOW_INDEX_DELAY_MS — work on every
+ * server for every writer, so per write it grew with the number of servers. Finding a dead writer's backlog takes up
+ * to twice this long.
+ */
+export const FOLLOW_INDEX_LOOK_MS = 1000;
 /** Every so many polls the indexes are checked even when no new entry was heard. */
 const INDEX_CHECK_EVERY = 10;
 
@@ -52,6 +61,8 @@ export class ChangeFollower {
    */
   private behindAt: number | null = null;
   private polls = 0;
+  /** When the indexes' offsets were last read here. */
+  private lookedAt = -Infinity;
   private pollTimer: NodeJS.Timeout | undefined;
   private indexTimer: NodeJS.Timeout | undefined;
   private unwatch: (() => Promise<void>) | null = null;
@@ -60,11 +71,13 @@ export class ChangeFollower {
   private readonly pollMs: number;
   private readonly listeningPollMs: number;
   private readonly indexDelayMs: number;
+  private readonly indexLookMs: number;
 
   private constructor(private readonly changeLog: ChangeLogService, private readonly store: Store, private readonly opts: FollowerOptions) {
     this.pollMs = opts.pollMs ?? FOLLOW_POLL_MS;
     this.listeningPollMs = opts.listeningPollMs ?? FOLLOW_LISTENING_POLL_MS;
     this.indexDelayMs = opts.indexDelayMs ?? FOLLOW_INDEX_DELAY_MS;
+    this.indexLookMs = opts.indexLookMs ?? FOLLOW_INDEX_LOOK_MS;
     changeLog.onChange((entries) => {
       const last = entries[entries.length - 1];
       if (last && last.seq > this.heard) this.heard = last.seq;
@@ -127,7 +140,7 @@ export class ChangeFollower {
     this.indexTimer = setTimeout(() => {
       this.indexTimer = undefined;
       void this.checkIndexes(upTo).catch((e) => this.failed(e));
-    }, this.indexDelayMs);
+    }, Math.max(this.indexDelayMs, this.lookedAt + this.indexLookMs - Date.now()));
     this.indexTimer.unref();
   }
 
@@ -139,6 +152,13 @@ export class ChangeFollower {
    */
   private async checkIndexes(upTo: number): Promise<void> {
     if (this.stopped) return;
+    // Known applied already (this server's own index steps, or its searches' look at the offsets): nothing to read.
+    if (this.changeLog.indexesKnownAt() >= upTo) {
+      this.behindAt = null;
+      if (upTo > this.checked) this.checked = upTo;
+      return;
+    }
+    this.lookedAt = Date.now();
     const offsets = await this.store.consumerOffsets();
     const low = Math.min(...[...this.changeLog.consumers.values()].map((c) => offsets.get(c.name) ?? 0));
     if (low < upTo) {

@@ -10,6 +10,8 @@ export type IndexName = 'search' | 'relationships';
 
 /** Entries read per step by the local follower. */
 const FOLLOW_BATCH = 1000;
+/** Announced entries kept while a read of the log runs; beyond, they are read again instead. */
+const MAX_HEARD_MEANWHILE = 10_000;
 /**
  * How far (in log entries) the indexes may fall behind this process's writes before a write waits for them: the bound
  * on what other readers may miss while indexing runs after the answers.
@@ -62,6 +64,11 @@ export class ChangeLogService {
     if (followed === null || this.following || entries[0]!.seq !== followed + 1) return;
     this.followed = entries[entries.length - 1]!.seq;
     for (const l of this.listeners) l(entries);
+  }
+
+  /** The offset up to which this process knows every index applied the log (its own steps, the offsets it last read). */
+  indexesKnownAt(): number {
+    return this.indexes.appliedTo();
   }
 
   /** The derived indexes by name. */
@@ -239,15 +246,40 @@ export class ChangeLogService {
    * writer's), an announcement missed, a read under way — the log is read, from this process's offset as always.
    */
   announced(entries: readonly ChangeRecord[]): Promise<void> {
-    const followed = this.followed;
-    if (this.following || followed === null) return this.follow();
-    const fresh = entries.filter((e) => e.seq > followed);
-    if (fresh.length === 0) return Promise.resolve();
-    if (fresh[0]!.seq !== followed + 1) return this.follow();
-    this.followed = fresh[fresh.length - 1]!.seq;
-    for (const l of this.listeners) l(fresh);
-    return Promise.resolve();
+    if (this.followed === null) return this.follow();
+    if (this.following) {
+      // A read of the log is under way (this server's own commit, most often, whose announcement then arrives while
+      // it reads): what it does not read is handed on after it, rather than read again.
+      if (this.heardMeanwhile.length < MAX_HEARD_MEANWHILE) this.heardMeanwhile.push(...entries);
+      else this.followAgain = true;
+      return this.following;
+    }
+    return this.handOn(entries) ? Promise.resolve() : this.follow();
   }
+
+  /**
+   * Hands the announced entries that follow on from this process's offset to the listeners, in order, and moves the
+   * offset; false when some are left after a gap (an announcement not yet heard, an offset never committed), which
+   * a read of the log then covers. Only while no read runs: a read hands on what it read itself.
+   */
+  private handOn(entries: readonly ChangeRecord[]): boolean {
+    const followed = this.followed!;
+    const fresh = entries.filter((e) => e.seq > followed).sort((a, b) => a.seq - b.seq);
+    const run: ChangeRecord[] = [];
+    for (const e of fresh) {
+      const next = followed + run.length + 1;
+      if (e.seq > next) break;
+      if (e.seq === next) run.push(e); // (a lower one: heard twice)
+    }
+    if (run.length) {
+      this.followed = run[run.length - 1]!.seq;
+      for (const l of this.listeners) l(run);
+    }
+    return fresh.every((e) => e.seq <= this.followed!);
+  }
+
+  /** Entries announced while a read of the log ran. */
+  private heardMeanwhile: ChangeRecord[] = [];
 
   follow(): Promise<void> {
     if (this.following) {
@@ -259,6 +291,9 @@ export class ChangeLogService {
         do {
           this.followAgain = false;
           await this.readNew();
+          const heard = this.heardMeanwhile;
+          this.heardMeanwhile = [];
+          if (heard.length && !this.handOn(heard)) this.followAgain = true;
         } while (this.followAgain);
       } finally {
         this.following = null;

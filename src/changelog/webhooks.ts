@@ -82,6 +82,8 @@ export class WebhookService {
   private running?: Promise<void>;
   private stopper?: AbortController;
   private readonly draining = new Map<string, Promise<void>>();
+  /** A webhook was registered or deleted through this server: the dispatcher lists them again at its next turn. */
+  private relist = false;
 
   /** `key`: 32 bytes the signing secrets are encrypted under at rest (AES-256-GCM). */
   constructor(private readonly store: Store, private readonly feed: ChangeFeed, private readonly key: Buffer) {}
@@ -118,6 +120,7 @@ export class WebhookService {
     };
     const head = await this.store.lastChangeSeq();
     await this.store.createWebhook(row, head);
+    this.relist = true;
     this.feed.wake();
     return { webhook: { ...view(row), offset: head }, secret };
   }
@@ -135,6 +138,7 @@ export class WebhookService {
 
   async remove(id: string): Promise<void> {
     if (!(await this.store.deleteWebhook(id))) throw notFound(`No webhook ${id}`, { id });
+    this.relist = true;
   }
 
   async deadLetters(id: string, after: number, limit: number): Promise<WebhookDeadLetter[]> {
@@ -183,9 +187,19 @@ export class WebhookService {
    * every pollMs regardless. Returns when the signal aborts.
    */
   private async run(signal: AbortSignal): Promise<void> {
+    let hooks: WebhookRow[] = [];
+    let listedAt = -Infinity;
     while (!signal.aborted) {
       const seen = this.feed.seen;
-      const hooks = await this.store.listWebhooks();
+      // The webhooks are listed again every pollMs, or at once after a change through this server: not on every wake,
+      // which comes with every commit of every server (a read per commit, webhooks or not). One registered through
+      // another server starts from the head at its registration, so it misses nothing for being found up to pollMs
+      // later; one deleted there finds its offset gone when it next drains.
+      if (this.relist || Date.now() - listedAt >= this.options.pollMs) {
+        this.relist = false;
+        listedAt = Date.now();
+        hooks = await this.store.listWebhooks();
+      }
       for (const w of hooks) {
         if (this.draining.has(w.id)) continue;
         const p = this.drain(w, signal).catch((e) => this.onError(e, w.id)).finally(() => this.draining.delete(w.id));

@@ -57,7 +57,8 @@ export class PolicyService implements Authorizer {
 
   private load(): Promise<Snapshot> {
     const cur = this.snapshot;
-    if (cur) return cur.then((s) => (Date.now() - s.at < this.refreshMs ? (this.stats.hits++, s) : this.reload()));
+    // Expired: reloaded once, by the first caller to find it so (the others wait for that reload).
+    if (cur) return cur.then((s) => (Date.now() - s.at < this.refreshMs ? (this.stats.hits++, s) : this.snapshot === cur ? this.reload() : this.load()));
     return this.reload();
   }
 
@@ -94,7 +95,10 @@ export class PolicyService implements Authorizer {
    */
   private principal(userUrn: string, snap: Snapshot): Promise<Principal> {
     const cached = this.principals.get(userUrn);
-    if (cached) return cached.then((p) => (Date.now() - p.at < this.refreshMs ? p : this.loadPrincipal(userUrn, snap)));
+    if (cached) {
+      return cached.then((p) => (Date.now() - p.at < this.refreshMs ? p
+        : this.principals.get(userUrn) === cached ? this.loadPrincipal(userUrn, snap) : this.principal(userUrn, snap)));
+    }
     return this.loadPrincipal(userUrn, snap);
   }
 

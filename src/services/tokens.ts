@@ -68,7 +68,8 @@ export interface CreateTokenInput {
 const USER_DEFINING_ASPECTS: ReadonlySet<string> = new Set(['corpUserKey', 'corpUserInfo']);
 
 export class TokenService {
-  private readonly cache = new Map<string, { at: number; found: Lookup }>();
+  /** Lookups by token id, from when each was started: concurrent requests with the token share one. */
+  private readonly cache = new Map<string, { at: number; found: Promise<Lookup> }>();
   /** Users whose removal the change log told of, with its time: their tokens issued up to then are refused and deleted. */
   private readonly removals = new Map<string, number>();
   /** Users whose `status` was written, with the time: removed ones join `removals` once their status is read. */
@@ -184,17 +185,22 @@ export class TokenService {
   readonly stats = { hits: 0, misses: 0 };
 
   /** The stored token and whether its user may still use it (cached for `cacheMs`, dropped on local user writes). */
-  private async lookup(id: string): Promise<Lookup> {
+  private lookup(id: string): Promise<Lookup> {
     const hit = this.cache.get(id);
     if (hit && Date.now() - hit.at < this.cacheMs) {
       this.stats.hits++;
       return hit.found;
     }
     this.stats.misses++;
-    const found = await this.check(id);
+    // Cached from its start, so that the requests arriving while it runs wait for it rather than each reading the
+    // token again: when the entry expires under load, every connection's next request would otherwise miss at once
+    // (a burst of reads every cacheMs on every server). Dropped while it runs, it is not put back: a request after
+    // the drop reads anew.
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(id, { at: Date.now(), found });
-    return found;
+    const entry = { at: Date.now(), found: this.check(id) };
+    this.cache.set(id, entry);
+    entry.found.catch(() => { if (this.cache.get(id) === entry) this.cache.delete(id); });
+    return entry.found;
   }
 
   private async check(id: string): Promise<Lookup> {
