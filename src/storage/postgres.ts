@@ -121,7 +121,7 @@ export class PostgresStore implements Store {
       });
     }
     this.conn = {
-      query: (text, params) => this.query(text, params), tx: (fn) => this.tx(fn), connect: () => this.connect(), pool: this.pool, clientConfig: this.clientConfig, replicas: this.replicas,
+      query: (text, params) => this.query(text, params), tx: (fn, opening) => this.tx(fn, opening), connect: () => this.connect(), pool: this.pool, clientConfig: this.clientConfig, replicas: this.replicas,
     };
     this.search = new PostgresSearch(this.conn, this.facets, this.facetTx);
     this.writes = new PostgresAspectWrites(this.conn, this.latestValues);
@@ -157,16 +157,23 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  private async tx<T>(fn: (c: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>, opening: readonly string[] = []): Promise<T> {
     const c = await this.connect();
     let lost: unknown;
     try {
-      await c.query('BEGIN');
+      let opened: pg.QueryResult[] = [];
+      if (opening.length) {
+        // One simple query (no parameters): BEGIN and the opening statements in one round trip.
+        const results = await c.query([`BEGIN`, ...opening].join(';\n')) as unknown as pg.QueryResult[];
+        opened = results.slice(1);
+      } else {
+        await c.query('BEGIN');
+      }
       const changes: FacetChanges = { ops: [] };
       this.facetTx.set(c, changes);
       const own = { own: this.own, entries: [] as ChangeRecord[], complete: true };
       changeLog.ownEntriesOf.set(c, own);
-      const r = await fn(c);
+      const r = await fn(c, opened);
       await c.query('COMMIT');
       // Its log entries, to this process's follower, which then need not read them back (src/changelog/service.ts).
       if (own.complete) this.own.committed(own.entries);

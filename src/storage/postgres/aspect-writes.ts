@@ -10,7 +10,7 @@ import { planVersions } from '../version-plan.js';
 import { deepFreeze } from '../../model/deep-freeze.js';
 import * as changeLog from './change-log.js';
 import { runTogether } from './change-log.js';
-import { lockInOrder, type PostgresConnection } from './connection.js';
+import { lockInOrder, lockInOrderSql, textArray, type PostgresConnection } from './connection.js';
 import * as timeseries from './timeseries.js';
 
 /**
@@ -42,8 +42,8 @@ export class PostgresAspectWrites {
   private readonly groupsDone = new Set<Promise<void>>();
 
   /**
-   * Group commit: aspect writes requested while earlier groups commit are made together in one transaction, under
-   * one round trip of locks and one read of the current rows, with their versions and log entries written set by
+   * Group commit: aspect writes requested while earlier groups commit are made together in one transaction, opened
+   * by one round trip of BEGIN, locks and reads of the current rows (`opening`), with their versions and log entries written set by
    * set. A write on PostgreSQL is mostly round trips between processes (and a commit, a WAL flush), so a group of ten
    * costs about what one write did. Each write's update is computed from the aspects as the writes before it in the
    * group leave them, exactly as if it had waited for their commit; an update that refuses (a missing entity, a
@@ -71,15 +71,17 @@ export class PostgresAspectWrites {
   private async commitGroup(group: GroupedWrite[]): Promise<void> {
     let outcomes: Outcome[];
     try {
-      outcomes = group.length === 1 ? [{ ok: true, value: await this.conn.tx((c) => this.writeGroup(c, group).then((o) => settled(o[0]!))) }]
-        : await this.conn.tx((c) => this.writeGroup(c, group));
+      outcomes = group.length === 1
+        ? [{ ok: true, value: await this.conn.tx((c, opened) => this.writeGroup(c, group, opened).then((o) => settled(o[0]!)), opening(group)) }]
+        : await this.conn.tx((c, opened) => this.writeGroup(c, group, opened), opening(group));
     } catch (error) {
       if (group.length === 1) {
         group[0]!.reject(error);
         return;
       }
       // Something failed in the database: each write again in a transaction of its own, so only the bad one fails.
-      await Promise.all(group.map((w) => this.conn.tx((c) => this.writeGroup(c, [w])).then((o) => settle(w, o[0]!), (e) => w.reject(e))));
+      await Promise.all(group.map((w) => this.conn.tx((c, opened) => this.writeGroup(c, [w], opened), opening([w]))
+        .then((o) => settle(w, o[0]!), (e) => w.reject(e))));
       return;
     }
     group.forEach((w, i) => settle(w, outcomes[i]!));
@@ -90,19 +92,14 @@ export class PostgresAspectWrites {
    * from the values the writes before it leave, then the versions written together (in runs between deletions,
    * which must keep their place among the writes). Refusals by an update are its outcome; database errors throw.
    */
-  private async writeGroup(c: pg.PoolClient, group: readonly GroupedWrite[]): Promise<Outcome[]> {
-    const keys = group.flatMap((w) => w.keys);
-    await this.lockAspects(c, keys);
-    const unique = [...new Map(keys.map((k) => [aspectKey(k), k])).values()];
+  private async writeGroup(c: pg.PoolClient, group: readonly GroupedWrite[], opened: readonly pg.QueryResult[]): Promise<Outcome[]> {
+    // The transaction opened with the group's locks, its latest rows and which of its entities exist (`opening`).
+    const [, latestRead, entitiesRead] = opened;
     const stored = new Map<string, StoredLatest>();
     const records = new Map<string, AspectRecord>();
-    if (unique.length) {
-      const { rows } = await c.query(`SELECT a.* FROM ${ASPECT_TABLE} a JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect)
-        ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`, [unique.map((k) => k.urn), unique.map((k) => k.aspect)]);
-      for (const row of rows as AspectRow<string>[]) {
-        stored.set(aspectKey(row), row);
-        records.set(aspectKey(row), this.latestValues.record(row));
-      }
+    for (const row of latestRead!.rows as AspectRow<string>[]) {
+      stored.set(aspectKey(row), row);
+      records.set(aspectKey(row), this.latestValues.record(row));
     }
     // The latest of each aspect as the writes so far leave it (`stored` stays as read: the first run's rows).
     const latest = new Map(stored);
@@ -111,7 +108,8 @@ export class PostgresAspectWrites {
     for (const w of group) for (const k of new Set(w.keys.map(aspectKey))) readLater.set(k, (readLater.get(k) ?? 0) + 1);
 
     // Whether each entity a write for new entities only names exists, as the writes so far leave it (read once).
-    const entityExists = new Map<string, boolean>();
+    const entityExists = new Map<string, boolean>(openingUrns(group).map((u) => [u, false]));
+    for (const r of entitiesRead!.rows) entityExists.set(r.urn as string, true);
     const outcomes: Outcome[] = new Array(group.length);
     let run: { update: Required<AspectUpdate>; members: { index: number; writes: number }[]; historyCap: number; known?: Map<string, StoredLatest> } | undefined;
     let firstRun = true;
@@ -211,10 +209,10 @@ export class PostgresAspectWrites {
   /** Writes new versions of aspects whose locks this transaction holds, time-series rows and deletions, and logs each change. */
   private async writeLocked(c: pg.PoolClient, update: AspectUpdate, historyCap: number, stored?: ReadonlyMap<string, StoredLatest>): Promise<AspectWriteResult[]> {
     const log: ChangeRow[] = [];
-    // Versions alone (an edit, most ingestion) are logged by the statement that writes them.
-    const versionsOnly = !update.timeseries?.length && !update.deletes?.length && !update.timeseriesDeletes?.length;
-    const results = await this.writeVersions(c, update.writes, historyCap, log, stored, versionsOnly);
-    if (versionsOnly) return results;
+    // Versions and time-series rows without deletions (an edit, most ingestion) are written and logged by one statement.
+    const noDeletes = !update.deletes?.length && !update.timeseriesDeletes?.length;
+    if (noDeletes) return this.writeVersions(c, update.writes, historyCap, log, stored, true, update.timeseries ?? []);
+    const results = await this.writeVersions(c, update.writes, historyCap, log, stored, false);
     await timeseries.upsertTimeseriesRows(c, update.timeseries ?? [], log);
     for (const d of update.deletes ?? []) await this.deleteAspectRows(c, d.urn, [d.aspect], d.actor, log);
     for (const d of update.timeseriesDeletes ?? []) await timeseries.deleteTimeseriesRows(c, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
@@ -229,13 +227,13 @@ export class PostgresAspectWrites {
    * rows of every aspect written, already read under their locks (an aspect absent from it has none).
    */
   private async writeVersions(c: pg.PoolClient, writes: readonly AspectWrite[], historyCap: number, log: ChangeRow[],
-    known?: ReadonlyMap<string, StoredLatest>, appendLog = false): Promise<AspectWriteResult[]> {
-    if (writes.length === 0) return [];
+    known?: ReadonlyMap<string, StoredLatest>, appendLog = false, timeseriesRows: readonly TimeseriesWrite[] = []): Promise<AspectWriteResult[]> {
+    if (writes.length === 0 && timeseriesRows.length === 0) return [];
     const entities = new Map<string, [string, number]>();
     for (const w of writes) if (!entities.has(w.urn)) entities.set(w.urn, [w.entityType, w.time ?? Date.now()]);
     let stored: ReadonlyMap<string, StoredLatest>;
-    if (known) {
-      stored = known;
+    if (known || writes.length === 0) {
+      stored = known ?? new Map();
     } else {
       const keys = [...new Map(writes.map((w) => [aspectKey(w), w])).values()];
       const { rows } = await c.query(`SELECT a.urn, a.aspect, a.metadata, a.systemmetadata, a.revision FROM ${ASPECT_TABLE} a
@@ -261,6 +259,13 @@ export class PostgresAspectWrites {
     const params: unknown[] = [];
     const $ = (v: unknown) => { params.push(v); return `$${params.length}`; };
     const parts: string[] = [];
+    // The time-series rows in the same statement (their entities in its insert of entities), unless too many for one.
+    const byUrn = new Map<string, string>();
+    const series = timeseriesRows.length ? timeseries.timeseriesParts(timeseriesRows, log, $, byUrn) : [];
+    if (series === null) await timeseries.upsertTimeseriesRows(c, [...timeseriesRows], log);
+    else parts.push(...series);
+    const now = Date.now();
+    for (const [urn, type] of byUrn) if (!entities.has(urn)) entities.set(urn, [type, now]);
     parts.push(`entities AS (INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) SELECT * FROM UNNEST(${$([...entities.keys()])}::text[],
       ${$([...entities.values()].map((e) => e[0]))}::text[], ${$([...entities.values()].map((e) => e[1]))}::bigint[]) ON CONFLICT DO NOTHING)`);
     if (copied.length) {
@@ -326,12 +331,36 @@ interface GroupedWrite {
 
 type Outcome = { ok: true; value: AspectWriteResult[] } | { ok: false; error: unknown };
 
+/**
+ * What a group's transaction opens with, sent with its BEGIN in one round trip (PostgresConnection.tx): the aspects'
+ * locks, then their latest rows and which of the entities they name exist — each statement of a simple query reads
+ * with a snapshot of its own, taken after the one before it ended, so the reads see every commit made before the locks
+ * were granted. Three round trips fewer than BEGIN, the locks, the read and one read of entities per write that
+ * writes for new entities only: with N servers, each server's groups hold fewer writes, so what a group costs weighed
+ * N times as much per write.
+ */
+function opening(group: readonly GroupedWrite[]): string[] {
+  const keys = group.flatMap((w) => w.keys);
+  const unique = [...new Map(keys.map((k) => [aspectKey(k), k])).values()];
+  return [
+    lockInOrderSql(textArray(lockNames(keys))),
+    `SELECT a.* FROM ${ASPECT_TABLE} a JOIN UNNEST(${textArray(unique.map((k) => k.urn))}, ${textArray(unique.map((k) => k.aspect))})
+      AS k(urn, aspect) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`,
+    `SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY(${textArray(openingUrns(group))})`,
+  ];
+}
+
+/** The entities whose existence a group's opening reads: those its aspects belong to and those that must exist. */
+function openingUrns(group: readonly GroupedWrite[]): string[] {
+  return [...new Set(group.flatMap((w) => [...w.keys.map((k) => k.urn), ...(w.mustExist ?? [])]))];
+}
+
 
 /**
  * Groups committing at once on one server: the next group gathers the writes requested meanwhile, so groups grow with
  * the load. One: a second group in flight overlapped one group's round trips with another's, but halved the groups,
- * and a group's cost is mostly per transaction (its five round trips, the commit, and the after-commit read of the
- * log), not per write. That mattered most where each server has less of the load: with 32 connections spread over
+ * and a group's cost is mostly per transaction (its round trips — three since `opening` — the commit, and the after-commit read
+ * of the log), not per write. That mattered most where each server has less of the load: with 32 connections spread over
  * four servers, groups of about two writes each. Same-run pairs (2026-11-28, 2 shared cores, load average 10–16,
  * single-proposal ingest): four servers 6.9 → 4.9 ms of CPU per write (servers and PostgreSQL), 99 → 129 writes/s;
  * one server 2.9 → 2.1 ms, 209 → 325 writes/s.

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { databaseUnavailable } from '../../errors.js';
 import type { ReplicaSet } from '../postgres-replicas.js';
 
@@ -6,8 +6,12 @@ import type { ReplicaSet } from '../postgres-replicas.js';
 export interface PostgresConnection {
   /** A statement on a connection of the pool (or a caught-up replica for a request's reads); unreachable is a typed 503. */
   query(text: string | pg.QueryConfig | pg.QueryArrayConfig, params?: unknown[]): Promise<pg.QueryResult>;
-  /** A transaction on one connection of the pool, its facet changes applied once it commits. */
-  tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T>;
+  /**
+   * A transaction on one connection of the pool, its facet changes applied once it commits. `opening`: statements
+   * without parameters sent with the BEGIN in one round trip (one simple query; each statement takes its own snapshot),
+   * their results handed to `fn` in order.
+   */
+  tx<T>(fn: (c: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>, opening?: readonly string[]): Promise<T>;
   /** A connection of the pool, for what must run outside a transaction; unreachable is a typed 503. */
   connect(): Promise<pg.PoolClient>;
   /** The primary's pool, for statements that bypass the replicas and the 503 mapping. */
@@ -58,6 +62,16 @@ export const NO_TIME_LIMIT = 2 ** 31 - 1;
 /** Transaction-scoped advisory locks on some names, taken in the order given (callers sort them: no deadlocks). */
 export async function lockInOrder(c: pg.PoolClient, names: readonly string[]): Promise<void> {
   if (names.length === 0) return;
-  await c.query(`SELECT pg_advisory_xact_lock(hashtextextended(name, 0))
-    FROM (SELECT name FROM UNNEST($1::text[]) WITH ORDINALITY AS l(name, i) ORDER BY i) AS ordered`, [names]);
+  await c.query(lockInOrderSql(`$1::text[]`), [names]);
+}
+
+/** lockInOrder's statement, with the names given as an array expression (`$1::text[]`, or textArray's literal). */
+export function lockInOrderSql(names: string): string {
+  return `SELECT pg_advisory_xact_lock(hashtextextended(name, 0))
+    FROM (SELECT name FROM UNNEST(${names}) WITH ORDINALITY AS l(name, i) ORDER BY i) AS ordered`;
+}
+
+/** A text[] literal of some strings, for a statement without parameters (each escaped as a literal of its own). */
+export function textArray(values: readonly string[]): string {
+  return `ARRAY[${values.map((v) => pg.escapeLiteral(v)).join(', ')}]::text[]`;
 }

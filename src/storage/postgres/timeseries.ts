@@ -15,6 +15,52 @@ export async function upsertTimeseries(db: PostgresConnection, rows: TimeseriesW
   });
 }
 
+/**
+ * Time-series rows as parts of a writer's statement (runTogether's `name AS (...)`; `$` adds a parameter): one upsert
+ * per table, the last row for a key winning, each row logged in `log`; their entities are added to `entities` (urn →
+ * entity type) for the statement's own insert of entities. Null, and nothing done, when a table gets more rows than
+ * one statement takes (upsertTimeseriesRows then writes them in chunks).
+ */
+export function timeseriesParts(rows: readonly TimeseriesWrite[], log: ChangeRow[], $: (v: unknown) => string,
+  entities: Map<string, string>): string[] | null {
+  const byTable = latestByTable(rows);
+  if ([...byTable.values()].some((m) => m.size > UPSERT_CHUNK)) return null;
+  const now = Date.now();
+  const json = new Map(rows.map((r) => [r, JSON.stringify(r.value)]));
+  const sys = new Map(rows.map((r) => [r, r.systemMetadata ? JSON.stringify(r.systemMetadata) : null]));
+  for (const r of rows) log.push(timeseriesChange(r, json.get(r)!, sys.get(r)!, now));
+  for (const r of rows) if (!entities.has(r.urn)) entities.set(r.urn, r.entityType);
+  return [...byTable].map(([t, m], i) => {
+    const list = [...m.values()];
+    return `timeseries_${i} AS (${upsertInto(t, [list.map((r) => r.urn), list.map((r) => r.timestampMillis), list.map((r) => r.partition),
+      list.map((r) => r.granularity), list.map((r) => r.messageId), list.map((r) => json.get(r)!), list.map((r) => sys.get(r)!),
+      list.map((r) => r.systemMetadata?.runId ?? null)].map($))})`;
+  });
+}
+
+/** Rows per upsert statement. */
+const UPSERT_CHUNK = 5000;
+
+/** Each table's rows of a batch, by key: the last row for a key wins. */
+function latestByTable(rows: readonly TimeseriesWrite[]): Map<string, Map<string, TimeseriesWrite>> {
+  const byTable = new Map<string, Map<string, TimeseriesWrite>>();
+  for (const r of rows) {
+    const t = tableFor(r.entityType, r.aspect);
+    let m = byTable.get(t);
+    if (!m) byTable.set(t, (m = new Map()));
+    m.set(JSON.stringify([r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId]), r);
+  }
+  return byTable;
+}
+
+/** The upsert of rows into a time-series table, its eight columns' arrays given as parameters. */
+function upsertInto(table: string, p: readonly string[]): string {
+  return `INSERT INTO ${table} (urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata, run_id)
+    SELECT * FROM UNNEST(${p[0]}::text[], ${p[1]}::bigint[], ${p[2]}::text[], ${p[3]}::text[], ${p[4]}::text[], ${p[5]}::text[], ${p[6]}::text[], ${p[7]}::text[])
+    ON CONFLICT ON CONSTRAINT ${table}_key
+    DO UPDATE SET event = excluded.event, system_metadata = excluded.system_metadata, run_id = excluded.run_id`;
+}
+
 /** One multi-row statement per table and chunk; within a batch the last row for a key wins. Each row is logged. */
 export async function upsertTimeseriesRows(c: pg.PoolClient, rows: TimeseriesWrite[], log: ChangeRow[]): Promise<void> {
   if (rows.length === 0) return;
@@ -25,25 +71,14 @@ export async function upsertTimeseriesRows(c: pg.PoolClient, rows: TimeseriesWri
   const entities = new Map(rows.map((r) => [r.urn, r.entityType]));
   await c.query(`INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) SELECT u, t, $3 FROM UNNEST($1::text[], $2::text[]) AS x(u, t)
     ON CONFLICT DO NOTHING`, [[...entities.keys()], [...entities.values()], Date.now()]);
-  const byTable = new Map<string, Map<string, TimeseriesWrite>>();
-  for (const r of rows) {
-    const t = tableFor(r.entityType, r.aspect);
-    let m = byTable.get(t);
-    if (!m) byTable.set(t, (m = new Map()));
-    m.set(JSON.stringify([r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId]), r);
-  }
-  const CHUNK = 5000;
-  for (const [t, m] of byTable) {
+  for (const [t, m] of latestByTable(rows)) {
     const list = [...m.values()];
-    for (let i = 0; i < list.length; i += CHUNK) {
-      const chunk = list.slice(i, i + CHUNK);
-      await c.query(`INSERT INTO ${t} (urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata, run_id)
-        SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-        ON CONFLICT ON CONSTRAINT ${t}_key
-        DO UPDATE SET event = excluded.event, system_metadata = excluded.system_metadata, run_id = excluded.run_id`,
-      [chunk.map((r) => r.urn), chunk.map((r) => r.timestampMillis), chunk.map((r) => r.partition), chunk.map((r) => r.granularity),
-        chunk.map((r) => r.messageId), chunk.map((r) => json.get(r)!), chunk.map((r) => sys.get(r)!),
-        chunk.map((r) => r.systemMetadata?.runId ?? null)]);
+    for (let i = 0; i < list.length; i += UPSERT_CHUNK) {
+      const chunk = list.slice(i, i + UPSERT_CHUNK);
+      await c.query(upsertInto(t, ['$1', '$2', '$3', '$4', '$5', '$6', '$7', '$8']),
+        [chunk.map((r) => r.urn), chunk.map((r) => r.timestampMillis), chunk.map((r) => r.partition), chunk.map((r) => r.granularity),
+          chunk.map((r) => r.messageId), chunk.map((r) => json.get(r)!), chunk.map((r) => sys.get(r)!),
+          chunk.map((r) => r.systemMetadata?.runId ?? null)]);
     }
   }
 }
