@@ -35,7 +35,13 @@ export interface FollowerOptions {
 }
 
 export const FOLLOW_POLL_MS = 250;
-export const FOLLOW_LISTENING_POLL_MS = 1000;
+/**
+ * While LISTEN is up every commit is announced on it (a NOTIFY that cannot be queued fails its transaction), and a
+ * connection lost is read after at once on reconnection: the poll only guards against a connection that died without a
+ * word (TCP keep-alive finds it within seconds too). Each server polled once a second: with N servers, N reads of the
+ * log a second for nothing.
+ */
+export const FOLLOW_LISTENING_POLL_MS = 5000;
 export const FOLLOW_INDEX_DELAY_MS = 250;
 /**
  * The least time between two reads of the indexes' offsets by a follower. While another server writes steadily, its
@@ -44,8 +50,12 @@ export const FOLLOW_INDEX_DELAY_MS = 250;
  * to twice this long.
  */
 export const FOLLOW_INDEX_LOOK_MS = 1000;
-/** Every so many polls the indexes are checked even when no new entry was heard. */
+/**
+ * How often the indexes are checked even when no new entry was heard (at the first poll after this long): every ten
+ * polls without LISTEN, every ten seconds with it.
+ */
 const INDEX_CHECK_EVERY = 10;
+const LISTENING_INDEX_CHECK_MS = 10_000;
 
 export class ChangeFollower {
   private stopped = false;
@@ -60,7 +70,8 @@ export class ChangeFollower {
    * finds them behind and no further on than that takes their writer to have stopped, and catches up itself.
    */
   private behindAt: number | null = null;
-  private polls = 0;
+  /** When the last check that no entry asked for was scheduled. */
+  private periodicAt = Date.now();
   /** When the indexes' offsets were last read here. */
   private lookedAt = -Infinity;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -127,7 +138,10 @@ export class ChangeFollower {
     if (this.stopped) return;
     this.pollTimer = setTimeout(() => {
       this.wake();
-      if (++this.polls % INDEX_CHECK_EVERY === 0) this.scheduleIndexCheck();
+      if (Date.now() - this.periodicAt >= (this.listening ? LISTENING_INDEX_CHECK_MS : INDEX_CHECK_EVERY * this.pollMs)) {
+        this.periodicAt = Date.now();
+        this.scheduleIndexCheck();
+      }
       this.schedulePoll();
     }, this.listening ? this.listeningPollMs : this.pollMs);
     this.pollTimer.unref();
