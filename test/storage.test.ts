@@ -108,6 +108,22 @@ forEachEngine('aspect store', (ctx) => {
     assert.equal(await store.getVersion(DS, 'datasetProperties', 9), null);
   });
 
+  test('urns with quotes and backslashes are locked, read and written as given by concurrent writes, new-entity-only writes included', async () => {
+    // PostgreSQL's group commit sends its locks and reads as literals (one round trip with BEGIN).
+    const urns = [`urn:li:tag:it's`, 'urn:li:tag:back\\slash', `urn:li:tag:\\'both'\\`, `urn:li:tag:E'x'`, 'urn:li:tag:ünï'];
+    const results = await Promise.all(urns.map((urn, i) => store.writeAspects([{ urn, entityType: 'tag', aspect: 'tagProperties',
+      value: { name: `n${i}` }, actor: ACTOR }], 3)));
+    assert.deepEqual(results.map((r) => r.map((x) => x.changed)), urns.map(() => [true]));
+    // For new entities only: skipped where the entity exists, made for the one that does not.
+    const fresh = `urn:li:tag:new'one\\`;
+    await Promise.all([...urns, fresh].map((urn) => store.writeAspects([{ urn, entityType: 'tag', aspect: 'ownership', value: { owners: [] },
+      actor: ACTOR, onlyNewEntity: true }], 3)));
+    const latest = await store.getLatest([...urns, fresh]);
+    assert.deepEqual([...urns, fresh].map((u) => [u, [...(latest.get(u)?.keys() ?? [])].sort()]),
+      [...urns.map((u) => [u, ['tagProperties']]), [fresh, ['ownership']]]);
+    assert.deepEqual(urns.map((u) => latest.get(u)!.get('tagProperties')!.value), urns.map((_, i) => ({ name: `n${i}` })));
+  });
+
   test('history is capped: at most cap versions in all, the oldest go first', async () => {
     const urn = 'urn:li:tag:capped';
     for (let i = 1; i <= 7; i++) {
