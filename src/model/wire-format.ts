@@ -30,6 +30,33 @@ export function normaliseAspectValue(value: unknown): unknown {
   return out;
 }
 
+/**
+ * normaliseAspectValue of a value the caller owns (freshly parsed, referenced nowhere else): the value itself when
+ * normalising would change nothing, which is what connectors send (no null members, no Avro wrappers or pegasus2avro
+ * names), found by a walk that allocates nothing; otherwise the normalised copy. Equal to normaliseAspectValue's
+ * result either way (same members, same order).
+ */
+export function normaliseOwnedAspectValue(value: unknown): unknown {
+  return isNormalised(value) ? value : normaliseAspectValue(value);
+}
+
+function isNormalised(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isNormalised(value[i])) return false;
+    return true;
+  }
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj);
+  if (keys.length === 1 && AVRO_PRIMITIVES.has(keys[0]!)) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const v = obj[k];
+    if (v === null || k.includes('.pegasus2avro.') || !isNormalised(v)) return false;
+  }
+  return true;
+}
+
 /** JSON with sorted keys: two values that differ only in key order compare equal. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));

@@ -36,15 +36,22 @@ export function validateChange(item: ChangeItem): void {
   validateOrThrow(item.aspect, item.value);
   // A key aspect sent that names another entity than its urn is accepted: see warnKeyDisagreements.
 }
+/**
+ * The urn checkTarget found valid last, with its entity type: a batch sends the aspects of one entity one after another
+ * (a dozen for a dataset), and the answer for the same urn and type is the same.
+ */
+let lastValidUrn: { urn: string; d: unknown } = { urn: '', d: undefined };
+
 /** The registry's part of validate: the entity type has this aspect, and it may be changed this way. */
 export function checkTarget(item: ChangeItem): void {
   const d = entityDescriptor(item.entityType);
   if (!d) throw unprocessable(`Unknown entity type '${item.entityType}'`, { urn: item.urn });
   // A malformed urn is refused before anything is written: no read could map the entity afterwards. Deleting an
   // aspect of one (stored before this check) stays possible.
-  if (item.changeType !== 'DELETE') {
+  if (item.changeType !== 'DELETE' && (item.urn !== lastValidUrn.urn || d !== lastValidUrn.d)) {
     const problem = urnKeyProblem(d, parseUrn(item.urn));
     if (problem !== null) throw badRequest(`Invalid urn: '${item.urn}' is not a valid ${d.name} urn: ${problem}`, { urn: item.urn });
+    lastValidUrn = { urn: item.urn, d };
   }
   const details = { urn: item.urn, aspect: item.aspect };
   if (!entityHasAspect(d, item.aspect)) {

@@ -2,7 +2,7 @@ import { unprocessable, badRequest, AlmanacError } from '../errors.js';
 import { aspectNameOfClass, aspectSpec, entitySpec, entityTypeOfSnapshot } from '../registry/registry.js';
 import { tryParseUrn } from '../model/urn.js';
 import { assertNoPrototypeKeys, ownValue, parseJsonSafely } from '../model/safe-keys.js';
-import { normaliseAspectValue } from '../model/wire-format.js';
+import { normaliseAspectValue, normaliseOwnedAspectValue } from '../model/wire-format.js';
 import type { SystemMetadata } from '../storage/types.js';
 
 /**
@@ -111,7 +111,8 @@ function decodeGenericAspect(a: Record<string, unknown>): unknown {
     if (isObject(raw) || Array.isArray(raw)) return normaliseAspectValue(raw);
     throw badRequest('aspect.value must be a JSON string', { field: 'aspect.value' });
   }
-  return normaliseAspectValue(parseJsonSafely(raw, 'aspect.value',
+  // The value parsed here is referenced nowhere else: kept as it is when normalising would change nothing.
+  return normaliseOwnedAspectValue(parseJsonSafely(raw, 'aspect.value',
     (m) => badRequest(`aspect.value is not valid JSON: ${m}`, { field: 'aspect.value' })));
 }
 

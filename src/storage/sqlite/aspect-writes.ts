@@ -68,8 +68,10 @@ export class SqliteAspectWrites {
       return this.grouped(() => this.writeLocked({ writes, timeseries }, historyCap, now));
     }
     // The write takes its place in the commit order now; its values are encoded meanwhile, before its group commits.
-    let encoded: Map<AspectWrite, EncodedValue> | undefined;
-    const prepared = encodeAhead(writes, texts).then((e) => { encoded = e; });
+    // Time-series events (profiles, usage) too: the same batch, compressed once for their table and their log entry.
+    const events = timeseries.map((t) => JSON.stringify(t.value));
+    let encoded: Map<AspectWrite | TimeseriesWrite, EncodedValue> | undefined;
+    const prepared = encodeAhead([...writes, ...timeseries], [...texts, ...events]).then((e) => { encoded = e; });
     return this.grouped(() => this.writeLocked({ writes, timeseries }, historyCap, encoded), prepared);
   }
 
@@ -167,7 +169,7 @@ export class SqliteAspectWrites {
   /**
    * `read`: latest rows this transaction has just read (null: none stored), by aspectKey; the others are read here.
    */
-  private writeLocked(update: AspectUpdate, historyCap: number, encoded?: ReadonlyMap<AspectWrite, EncodedValue>,
+  private writeLocked(update: AspectUpdate, historyCap: number, encoded?: ReadonlyMap<AspectWrite | TimeseriesWrite, EncodedValue>,
     read?: ReadonlyMap<string, RawLatest | null>): AspectWriteResult[] {
     const { getLatest, copyLatest, insertRow, replaceLatest, touch, trim, addEntity } = this.statements;
 
@@ -216,7 +218,7 @@ export class SqliteAspectWrites {
     }
     const log: ChangeRow[] = [];
     const results = plan.results;
-    timeseries.upsertTimeseriesRows(this.conn, update.timeseries ?? [], log, known);
+    timeseries.upsertTimeseriesRows(this.conn, update.timeseries ?? [], log, known, encoded, entities);
     for (const d of update.deletes ?? []) this.deleteAspectRows(d.urn, [d.aspect], d.actor, log);
     for (const d of update.timeseriesDeletes ?? []) timeseries.deleteTimeseriesRows(this.conn, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
     changeLog.appendChanges(this.conn, log, known, this.groupEntries);
@@ -320,7 +322,7 @@ interface EncodedValue {
  * Compresses the large values of a write in a worker thread (storeJsonBatch) before the write takes the database lock:
  * the compression of a large batch runs beside the event loop rather than inside the transaction.
  */
-async function encodeAhead(writes: readonly AspectWrite[], texts: readonly string[]): Promise<Map<AspectWrite, EncodedValue>> {
+async function encodeAhead<W>(writes: readonly W[], texts: readonly string[]): Promise<Map<W, EncodedValue>> {
   const stored = await storeJsonBatch(texts);
   return new Map(writes.map((w, i) => [w, { json: texts[i]!, stored: stored[i]! }]));
 }

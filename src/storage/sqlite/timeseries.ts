@@ -18,22 +18,39 @@ export function upsertTimeseries(c: SqliteConnection, rows: TimeseriesWrite[]): 
   }).immediate();
 }
 
-export function upsertTimeseriesRows(c: SqliteConnection, rows: TimeseriesWrite[], log: ChangeRow[], known?: Map<string, StoredJson>): void {
+/**
+ * `known`: gets the stored form of each event text (the log stores it without compressing again). `encoded`: events
+ * whose text and stored form the caller made already (a large write compresses them beside the event loop).
+ * `entitiesAdded`: urns whose entity row this transaction has made sure of already.
+ */
+export function upsertTimeseriesRows(c: SqliteConnection, rows: TimeseriesWrite[], log: ChangeRow[], known?: Map<string, StoredJson>,
+  encoded?: { get(r: TimeseriesWrite): { json: string; stored: StoredJson } | undefined }, entitiesAdded?: { has(urn: string): boolean }): void {
+  if (rows.length === 0) return;
   const addEntity = c.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
   for (const r of rows) {
     const t = tableFor(r.entityType, r.aspect);
-    const json = JSON.stringify(r.value);
-    const stored = storeJson(json);
+    const ahead = encoded?.get(r);
+    const json = ahead?.json ?? JSON.stringify(r.value);
+    const stored = ahead?.stored ?? storeJson(json);
     known?.set(json, stored);
     const sys = r.systemMetadata ? JSON.stringify(r.systemMetadata) : null;
     c.sizes.changed(t);
-    addEntity.run(r.urn, r.entityType, Date.now());
-    c.stmt(`INSERT INTO ${t} (urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata, run_id)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (urn, timestamp_millis, partition_key, granularity, message_id)
-      DO UPDATE SET event = excluded.event, system_metadata = excluded.system_metadata, run_id = excluded.run_id`)
-      .run(r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId, stored, sys, r.systemMetadata?.runId ?? null);
+    if (!entitiesAdded?.has(r.urn)) addEntity.run(r.urn, r.entityType, Date.now());
+    c.stmt(upsertSql(t)).run(r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId, stored, sys, r.systemMetadata?.runId ?? null);
     log.push(timeseriesChange(r, json, sys, Date.now()));
   }
+}
+
+/** The upsert of a time-series row, by table: its text built once (a template literal is built anew at every call). */
+const upsertSqlByTable = new Map<string, string>();
+function upsertSql(table: string): string {
+  let sql = upsertSqlByTable.get(table);
+  if (sql === undefined) {
+    upsertSqlByTable.set(table, (sql = `INSERT INTO ${table} (urn, timestamp_millis, partition_key, granularity, message_id, event, system_metadata, run_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (urn, timestamp_millis, partition_key, granularity, message_id)
+      DO UPDATE SET event = excluded.event, system_metadata = excluded.system_metadata, run_id = excluded.run_id`));
+  }
+  return sql;
 }
 
 export function queryTimeseries(c: SqliteConnection, q: TimeseriesQuery): TimeseriesRecord[] {
