@@ -13,6 +13,25 @@ const MATCHED_FUNCTION = 'almanac_search_matched';
 
 type MatchSet = NonNullable<Awaited<ReturnType<FacetIndex['matchSet']>>>;
 
+/** `1,20,300` as numbers: into a Uint32Array (what bitmaps are built from directly) unless an id does not fit one. */
+export function idList(joined: string): ArrayLike<number> {
+  const out = new Uint32Array((joined.length + 1) >> 1);
+  let k = 0;
+  let v = 0;
+  for (let i = 0; i < joined.length; i++) {
+    const c = joined.charCodeAt(i);
+    if (c === 44) {
+      out[k++] = v;
+      v = 0;
+    } else {
+      v = v * 10 + (c - 48);
+      if (c < 48 || c > 57 || v > 0xffffffff) return joined.split(',').map(Number);
+    }
+  }
+  out[k++] = v;
+  return out.subarray(0, k);
+}
+
 /**
  * The search index on SQLite: documents, their FTS5 text and filter values, the facet counts, and the in-memory facet
  * index (src/storage/facet-index.ts) told of each transaction's changes once it commits.
@@ -123,6 +142,16 @@ export class SqliteSearch {
 
   run(s: Statement): unknown[] {
     return this.c.stmt(s.sql).all(...s.params);
+  }
+
+  /**
+   * The ids a statement selects (one column), as one string that SQLite joins and this parses: handing each of
+   * thousands of rows to JavaScript costs more than reading them (at 50,000 bench datasets, the 50,000 matches of
+   * 'customer id' took 53 ms of CPU as rows, 32–46 as one string).
+   */
+  ids(s: Statement): ArrayLike<number> {
+    const joined = this.c.stmt(`WITH t(id) AS (${s.sql}) SELECT group_concat(id) FROM t`).pluck().get(...s.params) as string | null;
+    return joined ? idList(joined) : [];
   }
 
   async searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }) {
