@@ -58,7 +58,7 @@ export class SqliteStore implements Store {
   readonly facets: FacetIndex = new FacetIndex({
     dialect: 'sqlite',
     rows: async (s) => this.search.run(s) as Record<string, unknown>[],
-    ids: async (s) => this.stmt(s.sql).pluck().all(...s.params) as number[],
+    ids: async (s) => this.search.ids(s),
     changesAfter: (after, limit) => this.changesAfter(after, limit),
     firstChangeSeq: () => this.firstChangeSeq(),
     consumerOffsets: () => this.consumerOffsets(),

@@ -157,7 +157,7 @@ export class PostgresSearch {
         LIMIT $2 OFFSET $3`, [set.toArray(), q.count, q.start]);
       return { total, urns: rows.map((r) => r.urn as string) };
     }
-    const steps = pageSteps('postgres', q, total, Number.POSITIVE_INFINITY);
+    const steps = pageSteps('postgres', q, total, Number.POSITIVE_INFINITY, set ? { ids: () => Array.from(set.toArray()) } : undefined);
     let step = steps.next();
     while (!step.done) {
       const rows = await Promise.all(step.value.map(async (s) => (await this.db.query(s.sql, s.params)).rows as PageRow[]));
