@@ -79,6 +79,9 @@ export function numeric(value: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** A (field, value) pair as one string key. */
+export const termKey = (field: string, value: string): string => `${field}\u0000${value}`;
+
 /** Each (field, value) of a document once. */
 export function distinctValues(doc: SearchDoc): (readonly [string, string])[] {
   const seen = new Set<string>();
