@@ -173,9 +173,6 @@ export class SqliteSearch {
  * numbers found here kept for the rest of the transaction, and a term no document has any more deleted (so that the
  * terms are always exactly the values some document has, whichever path wrote them).
  */
-/** Rows a statement inserts at most (a prepared statement is kept for each number up to it). */
-const LINK_ROWS = 32;
-
 class SearchTerms {
   private readonly ids = new Map<string, number>();
 
@@ -183,13 +180,9 @@ class SearchTerms {
 
   /** Gives the document these (field, value) pairs, numbering the new ones. */
   link(values: readonly (readonly [string, string])[], doc: number): void {
-    // Several rows a statement (a document has dozens of values): one call into SQLite rather than one a row.
-    for (let i = 0; i < values.length; i += LINK_ROWS) {
-      const chunk = values.slice(i, i + LINK_ROWS);
-      const params: number[] = [];
-      for (const [field, value] of chunk) params.push(this.id(field, value), doc);
-      this.c.stmt(`INSERT INTO ${SEARCH_TERM_DOCS} (term, doc_id) VALUES ${'(?, ?), '.repeat(chunk.length - 1)}(?, ?)`).run(...params);
-    }
+    // One row a statement: inserting 32 rows a statement took 1.7 times the CPU (measured on a bulk load's values).
+    const insert = this.c.stmt(`INSERT INTO ${SEARCH_TERM_DOCS} (term, doc_id) VALUES (?, ?)`);
+    for (const [field, value] of values) insert.run(this.id(field, value), doc);
   }
 
   /** Takes a term from the document, and deletes the term if no document has it any more. */
