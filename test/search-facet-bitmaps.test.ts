@@ -8,6 +8,7 @@ import { FacetDocs, type FacetDoc } from '../src/storage/facet-bitmaps.js';
 import type { FacetIndex } from '../src/storage/facet-index.js';
 import { countable } from '../src/storage/search-sql.js';
 import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchDocQuery } from '../src/storage/types.js';
+import { rng } from './support/random.js';
 import { forEachEngine } from './support/engines.js';
 
 /**
@@ -19,16 +20,6 @@ import { forEachEngine } from './support/engines.js';
 const PLATFORMS = ['hive', 'kafka', 'snowflake', 'mysql'];
 const WORDS = ['orders', 'payments', 'clicks', 'users', 'refunds', 'tickets', 'leads', 'audit', 'metrics', 'forecast', 'events', 'logs',
   'sessions', 'invoices', 'products', 'accounts', 'inventory', 'campaigns', 'shipments', 'customers'];
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const urnOf = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:${PLATFORMS[i % PLATFORMS.length]},db.${WORDS[i % WORDS.length]}_${i},${i % 3 ? 'PROD' : 'DEV'})`;
 

@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { numeric } from '../src/storage/search-sql.js';
 import type { FacetCount, SearchCondition, SearchDoc, Store } from '../src/storage/types.js';
+import { rng } from './support/random.js';
 import { forEachEngine, freshSharedDatabaseUrl, storeFor } from './support/engines.js';
 
 /**
@@ -12,16 +13,6 @@ import { forEachEngine, freshSharedDatabaseUrl, storeFor } from './support/engin
  * (term, document) pairs) the terms are exactly the pairs some document holds, and a database at migration 16
  * upgrades in place to the same answers.
  */
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FIELDS = ['colour', 'size', 'shape', 'createdAt'];
 const urnOf = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,terms_${i},PROD)`;
