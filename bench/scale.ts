@@ -16,8 +16,9 @@ import { percentile } from './support.js';
  * `npm run bench -- --scale N [--engine sqlite|postgres]`: loads N generated datasets (the generator straight into
  * the entity service in batches, as `almanac ingest` does), reporting the load rate as it goes (a rate that falls
  * as the catalog grows is a per-write cost that depends on its size), then against the server: point reads,
- * `updateDescription` latency and search latency (queries from match-everything to selective, with facets).
- * Not run in CI; a million datasets takes a long time.
+ * `updateDescription` latency, search latency (queries from match-everything to selective, with facets and without,
+ * and with two filters), lineage searches, the time a fresh server takes to answer, and `almanac reindex` of the whole
+ * catalog (`--skip-reindex` leaves it out). Not run in CI; a million datasets takes a long time.
  */
 const BATCH = 2000;
 
@@ -105,16 +106,84 @@ async function probe(server: Server, token: string, n: number, engine: string): 
   // otherwise measure itself).
   const search = `query($q: String!, $n: Int!) { searchAcrossEntities(input: { types: [], query: $q, start: 0, count: $n }) {
     total searchResults { entity { urn } } facets { field aggregations { value count } } } }`;
+  // The same without facets (what a search box's suggestions and the Python client's searches ask).
+  const bare = `query($q: String!, $n: Int!) { searchAcrossEntities(input: { types: [], query: $q, start: 0, count: $n }) {
+    total searchResults { entity { urn } } } }`;
   const queries = ['*', 'orders', 'customer id', 'Identifies', `t${Math.floor(n / 3)}`, 'no-such-word-anywhere'];
-  const all: number[] = [];
-  for (const q of queries) {
+  for (const [doc, what] of [[search, 'with facets'], [bare, 'without facets']] as const) {
+    for (const q of queries) {
+      let i = 0;
+      const r = await sequential(server.base, () => ({ path: '/api/graphql', headers, body: JSON.stringify({ query: doc, variables: { q, n: 10 + (i++) } }) }), 30, noErrors);
+      rows.push({ scenario: 'scale', engine, target: `search "${q}" ${what}, ${n} datasets`, p50: r.p50, p95: r.p95 });
+    }
+  }
+  // Two filters (a platform and a tag: a sixth and about a sixth of the datasets), with facets, over everything and a word.
+  const filtered = `query($q: String!, $n: Int!) { searchAcrossEntities(input: { types: [], query: $q, start: 0, count: $n,
+    orFilters: [{ and: [{ field: "platform", values: ["urn:li:dataPlatform:snowflake"] }, { field: "tags", values: ["urn:li:tag:Gold"] }] }] }) {
+    total searchResults { entity { urn } } facets { field aggregations { value count } } } }`;
+  for (const q of ['*', 'orders']) {
     let i = 0;
-    const r = await sequential(server.base, () => ({ path: '/api/graphql', headers, body: JSON.stringify({ query: search, variables: { q, n: 10 + (i++) } }) }), 30, noErrors);
-    all.push(r.p95);
-    rows.push({ scenario: 'scale', engine, target: `search "${q}" with facets, ${n} datasets`, p50: r.p50, p95: r.p95 });
+    const r = await sequential(server.base, () => ({ path: '/api/graphql', headers, body: JSON.stringify({ query: filtered, variables: { q, n: 10 + (i++) } }) }), 30, noErrors);
+    rows.push({ scenario: 'scale', engine, target: `search "${q}" with two filters (platform, tag) and facets, ${n} datasets`, p50: r.p50, p95: r.p95 });
+  }
+  // Lineage: what the web app's impact analysis asks (degrees 1, 2 and 3+, i.e. everything reachable), from a dataset
+  // late in the catalog upstream and from an early one (which later datasets read from) downstream.
+  const lineage = `query($urn: String!, $dir: LineageDirection!, $n: Int!) { searchAcrossLineage(input: { urn: $urn, direction: $dir, query: "*",
+    start: 0, count: $n, orFilters: [{ and: [{ field: "degree", values: ["1", "2", "3+"] }] }] }) {
+    total searchResults { entity { urn } degree } facets { field aggregations { value count } } } }`;
+  let late = n - 1;
+  while (late > 0 && !hasUpstreams(late)) late--;
+  for (const [dir, i0] of [['UPSTREAM', late], ['DOWNSTREAM', Math.min(n - 1, 100)]] as const) {
+    let i = 0;
+    let total = 0;
+    const r = await sequential(server.base, () => ({ path: '/api/graphql', headers,
+      body: JSON.stringify({ query: lineage, variables: { urn: generatedDatasetUrn(i0), dir, n: 10 + (i++ % 5) } }) }), 30,
+    (text) => { noErrors(text); total = (JSON.parse(text) as { data: { searchAcrossLineage: { total: number } } }).data.searchAcrossLineage.total; });
+    rows.push({ scenario: 'scale', engine, target: `searchAcrossLineage ${dir.toLowerCase()} of generated dataset ${i0}, all degrees (${total} reached), ${n} datasets`,
+      p50: r.p50, p95: r.p95 });
   }
   for (const r of rows) { r.peakRssMb = server.peakRssMb(); printRow(r); }
   return rows;
+}
+
+/** Whether generated dataset `i` has upstreams (the generator gives about half of them some). */
+function hasUpstreams(i: number): boolean {
+  const urn = generatedDatasetUrn(i);
+  for (const p of generatedDatasets({ datasets: i + 1 }, i)) if (p.entityUrn === urn && p.aspectName === 'upstreamLineage') return true;
+  return false;
+}
+
+/**
+ * How long a fresh server takes to answer: /health (what startAlmanac waits for), then a first search with facets
+ * (which waits for whatever the server builds in memory at start). The OS page cache is warm from the load.
+ */
+async function readiness(server: Server, token: string, n: number, engine: string, started: number): Promise<Row[]> {
+  const health = performance.now() - started;
+  const res = await fetch(`${server.base}/api/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: `{ searchAcrossEntities(input: { types: [], query: "*", start: 0, count: 10 }) { total facets { field aggregations { value count } } } }` }) });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${res.status} ${text.slice(0, 500)}`);
+  noErrors(text);
+  const search = performance.now() - started;
+  const rows: Row[] = [{ scenario: 'scale', engine, target: `start to /health answering, ${n} datasets`, p50: round2(health) },
+    { scenario: 'scale', engine, target: `start to the first search with facets answered, ${n} datasets`, p50: round2(search) }];
+  for (const r of rows) printRow(r);
+  return rows;
+}
+
+/** `almanac reindex` of the whole catalog (search and relationships), the server stopped, timed as a command. */
+async function reindex(url: string, n: number, engine: string): Promise<Row> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, '..', 'bin/almanac.js'), 'reindex'],
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' } });
+  let err = '';
+  child.stderr.on('data', (d) => { err = (err + d).slice(-4000); });
+  const code: number = await new Promise((resolve) => child.once('exit', (c) => resolve(c ?? 1)));
+  if (code !== 0) throw new Error(`almanac reindex failed (exit ${code}): ${err}`);
+  const row: Row = { scenario: 'scale', engine, target: `almanac reindex (search and relationships), ${n} datasets`,
+    p50: round2(performance.now() - started), note: err.split('\n').filter((l) => l.startsWith('Rebuilt')).join('; ') };
+  printRow(row);
+  return row;
 }
 
 /** What `bench/scale-load.ts` prints before its result, on a line of its own. */
@@ -147,13 +216,16 @@ export async function run(args: string[]) {
   try {
     const loaded = await loadInChild(engine.url, n);
     for (const r of loaded.rows) { r.engine = engine.name; printRow(r); }
+    const rows = [...loaded.rows];
+    const started = performance.now();
     const server = await startAlmanac(engine.url);
     try {
-      const rows = [...loaded.rows, ...await probe(server, loaded.token, n, engine.name)];
-      saveResults('scale', rows, { datasets: n });
+      rows.push(...await readiness(server, loaded.token, n, engine.name, started), ...await probe(server, loaded.token, n, engine.name));
     } finally {
       await server.stop();
     }
+    if (!args.includes('--skip-reindex')) rows.push(await reindex(engine.url, n, engine.name));
+    saveResults('scale', rows, { datasets: n });
   } finally {
     await engine.cleanup();
   }
