@@ -333,7 +333,11 @@ export class PostgresStore implements Store {
     // Dropping and building them takes the derived tables whole: while no index step runs (this server's or another's),
     // else the two can deadlock.
     await this.serialIndexStep(() => bulk.dropDeferredIndexes(this.conn));
-    return () => this.serialIndexStep(() => this.tx((c) => bulk.restoreIndexes(c)));
+    return async () => {
+      await this.serialIndexStep(() => this.tx((c) => bulk.restoreIndexes(c)));
+      // Not in the serial step: VACUUM blocks no writer, so other servers' index steps go on meanwhile.
+      await bulk.vacuumAfterLoad(this.conn);
+    };
   }
 
   readerUrl(): string | null {
