@@ -84,7 +84,7 @@ export class SqliteSearch {
         for (const [field, value] of changes.gone) terms.unlink(old!.terms.get(termKey(field, value))!, id);
         terms.link(changes.added, id);
         addRewriteDeltas(deltas, old?.doc, { entityType: d.entityType, removed: d.removed, values }, changes);
-        this.facetOps.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values } });
+        this.facetOps.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values, words: `${d.name} ${d.text}` } });
       }
       this.applyCounts(deltas);
     }
