@@ -29,6 +29,9 @@ try {
     ['2 filters', { query: '*', filters: [[{ field: 'platform', values: ['urn:li:dataPlatform:hive'] }, { field: 'tags', values: ['urn:li:tag:Gold'] }]] }],
     ['orders + 2 filters', { query: 'orders', filters: [[{ field: 'platform', values: ['urn:li:dataPlatform:hive'] }, { field: 'tags', values: ['urn:li:tag:Gold'] }]] }],
   ];
+  // SHAPES=label,label: only these (to profile one).
+  const only = process.env.SHAPES?.split(',');
+  if (only) shapes.splice(0, shapes.length, ...shapes.filter(([label]) => only.includes(label)));
   const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
   const ms = new Map<string, number[]>();
   const totals = new Map<string, number>();

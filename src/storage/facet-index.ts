@@ -350,8 +350,28 @@ export class FacetIndex {
    * whole doclist whether or not other words narrow the query) and offered to the kept words, unless the structure
    * changed during the read (a write this read may not have seen: what was read is used for this search only).
    */
+  /** SQLite: the documents an FTS5 query matches (terms are [a-z0-9]+: quoted as they are). */
+  private async wordDocs(query: string): Promise<Bitmap> {
+    const p = new SqlParams('sqlite');
+    return bitmapOf(await this.engine.ids({ sql: `SELECT rowid FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${p.add(query)}`, params: p.list }));
+  }
+
+  /**
+   * SQLite: how many of a query's matches `m` (its match set) have every term in their name, when every term's
+   * bitmaps are kept (else undefined): what paging counts otherwise by reading the terms' doclists again.
+   */
+  namedCount(terms: readonly string[], m: Bitmap): number | undefined {
+    if (this.engine.dialect !== 'sqlite' || terms.length === 0) return undefined;
+    const named = terms.map((t) => this.words.get(t)?.name);
+    if (named.some((b) => b === undefined)) return undefined;
+    if (named.length === 1) return m.andCardinality(named[0]!);
+    const out = RoaringBitmap32.and(m, named[0]!);
+    for (const b of named.slice(1)) out.andInPlace(b!);
+    return out.size;
+  }
+
   private async wordMatches(kept: Bitmap, terms: readonly string[]): Promise<Bitmap> {
-    const known = terms.flatMap((t) => { const b = this.words.get(t); return b ? [b] : []; }).sort((a, b) => a.size - b.size);
+    const known = terms.flatMap((t) => { const b = this.words.get(t); return b ? [b.any] : []; }).sort((a, b) => a.size - b.size);
     const unknown = terms.filter((t) => this.words.get(t) === undefined);
     for (const b of known) {
       kept.andInPlace(b);
@@ -359,10 +379,13 @@ export class FacetIndex {
     }
     for (const t of unknown) {
       const generation = this.generation;
-      const p = new SqlParams('sqlite');
       this.stats.wordReads++;
-      const read = bitmapOf(await this.engine.ids({ sql: `SELECT rowid FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${p.add(wordQuery(t))}`, params: p.list }));
-      if (generation === this.generation && this.state === 'ready') this.words.offer(t, read);
+      const read = await this.wordDocs(`{name body} : "${t}"*`);
+      // A word kept: its name matches too (what paging counts: src/storage/search-sql/paging.ts, KnownMatches.named).
+      if (this.words.wanted(read)) {
+        const named = await this.wordDocs(`{name} : "${t}"*`);
+        if (generation === this.generation && this.state === 'ready') this.words.offer(t, read, named);
+      }
       kept.andInPlace(read);
       if (kept.size === 0) return kept;
     }
@@ -370,10 +393,6 @@ export class FacetIndex {
   }
 }
 
-/** SQLite: the FTS5 query of the documents with a name or text word starting with `term` (as textQuery's words). */
-function wordQuery(term: string): string {
-  return textQuery('sqlite', [term]);
-}
 
 function bitmapOf(ids: ArrayLike<number>): Bitmap {
   return ids instanceof Uint32Array ? new RoaringBitmap32(ids) : new RoaringBitmap32(Array.from(ids));

@@ -14,14 +14,14 @@ import { RoaringBitmap32, type Bitmap, type FacetOp } from './facet-bitmaps.js';
  * characters (which unicode61 folds in ways not repeated here) empties the bitmaps instead.
  */
 export class WordBitmaps {
-  /** Most recently used last. */
-  private readonly bits = new Map<string, Bitmap>();
+  /** Per word, the documents with a name or text word starting with it, and those with a name word; most recently used last. */
+  private readonly bits = new Map<string, WordDocs>();
   /** The lengths of the kept words (a document's words are tested by their prefixes of these lengths). */
   private lengths: number[] = [];
 
   /**
-   * `min`: a word's bitmap is kept when it holds at least this many documents (below, reading the word's doclist
-   * takes about a millisecond at most). `max`: how many words are kept (each at most N/8 bytes for N documents).
+   * `min`: a word's bitmaps are kept when it is in at least this many documents (below, reading the word's doclist
+   * takes about a millisecond at most). `max`: how many words are kept (each at most N/4 bytes for N documents).
    */
   constructor(public min = 1_000, public max = 128) {}
 
@@ -29,8 +29,8 @@ export class WordBitmaps {
     return this.bits.size;
   }
 
-  /** The kept bitmap of a query word (not to be changed by the caller), or undefined. */
-  get(word: string): Bitmap | undefined {
+  /** The kept bitmaps of a query word (not to be changed by the caller), or undefined. */
+  get(word: string): WordDocs | undefined {
     const b = this.bits.get(word);
     if (b) {
       this.bits.delete(word);
@@ -39,11 +39,16 @@ export class WordBitmaps {
     return b;
   }
 
-  /** A word's documents as just read from the text index: kept when frequent enough (a copy). */
-  offer(word: string, docs: Bitmap): void {
-    if (docs.size < this.min || this.max <= 0) return;
+  /** Whether a word's documents, just read from the text index, are to be kept (then offer() them with its name's). */
+  wanted(docs: Bitmap): boolean {
+    return docs.size >= this.min && this.max > 0;
+  }
+
+  /** A word's documents and those that have it in their name, as just read from the text index: kept (copies). */
+  offer(word: string, docs: Bitmap, named: Bitmap): void {
+    if (!this.wanted(docs)) return;
     while (this.bits.size >= this.max) this.bits.delete(this.bits.keys().next().value!);
-    this.bits.set(word, docs.clone());
+    this.bits.set(word, { any: docs.clone(), name: named.clone() });
     this.lengths = [...new Set([...this.bits.keys()].map((w) => w.length))];
   }
 
@@ -54,7 +59,7 @@ export class WordBitmaps {
 
   bytes(): number {
     let n = 0;
-    for (const b of this.bits.values()) n += b.getSerializationSizeInBytes('croaring');
+    for (const b of this.bits.values()) n += b.any.getSerializationSizeInBytes('croaring') + b.name.getSerializationSizeInBytes('croaring');
     return n;
   }
 
@@ -64,26 +69,32 @@ export class WordBitmaps {
    */
   apply(ops: readonly FacetOp[]): void {
     if (this.bits.size === 0) return;
-    // Each document's last state in the batch: the kept words it has (none when removed).
-    const last = new Map<number, Set<string>>();
+    // Each document's last state in the batch: the kept words it has anywhere and in its name (none when removed).
+    const none = { any: new Set<string>(), name: new Set<string>() };
+    const last = new Map<number, { any: Set<string>; name: Set<string> }>();
     for (const op of ops) {
       if ('remove' in op) {
-        last.set(op.remove, new Set());
+        last.set(op.remove, none);
         continue;
       }
-      const words = op.set.words;
-      if (words === undefined || !ASCII.test(words)) {
+      const t = op.set.text;
+      if (t === undefined || !ASCII.test(t.name) || !ASCII.test(t.body)) {
         this.clear();
         return;
       }
-      last.set(op.set.id, this.keptWordsOf(words));
+      const name = this.keptWordsOf(t.name);
+      const any = this.keptWordsOf(t.body);
+      for (const w of name) any.add(w);
+      last.set(op.set.id, { any, name });
     }
     for (const [word, b] of this.bits) {
-      const add: number[] = [];
-      const drop: number[] = [];
-      for (const [id, has] of last) (has.has(word) ? add : drop).push(id);
-      if (drop.length) b.removeMany(drop);
-      if (add.length) b.addMany(add);
+      for (const part of ['any', 'name'] as const) {
+        const add: number[] = [];
+        const drop: number[] = [];
+        for (const [id, has] of last) (has[part].has(word) ? add : drop).push(id);
+        if (drop.length) b[part].removeMany(drop);
+        if (add.length) b[part].addMany(add);
+      }
     }
   }
 
@@ -95,6 +106,12 @@ export class WordBitmaps {
     }
     return out;
   }
+}
+
+/** A kept word's documents: with a name or text word starting with it (`any`), with a name word starting with it. */
+export interface WordDocs {
+  any: Bitmap;
+  name: Bitmap;
 }
 
 /** Text of ASCII characters only (what keptWordsOf splits as unicode61 does). */

@@ -84,7 +84,7 @@ export class SqliteSearch {
         for (const [field, value] of changes.gone) terms.unlink(old!.terms.get(termKey(field, value))!, id);
         terms.link(changes.added, id);
         addRewriteDeltas(deltas, old?.doc, { entityType: d.entityType, removed: d.removed, values }, changes);
-        this.facetOps.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values, words: `${d.name} ${d.text}` } });
+        this.facetOps.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values, text: { name: d.name, body: d.text } } });
       }
       this.applyCounts(deltas);
     }
@@ -168,7 +168,9 @@ export class SqliteSearch {
       const total = set?.size ?? Number((this.run(countStatement('sqlite', q))[0] as { n: number }).n);
       if (q.count === 0 || total === 0) return { total, urns: [] };
       const all = Number((this.run(allDocsStatement('sqlite'))[0] as { n: number }).n);
-      const steps = pageSteps('sqlite', q, total, all, set ? { ids: () => Array.from(set.toArray()), predicate: `${MATCHED_FUNCTION}(d.id)` } : undefined);
+      const steps = pageSteps('sqlite', q, total, all, set
+        ? { ids: () => Array.from(set.toArray()), predicate: `${MATCHED_FUNCTION}(d.id)`, named: () => this.facets.namedCount(q.terms, set) }
+        : undefined);
       this.matched = set;
       try {
         let step = steps.next();
