@@ -357,17 +357,16 @@ export class FacetIndex {
   }
 
   /**
-   * SQLite: how many of a query's matches `m` (its match set) have every term in their name, when every term's
-   * bitmaps are kept (else undefined): what paging counts otherwise by reading the terms' doclists again.
+   * SQLite: those of a query's matches `m` (its match set) with every term in their name, when every term's bitmaps
+   * are kept (else null): what paging finds otherwise by reading the terms' doclists again.
    */
-  namedCount(terms: readonly string[], m: Bitmap): number | undefined {
-    if (this.engine.dialect !== 'sqlite' || terms.length === 0) return undefined;
+  namedSet(terms: readonly string[], m: Bitmap): Bitmap | null {
+    if (this.engine.dialect !== 'sqlite' || terms.length === 0) return null;
     const named = terms.map((t) => this.words.get(t)?.name);
-    if (named.some((b) => b === undefined)) return undefined;
-    if (named.length === 1) return m.andCardinality(named[0]!);
+    if (named.some((b) => b === undefined)) return null;
     const out = RoaringBitmap32.and(m, named[0]!);
     for (const b of named.slice(1)) out.andInPlace(b!);
-    return out.size;
+    return out;
   }
 
   private async wordMatches(kept: Bitmap, terms: readonly string[]): Promise<Bitmap> {

@@ -24,6 +24,8 @@ export interface KnownMatches {
   predicate?: string;
   /** How many of them have every term in their name, where the engine knows without reading the text index. */
   named?(): number | undefined;
+  /** SQLite: a predicate on `d.id` of those, where the engine knows them (as `named`). */
+  namedPredicate?(): string | undefined;
 }
 
 /**
@@ -192,7 +194,12 @@ function staticPage(dialect: Dialect, q: SearchDocQuery, key: string | null, par
   // Walking: the index's order is the page's (its leading removal column fixed by the query's condition).
   // PostgreSQL always walks (its planner chooses the index) and probes each document's words (wordProbeSql).
   const docs = walk && p.dialect === 'sqlite' ? `${SEARCH_DOCS} d INDEXED BY ${index}` : `${SEARCH_DOCS} d`;
-  const matched = walk && part === 'all' && known?.predicate ? known.predicate : partMatchSql(q, p, part, walk || p.dialect === 'postgres');
+  // Walking with the matches known (SQLite), each document is tested in memory: against the match set, or, by name,
+  // against its documents with every term in the name where the engine knows them (KnownMatches.namedPredicate).
+  const named = walk && part !== 'all' && known?.predicate ? known.namedPredicate?.() : undefined;
+  const matched = walk && part === 'all' && known?.predicate ? known.predicate
+    : named ? (part === 'name' ? named : `${known!.predicate!} AND NOT ${named}`)
+    : partMatchSql(q, p, part, walk || p.dialect === 'postgres');
   return stmt(p, `SELECT d.urn FROM ${docs} WHERE ${matched}
     AND ${conditionSql(q.where, p)}${notTierSql(key, p)} ORDER BY ${order} LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
 }
@@ -264,11 +271,11 @@ export function* pageSteps(dialect: Dialect, q: SearchDocQuery & { sort: SearchS
     const others = named - tiers;
     segments.push({ size: others, page: others <= RANK_LIMIT
       ? (o, l) => rankedPage(dialect, q, outside, 'name', o, l, undefined, known)
-      : (o, l) => staticPage(dialect, q, outside, 'name', 'nameLength', walk(others), o, l) });
+      : (o, l) => staticPage(dialect, q, outside, 'name', 'nameLength', walk(others), o, l, known) });
     // With no name match outside the tiers, "in the text only" is "outside the tiers": no second text condition.
     segments.push({ size: total - named, page: others === 0
       ? (o, l) => staticPage(dialect, q, outside, 'all', 'textWords', walk(total - named), o, l, known)
-      : (o, l) => staticPage(dialect, q, null, 'textOnly', 'textWords', walk(total - named), o, l) });
+      : (o, l) => staticPage(dialect, q, null, 'textOnly', 'textWords', walk(total - named), o, l, known) });
   }
   const out: Statement[] = [];
   let at = 0;

@@ -10,6 +10,8 @@ import type { SqliteConnection } from './connection.js';
 
 /** Whether a document id is in the match set of the search running (SqliteSearch.matched). */
 const MATCHED_FUNCTION = 'almanac_search_matched';
+/** Whether a document id is among those matches that have every query term in their name (SqliteSearch.named). */
+const NAMED_FUNCTION = 'almanac_search_named';
 
 type MatchSet = NonNullable<Awaited<ReturnType<FacetIndex['matchSet']>>>;
 
@@ -44,9 +46,12 @@ export class SqliteSearch {
 
   /** The match set a search's page statements test documents against (MATCHED_FUNCTION), set while they run. */
   private matched: MatchSet | null = null;
+  /** Those of `matched` with every term in their name, when the facet index knows them (set while a page runs). */
+  private named: MatchSet | null = null;
 
   constructor(private readonly c: SqliteConnection, private readonly facets: FacetIndex) {
     c.db.function(MATCHED_FUNCTION, { directOnly: true }, (id: unknown) => (this.matched?.has(Number(id)) ? 1 : 0));
+    c.db.function(NAMED_FUNCTION, { directOnly: true }, (id: unknown) => (this.named?.has(Number(id)) ? 1 : 0));
   }
 
   upsertSearchDocs(docs: SearchDoc[]): void {
@@ -168,8 +173,12 @@ export class SqliteSearch {
       const total = set?.size ?? Number((this.run(countStatement('sqlite', q))[0] as { n: number }).n);
       if (q.count === 0 || total === 0) return { total, urns: [] };
       const all = Number((this.run(allDocsStatement('sqlite'))[0] as { n: number }).n);
+      // The named matches, computed once when paging asks (from the facet index's kept word bitmaps).
+      let named: MatchSet | null | undefined;
+      const namedSet = () => (named === undefined ? (named = set && this.facets.namedSet(q.terms, set)) : named);
       const steps = pageSteps('sqlite', q, total, all, set
-        ? { ids: () => Array.from(set.toArray()), predicate: `${MATCHED_FUNCTION}(d.id)`, named: () => this.facets.namedCount(q.terms, set) }
+        ? { ids: () => Array.from(set.toArray()), predicate: `${MATCHED_FUNCTION}(d.id)`, named: () => namedSet()?.size,
+          namedPredicate: () => { this.named = namedSet(); return this.named ? `${NAMED_FUNCTION}(d.id)` : undefined; } }
         : undefined);
       this.matched = set;
       try {
@@ -178,6 +187,7 @@ export class SqliteSearch {
         return { total, urns: step.value };
       } finally {
         this.matched = null;
+        this.named = null;
       }
     }).deferred();
   }
