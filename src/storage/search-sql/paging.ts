@@ -38,8 +38,15 @@ function pageStatement(dialect: Dialect, q: SearchDocQuery & { sort: SearchSort;
   const p = new SqlParams(dialect);
   const dir = (desc: boolean) => (desc ? 'DESC' : 'ASC');
   const walkNames = dialect === 'sqlite' && q.sort.by !== 'field' && total >= all * DENSE_SHARE;
-  const matched = walkNames && known?.predicate && q.terms.length ? known.predicate : matchSql(q, p, false, walkNames);
-  const where = `${matched} AND ${conditionSql(q.where, p)}`;
+  let where: string;
+  if (known?.predicate && !walkNames && !countable(q)) {
+    // SQLite, sparse matches known (words and condition together): looked up by id, then sorted. A field condition
+    // in SQL indexes every document with the value first (at 200,000 documents, platform and tag: ~20 ms of CPU).
+    where = `d.id IN (SELECT value FROM json_each(${p.add(JSON.stringify(known.ids()))}))`;
+  } else {
+    const matched = walkNames && known?.predicate && q.terms.length ? known.predicate : matchSql(q, p, false, walkNames);
+    where = `${matched} AND ${conditionSql(q.where, p)}`;
+  }
   let order: string;
   if (q.sort.by === 'field') {
     order = `(SELECT MAX(v.num) FROM ${SEARCH_VALUES} v WHERE v.doc_id = d.id AND v.field = ${p.add(q.sort.field)}) ${dir(q.sort.descending)} NULLS LAST, d.sort_name, d.urn`;

@@ -2,7 +2,7 @@ import { SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_TERM_DOCS, SEARCH_TERMS 
 import type { FacetOp } from '../facet-bitmaps.js';
 import type { FacetIndex } from '../facet-index.js';
 import {
-  addCountDeltas, addRewriteDeltas, allDocsStatement, countChanges, countStatement, distinctValues, docKeys, facetSteps, ftsFlags, numeric,
+  addCountDeltas, addRewriteDeltas, allDocsStatement, countable, countChanges, countStatement, distinctValues, docKeys, facetSteps, ftsFlags, numeric,
   pageSteps, termKey, textDigest, textWords, valueChanges, type CountedDoc, type FacetRow, type PageRow, type Statement,
 } from '../search-sql.js';
 import type { FacetCount, FacetSpec, SearchDoc, SearchDocQuery, SearchSort } from '../types.js';
@@ -167,7 +167,8 @@ export class SqliteSearch {
     // The total from the facet index's match set when it has one (its facets then reuse it; a page walking an index
     // tests documents against it rather than matching the words again). Its matches are read whole whatever their
     // number, as counting them in SQL would.
-    const set = q.terms.length || q.facetsFollow ? await this.facets.matchSet({ terms: q.terms, where: q.where }, q.facetsFollow) : null;
+    // A field condition too: its matches from the bitmaps rather than from SQL (see pageSteps).
+    const set = q.terms.length || q.facetsFollow || !countable(q) ? await this.facets.matchSet({ terms: q.terms, where: q.where }, q.facetsFollow) : null;
     // One read transaction: the total and the page see the same documents.
     return this.c.db.transaction(() => {
       const total = set?.size ?? Number((this.run(countStatement('sqlite', q))[0] as { n: number }).n);
