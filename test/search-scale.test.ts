@@ -143,7 +143,8 @@ forEachEngine('search at scale (service)', (ctx) => {
     const facets = (t.catalog.store as unknown as { facets: { matchSet: (...a: unknown[]) => Promise<unknown> } }).facets;
     const fromSet = facets.matchSet;
     const requests: SearchRequest[] = [];
-    for (const query of ['everywhere', 'payments', 'orders', 'orders eu', 'quarterly', 'zyzzyva', 'eu']) {
+    // `sch` is in every name (the urn's `db3.sch.…`): its name matches are walked; `payments d` pages text-only matches (walked) after name matches beyond the tiers.
+    for (const query of ['everywhere', 'payments', 'orders', 'orders eu', 'quarterly', 'zyzzyva', 'eu', 'sch', 'sch everywhere', 'payments d']) {
       for (const sort of [undefined, { field: 'name' }, { field: 'name', order: 'DESCENDING' }]) {
         for (const start of [0, 37, 2_000, DATASETS - 20]) requests.push({ query, start, count: 25, ...(sort ? { sort } : {}) });
       }

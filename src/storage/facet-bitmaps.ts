@@ -31,6 +31,8 @@ export interface FacetDoc {
   entityType: string;
   removed: boolean;
   values: readonly (readonly [string, string])[];
+  /** Its name's and text's words (this process's writes on SQLite): what the word bitmaps (src/storage/word-bitmaps.ts) test. */
+  text?: { name: string; body: string };
 }
 
 /** A change of the search tables made by this process, applied after its transaction commits. */

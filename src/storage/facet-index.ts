@@ -2,6 +2,7 @@ import { BITMAP_FIELDS, FacetDocs, RoaringBitmap32, urnHash, type Bitmap, type F
 import { SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, type Dialect } from './schema.js';
 import { countable, SqlParams, textQuery, wordDocsSql, type Statement } from './search-sql.js';
 import type { FacetCount, FacetSpec, SearchDocQuery } from './types.js';
+import { WordBitmaps } from './word-bitmaps.js';
 
 /**
  * Keeps a FacetDocs in step with the search tables and answers facet counts from it, the same for both engines (each
@@ -60,8 +61,8 @@ export class FacetIndex {
   private building: Promise<void> | null = null;
   /** The build under way (a newer one, after invalidate(), supersedes it). */
   private buildId = 0;
-  /** How many counts were answered here and how many by SQL (tests, diagnostics). */
-  readonly stats = { memory: 0, sql: 0, builds: 0 };
+  /** How many counts were answered here and how many by SQL, and how many query words read from the text index (tests, diagnostics). */
+  readonly stats = { memory: 0, sql: 0, builds: 0, wordReads: 0 };
   /** Moves on with every change of the structure: match sets computed before are stale. */
   private generation = 0;
   /**
@@ -71,6 +72,8 @@ export class FacetIndex {
   private readonly recent = new Map<string, { generation: number; at: number; m: Bitmap }>();
   /** Why the last build failed (counts then stay in SQL). */
   error: unknown = null;
+  /** SQLite: frequent query words' documents, kept in step with `docs` (emptied whenever it is replaced). */
+  readonly words = new WordBitmaps();
 
   constructor(private readonly engine: FacetEngine) {}
 
@@ -87,11 +90,13 @@ export class FacetIndex {
   invalidate(): void {
     if (this.state === 'closed' || this.state === 'new') return;
     this.docs = null;
+    this.words.clear();
     this.rebuild();
   }
 
   private rebuild(): void {
     this.state = 'building';
+    this.words.clear();
     this.queued = [];
     this.stats.builds++;
     const id = ++this.buildId;
@@ -114,11 +119,12 @@ export class FacetIndex {
     await this.building;
     await this.refreshing?.catch(() => {});
     this.docs = null;
+    this.words.clear();
   }
 
   /** Memory the structure holds (bytes), or 0 when it is not built. */
   bytes(): number {
-    return this.docs?.bytes() ?? 0;
+    return this.docs ? this.docs.bytes() + this.words.bytes() : 0;
   }
 
   /** This process committed these changes of the search tables (and, with `move`, the search consumer's offset). */
@@ -143,6 +149,7 @@ export class FacetIndex {
       }
     }
     flush();
+    this.words.apply(ops);
     if (move && move.from <= this.syncedTo && move.to > this.syncedTo) this.syncedTo = move.to;
   }
 
@@ -228,6 +235,8 @@ export class FacetIndex {
       }
     }
     this.touched = new Set();
+    // The word bitmaps cannot be told what another process wrote (the text is not stored): read again when searched.
+    this.words.clear();
     try {
       const list = [...urns];
       const found = new Set<string>();
@@ -320,26 +329,69 @@ export class FacetIndex {
     return m;
   }
 
-  /** The documents a query matches: its condition from the bitmaps, its words from the engine's text index. */
+  /**
+   * The documents a query matches: its condition from the bitmaps, its words from the engine's text index (SQLite:
+   * frequent words from their kept bitmaps, the others read a word at a time).
+   */
   private async matches(docs: FacetDocs, q: SearchDocQuery): Promise<Bitmap> {
     const kept = docs.evaluate(q.where);
     if (q.terms.length === 0 || kept.size === 0) return kept;
     const { dialect } = this.engine;
+    if (dialect === 'sqlite') return this.wordMatches(kept, q.terms);
     const p = new SqlParams(dialect);
-    if (dialect === 'postgres') {
-      const ids = await this.engine.ids({ sql: wordDocsSql(q.terms, p), params: p.list });
-      kept.andInPlace(bitmapOf(ids));
-      return kept;
-    }
-    // SQLite: the flags the text index holds (type, removal) narrow its answer. Its matches are read whatever their
-    // number: FTS5 merges a prefix's whole doclist before the first row (counting costs the same), and reading the
-    // ids it found adds little (measured at 100,000 documents: 108 ms for a word in all, 1.4 ms for one in 5 %);
-    // asking for the non-matches instead costs that merge and the flag's too.
-    const ids = await this.engine.ids({ sql: `SELECT rowid FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${p.add(textQuery(dialect, q.terms, q.where))}`, params: p.list });
+    const ids = await this.engine.ids({ sql: wordDocsSql(q.terms, p), params: p.list });
     kept.andInPlace(bitmapOf(ids));
     return kept;
   }
+
+  /**
+   * SQLite: `kept` narrowed to the documents with, for every term, a name or text word starting with it. Kept words
+   * first (the smallest bitmap first); the others are read from the text index one at a time (FTS5 reads a prefix's
+   * whole doclist whether or not other words narrow the query) and offered to the kept words, unless the structure
+   * changed during the read (a write this read may not have seen: what was read is used for this search only).
+   */
+  /** SQLite: the documents an FTS5 query matches (terms are [a-z0-9]+: quoted as they are). */
+  private async wordDocs(query: string): Promise<Bitmap> {
+    const p = new SqlParams('sqlite');
+    return bitmapOf(await this.engine.ids({ sql: `SELECT rowid FROM ${SEARCH_FTS} WHERE ${SEARCH_FTS} MATCH ${p.add(query)}`, params: p.list }));
+  }
+
+  /**
+   * SQLite: those of a query's matches `m` (its match set) with every term in their name, when every term's bitmaps
+   * are kept (else null): what paging finds otherwise by reading the terms' doclists again.
+   */
+  namedSet(terms: readonly string[], m: Bitmap): Bitmap | null {
+    if (this.engine.dialect !== 'sqlite' || terms.length === 0) return null;
+    const named = terms.map((t) => this.words.get(t)?.name);
+    if (named.some((b) => b === undefined)) return null;
+    const out = RoaringBitmap32.and(m, named[0]!);
+    for (const b of named.slice(1)) out.andInPlace(b!);
+    return out;
+  }
+
+  private async wordMatches(kept: Bitmap, terms: readonly string[]): Promise<Bitmap> {
+    const known = terms.flatMap((t) => { const b = this.words.get(t); return b ? [b.any] : []; }).sort((a, b) => a.size - b.size);
+    const unknown = terms.filter((t) => this.words.get(t) === undefined);
+    for (const b of known) {
+      kept.andInPlace(b);
+      if (kept.size === 0) return kept;
+    }
+    for (const t of unknown) {
+      const generation = this.generation;
+      this.stats.wordReads++;
+      const read = await this.wordDocs(`{name body} : "${t}"*`);
+      // A word kept: its name matches too (what paging counts: src/storage/search-sql/paging.ts, KnownMatches.named).
+      if (this.words.wanted(read)) {
+        const named = await this.wordDocs(`{name} : "${t}"*`);
+        if (generation === this.generation && this.state === 'ready') this.words.offer(t, read, named);
+      }
+      kept.andInPlace(read);
+      if (kept.size === 0) return kept;
+    }
+    return kept;
+  }
 }
+
 
 function bitmapOf(ids: ArrayLike<number>): Bitmap {
   return ids instanceof Uint32Array ? new RoaringBitmap32(ids) : new RoaringBitmap32(Array.from(ids));

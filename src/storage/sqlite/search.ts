@@ -2,7 +2,7 @@ import { SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_TERM_DOCS, SEARCH_TERMS 
 import type { FacetOp } from '../facet-bitmaps.js';
 import type { FacetIndex } from '../facet-index.js';
 import {
-  addCountDeltas, addRewriteDeltas, allDocsStatement, countChanges, countStatement, distinctValues, docKeys, facetSteps, ftsFlags, numeric,
+  addCountDeltas, addRewriteDeltas, allDocsStatement, countable, countChanges, countStatement, distinctValues, docKeys, facetSteps, ftsFlags, numeric,
   pageSteps, termKey, textDigest, textWords, valueChanges, type CountedDoc, type FacetRow, type PageRow, type Statement,
 } from '../search-sql.js';
 import type { FacetCount, FacetSpec, SearchDoc, SearchDocQuery, SearchSort } from '../types.js';
@@ -10,6 +10,8 @@ import type { SqliteConnection } from './connection.js';
 
 /** Whether a document id is in the match set of the search running (SqliteSearch.matched). */
 const MATCHED_FUNCTION = 'almanac_search_matched';
+/** Whether a document id is among those matches that have every query term in their name (SqliteSearch.named). */
+const NAMED_FUNCTION = 'almanac_search_named';
 
 type MatchSet = NonNullable<Awaited<ReturnType<FacetIndex['matchSet']>>>;
 
@@ -44,9 +46,12 @@ export class SqliteSearch {
 
   /** The match set a search's page statements test documents against (MATCHED_FUNCTION), set while they run. */
   private matched: MatchSet | null = null;
+  /** Those of `matched` with every term in their name, when the facet index knows them (set while a page runs). */
+  private named: MatchSet | null = null;
 
   constructor(private readonly c: SqliteConnection, private readonly facets: FacetIndex) {
     c.db.function(MATCHED_FUNCTION, { directOnly: true }, (id: unknown) => (this.matched?.has(Number(id)) ? 1 : 0));
+    c.db.function(NAMED_FUNCTION, { directOnly: true }, (id: unknown) => (this.named?.has(Number(id)) ? 1 : 0));
   }
 
   upsertSearchDocs(docs: SearchDoc[]): void {
@@ -84,7 +89,7 @@ export class SqliteSearch {
         for (const [field, value] of changes.gone) terms.unlink(old!.terms.get(termKey(field, value))!, id);
         terms.link(changes.added, id);
         addRewriteDeltas(deltas, old?.doc, { entityType: d.entityType, removed: d.removed, values }, changes);
-        this.facetOps.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values } });
+        this.facetOps.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values, text: { name: d.name, body: d.text } } });
       }
       this.applyCounts(deltas);
     }
@@ -162,13 +167,20 @@ export class SqliteSearch {
     // The total from the facet index's match set when it has one (its facets then reuse it; a page walking an index
     // tests documents against it rather than matching the words again). Its matches are read whole whatever their
     // number, as counting them in SQL would.
-    const set = q.terms.length || q.facetsFollow ? await this.facets.matchSet({ terms: q.terms, where: q.where }, q.facetsFollow) : null;
+    // A field condition too: its matches from the bitmaps rather than from SQL (see pageSteps).
+    const set = q.terms.length || q.facetsFollow || !countable(q) ? await this.facets.matchSet({ terms: q.terms, where: q.where }, q.facetsFollow) : null;
     // One read transaction: the total and the page see the same documents.
     return this.c.db.transaction(() => {
       const total = set?.size ?? Number((this.run(countStatement('sqlite', q))[0] as { n: number }).n);
       if (q.count === 0 || total === 0) return { total, urns: [] };
       const all = Number((this.run(allDocsStatement('sqlite'))[0] as { n: number }).n);
-      const steps = pageSteps('sqlite', q, total, all, set ? { ids: () => Array.from(set.toArray()), predicate: `${MATCHED_FUNCTION}(d.id)` } : undefined);
+      // The named matches, computed once when paging asks (from the facet index's kept word bitmaps).
+      let named: MatchSet | null | undefined;
+      const namedSet = () => (named === undefined ? (named = set && this.facets.namedSet(q.terms, set)) : named);
+      const steps = pageSteps('sqlite', q, total, all, set
+        ? { ids: () => Array.from(set.toArray()), predicate: `${MATCHED_FUNCTION}(d.id)`, named: () => namedSet()?.size,
+          namedPredicate: () => { this.named = namedSet(); return this.named ? `${NAMED_FUNCTION}(d.id)` : undefined; } }
+        : undefined);
       this.matched = set;
       try {
         let step = steps.next();
@@ -176,6 +188,7 @@ export class SqliteSearch {
         return { total, urns: step.value };
       } finally {
         this.matched = null;
+        this.named = null;
       }
     }).deferred();
   }
