@@ -106,7 +106,13 @@ async function warmUp(started: Server[], token: string, next: () => Proposal): P
 
 export async function run(args: string[]) {
   const counts = (flag(args, 'servers') ?? '1,2,4').split(',').map(Number);
-  const statements = hasFlag(args, 'statements');
+  const kinds = hasFlag(args, 'statement-kinds');
+  const statements = hasFlag(args, 'statements') || kinds;
+  // `--loads ingest-single,mixed`: only these loads (the others take time a focused measurement does not need).
+  const only = flag(args, 'loads')?.split(',');
+  // `--profile DIR`: every server writes a V8 CPU profile there when it stops (bench/profile.ts summarises one).
+  const profileDir = flag(args, 'profile');
+  const loadsRun = only ? LOADS.filter((l) => only.includes(l.name)) : LOADS;
   if (!HAVE_PG_BIN) {
     console.log(`multi-server starts a PostgreSQL cluster of its own and needs initdb in ${PG_BIN} (ALMANAC_TEST_PG_BIN); skipped`);
     return;
@@ -136,12 +142,12 @@ export async function run(args: string[]) {
         const started: Server[] = [];
         while (servers.length < n) {
           const s = await startAlmanac(url.replace('postgres@', `server${servers.length + 1}@`), { env: { ALMANAC_RESPONSE_CACHE_MB: '0' },
-            startTimeoutMs: 180_000 }); // a busy shared machine takes tens of seconds to start one
+            ...(profileDir ? { cpuProfDir: `${profileDir}/server${servers.length + 1}` } : {}), startTimeoutMs: 180_000 }); // a busy shared machine takes tens of seconds to start one
           servers.push(s);
           started.push(s);
         }
         await warmUp(started, token, next);
-        for (const load of LOADS) {
+        for (const load of loadsRun) {
           const reqs = load.requests(token, next);
           await measure(servers, postmaster, reqs, 2); // warm-up: JIT, pools filled on every server
           if (statements) await cluster.sql('SELECT pg_stat_statements_reset()', [], 'almanac');
@@ -150,6 +156,14 @@ export async function run(args: string[]) {
             const calls = await cluster.sql(`SELECT r.rolname AS role, SUM(s.calls)::bigint AS calls FROM pg_stat_statements s
               JOIN pg_roles r ON r.oid = s.userid WHERE r.rolname LIKE 'server%' GROUP BY r.rolname`, [], 'almanac');
             m.statements = servers.map((_, i) => Number(calls.find((c) => c.role === `server${i + 1}`)?.calls ?? 0));
+            if (kinds) {
+              // `--statement-kinds`: every server's statements by text, per request of the load (all servers together).
+              const rows = await cluster.sql(`SELECT regexp_replace(left(s.query, 110), '\\s+', ' ', 'g') AS query, SUM(s.calls)::bigint AS calls,
+                SUM(s.total_exec_time)::float AS ms FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid
+                WHERE r.rolname LIKE 'server%' GROUP BY 1 ORDER BY 2 DESC LIMIT 25`, [], 'almanac');
+              console.log(`  ${n} server(s), ${load.name}: statements per request by kind (${m.requests} requests)`);
+              for (const k of rows) console.log(`    ${(Number(k.calls) / m.requests).toFixed(3).padStart(7)}  ${(Number(k.ms) / m.requests).toFixed(3).padStart(7)} ms  ${k.query}`);
+            }
           }
           const key = `${n}: ${load.name}`;
           measured.set(key, [...(measured.get(key) ?? []), m]);
@@ -158,7 +172,7 @@ export async function run(args: string[]) {
       }
     }
     for (const n of counts) {
-      for (const load of LOADS) {
+      for (const load of loadsRun) {
         const rounds = measured.get(`${n}: ${load.name}`)!;
         const per1000 = (m: Measured, ms: number) => (ms / Math.max(1, m.requests)) * 1000;
         const row: MultiServerRow = {

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { openStore } from '../src/storage/index.js';
 import { ParsedValues } from '../src/storage/parsed-values.js';
-import type { AspectRow } from '../src/storage/schema.js';
+import { SETTINGS_TABLE, type AspectRow } from '../src/storage/schema.js';
 import type { LatestAspects, SearchCondition, Store } from '../src/storage/types.js';
 import { checkExpectedRevision } from '../src/storage/aspect-updates.js';
 import { openDump } from './support/db-dump.js';
@@ -480,6 +481,48 @@ forEachEngine('aspect store', (ctx) => {
   test('settings: the first value written wins', async () => {
     assert.equal(await store.getOrSetSetting('k', 'one'), 'one');
     assert.equal(await store.getOrSetSetting('k', 'two'), 'one');
+  });
+
+  test('settings: a value set by another server at the same moment is the one read (servers starting together)', async (t) => {
+    if (ctx.engine !== 'postgres') return t.skip('one process holds a SQLite file\'s write lock at a time');
+    // Another server's insert of the key, not yet committed: ours waits for it, and must then read its row.
+    const other = new pg.Client({ connectionString: ctx.url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(`INSERT INTO ${SETTINGS_TABLE} (key, value) VALUES ('together', 'theirs')`);
+      const ours = store.getOrSetSetting('together', 'ours');
+      await new Promise((r) => setTimeout(r, 200)); // ours is waiting on their row's lock by then
+      await other.query('COMMIT');
+      assert.equal(await ours, 'theirs');
+    } finally {
+      await other.end();
+    }
+  });
+
+  test('a group commit that fails in its last statement (sent with its COMMIT) is rolled back whole; its other writes commit alone', async (t) => {
+    if (ctx.engine !== 'postgres') return t.skip('SQLite stores a NUL character; PostgreSQL refuses it in its last statement');
+    const urn = (i: number) => `urn:li:tag:lastStatement${i}`;
+    const props = (i: number, actor = ACTOR) => ({ urn: urn(i), entityType: 'tag', aspect: 'tagProperties', value: { name: `n${i}` }, actor, time: 9 });
+    const head = await store.lastChangeSeq();
+    // Started together: a group of the three (the actor is first sent in the group's last statement, with its COMMIT).
+    const outcomes = await Promise.allSettled([store.writeAspects([props(0)], 20), store.writeAspects([props(1, 'urn:li:corpuser:a\u0000b')], 20),
+      store.writeAspects([props(2)], 20)]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /0x00/);
+    assert.deepEqual(await store.existing([0, 1, 2].map(urn)), new Set([0, 2].map(urn)));
+    assert.deepEqual((await store.changesAfter(head, 100)).map((e) => e.urn).sort(), [urn(0), urn(2)]);
+    // Every connection of the pool is back out of its transaction, and writes go on.
+    const open = new pg.Client({ connectionString: ctx.url });
+    await open.connect();
+    try {
+      const { rows } = await open.query(`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`);
+      assert.equal(rows[0].n, 0, 'no connection is left in a transaction');
+    } finally {
+      await open.end();
+    }
+    await store.writeAspects([props(3)], 20);
+    assert.deepEqual(await store.existing([urn(3)]), new Set([urn(3)]));
   });
 });
 

@@ -174,7 +174,8 @@ export class PostgresStore implements Store {
       const own = { own: this.own, entries: [] as ChangeRecord[], complete: true };
       changeLog.ownEntriesOf.set(c, own);
       const r = await fn(c, opened);
-      await c.query('COMMIT');
+      // Unless its last statement's round trip committed it (a group commit's log append: change-log.ts).
+      if (!changeLog.committedWithLog.delete(c)) await c.query('COMMIT');
       // Its log entries, to this process's follower, which then need not read them back (src/changelog/service.ts).
       if (own.complete) this.own.committed(own.entries);
       // Its position, for reads from replicas to wait for (committed: a failure here is no reason to refuse the write).
@@ -193,6 +194,8 @@ export class PostgresStore implements Store {
     } finally {
       this.facetTx.delete(c);
       changeLog.ownEntriesOf.delete(c);
+      changeLog.commitsWithLog.delete(c);
+      changeLog.committedWithLog.delete(c);
       // A connection lost (or a statement that timed out, still running) is closed rather than pooled.
       c.release(lost as Error | undefined);
     }

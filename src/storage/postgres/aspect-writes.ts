@@ -185,6 +185,8 @@ export class PostgresAspectWrites {
         records.delete(aspectKey(d));
       }
     }
+    // The last run's log append commits the transaction in its own round trip (nothing is sent after it).
+    changeLog.commitsWithLog.add(c);
     await flush();
     return outcomes;
   }
