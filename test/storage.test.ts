@@ -483,8 +483,8 @@ forEachEngine('aspect store', (ctx) => {
     assert.equal(await store.getOrSetSetting('k', 'two'), 'one');
   });
 
-  test('settings: a value set by another server at the same moment is the one read (servers starting together)', async (t) => {
-    if (ctx.engine !== 'postgres') return t.skip('one process holds a SQLite file\'s write lock at a time');
+  // PostgreSQL only: one process holds a SQLite file's write lock at a time.
+  if (ctx.engine === 'postgres') test('settings: a value set by another server at the same moment is the one read (servers starting together)', async () => {
     // Another server's insert of the key, not yet committed: ours waits for it, and must then read its row.
     const other = new pg.Client({ connectionString: ctx.url });
     await other.connect();
@@ -500,8 +500,8 @@ forEachEngine('aspect store', (ctx) => {
     }
   });
 
-  test('a group commit that fails in its last statement (sent with its COMMIT) is rolled back whole; its other writes commit alone', async (t) => {
-    if (ctx.engine !== 'postgres') return t.skip('SQLite stores a NUL character; PostgreSQL refuses it in its last statement');
+  // PostgreSQL only: SQLite stores a NUL character; PostgreSQL refuses it in the group's last statement.
+  if (ctx.engine === 'postgres') test('a group commit that fails in its last statement (sent with its COMMIT) is rolled back whole; its other writes commit alone', async () => {
     const urn = (i: number) => `urn:li:tag:lastStatement${i}`;
     const props = (i: number, actor = ACTOR) => ({ urn: urn(i), entityType: 'tag', aspect: 'tagProperties', value: { name: `n${i}` }, actor, time: 9 });
     const head = await store.lastChangeSeq();
