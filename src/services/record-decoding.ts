@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { mentionsPrototypeKey } from '../model/safe-keys.js';
 import { checkBeforeWrite } from './entities.js';
-import { changesFromFileRecord, describeFailure, type ChangeItem, type FileRecordKind } from './ingest-format.js';
+import { changesFromFileRecord, ChangeWithText, describeFailure, type ChangeItem, type FileRecordKind } from './ingest-format.js';
 import { startModuleWorker } from './module-workers.js';
 
 /**
@@ -66,14 +66,55 @@ export function urnOfRecord(rec: unknown): string | undefined {
   return undefined;
 }
 
-/** A batch of records asked of a decoding worker, and its answer: the DecodedRecord list as JSON text. */
+/** A batch of records asked of a decoding worker, and its answer (DecodedAnswer). */
 export interface DecodeWork {
   id: number;
   records: readonly unknown[];
   texts: boolean;
   mayHoldPrototypeKeys: boolean;
 }
-export type DecodeResult = { id: number; json: string } | { id: number; error: string };
+export type DecodeResult = ({ id: number } & DecodedAnswer) | { id: number; error: string };
+
+/**
+ * Decoded records as a worker hands them over: the list as JSON text, each item's value left out when it is given in
+ * `values` (in order) as its own JSON text — every value but a deletion's (none) and a patch's (its operations, read
+ * to apply them). The value texts are what the writes store, made once, in the worker.
+ */
+export interface DecodedAnswer {
+  json: string;
+  values: string[];
+}
+
+/** Whether an item's value goes as text (DecodedAnswer). */
+const sentAsText = (item: ChangeItem) => item.changeType !== 'DELETE' && item.changeType !== 'PATCH';
+
+export function answerOf(records: readonly DecodedRecord[]): DecodedAnswer {
+  const values: string[] = [];
+  const listed = records.map((r) => {
+    if (!('items' in r) || r.items.length === 0) return r;
+    return { ...r, items: r.items.map((item) => {
+      if (!sentAsText(item)) return item;
+      values.push(JSON.stringify(item.value));
+      const { value: _value, ...fields } = item;
+      return fields;
+    }) };
+  });
+  return { json: JSON.stringify(listed), values };
+}
+
+/** The records of a worker's answer: each value given as text comes as a ChangeWithText, parsed if it is read. */
+export function recordsOf(answer: DecodedAnswer): DecodedRecord[] {
+  const records = JSON.parse(answer.json) as DecodedRecord[];
+  let next = 0;
+  for (const r of records) {
+    if (!('items' in r)) continue;
+    const items = r.items;
+    for (let i = 0; i < items.length; i++) {
+      if (!Object.hasOwn(items[i]!, 'value')) items[i] = new ChangeWithText(items[i]!, answer.values[next++]!);
+    }
+  }
+  return records;
+}
 
 /**
  * Worker threads that decode records (src/services/record-decoder-worker.ts), one batch per message. Answers come back
@@ -96,7 +137,7 @@ export class RecordDecoders {
         this.waiting.delete(m.id);
         this.load.set(job.worker, this.load.get(job.worker)! - 1);
         if ('error' in m) job.reject(new Error(`decoding worker: ${m.error}`));
-        else job.resolve(JSON.parse(m.json) as DecodedRecord[]);
+        else job.resolve(recordsOf(m));
       });
       const fail = (e: Error) => {
         this.failed ??= e;
