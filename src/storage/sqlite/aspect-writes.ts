@@ -185,7 +185,9 @@ export class SqliteAspectWrites {
     const stored = new Map<string, StoredLatest>();
     for (const w of writes) {
       const k = aspectKey(w);
-      if (stored.has(k)) continue;
+      // An entity whose row this call made has no aspect stored (its row goes only with all of them): not looked up,
+      // which spares a bulk load of new entities a read per aspect.
+      if (stored.has(k) || (created.has(w.urn) && !read?.has(k))) continue;
       const raw = read?.has(k) ? read.get(k) : getLatest.get(w.urn, w.aspect) as RawLatest | undefined;
       if (!raw) continue;
       const ahead = encoded?.get(w);
