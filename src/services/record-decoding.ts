@@ -120,7 +120,9 @@ export function recordsOf(answer: DecodedAnswer): DecodedRecord[] {
  * Worker threads that decode records (src/services/record-decoder-worker.ts), one batch per message. Answers come back
  * as JSON text, which this thread parses: that costs it about a third of what copying the decoded values back as
  * structured clones would, and a fifth of decoding and checking them itself (a batch of the scale benchmark's
- * generated datasets, 2026-11-28). A batch goes to the worker with the fewest batches waiting.
+ * generated datasets, 2026-11-28). The values themselves come as the JSON texts the writes store (DecodedAnswer), not
+ * parsed here at all unless read: this thread's CPU a written aspect, 50 to 54 µs before, 40 to 45 µs
+ * (bench/bulk-load-cpu.ts 10000, 2026-11-28). A batch goes to the worker with the fewest batches waiting.
  */
 export class RecordDecoders {
   private next = 1;
@@ -154,7 +156,8 @@ export class RecordDecoders {
 
   /** As many workers as the machine has cores beside this thread's (at least one, at most four); null if none starts. */
   static async start(count = Math.min(4, Math.max(1, os.availableParallelism() - 1))): Promise<RecordDecoders | null> {
-    const started = await Promise.all(Array.from({ length: count }, () => startModuleWorker(import.meta.url, 'record-decoder-worker', null)));
+    const started = await Promise.all(Array.from({ length: count }, () => startModuleWorker(import.meta.url, 'record-decoder-worker', null,
+      process.env.DECODER_YOUNG_MB ? { maxYoungGenerationSizeMb: Number(process.env.DECODER_YOUNG_MB) } : undefined)));
     const workers = started.filter((w): w is Worker => w !== null);
     return workers.length ? new RecordDecoders(workers) : null;
   }
