@@ -11,7 +11,8 @@ import { batches, generatedDatasets, referenceProposals, showcaseProposals } fro
  * `node --import tsx bench/bulk-load-cpu.ts <datasets> [sqlite|postgres]`: the scale benchmark's load alone, with the
  * CPU time (user + system, this process; on PostgreSQL the server's is not counted) and wall time of its two phases,
  * writes and indexing at the end, and the peak RSS: the figures to compare a change of the bulk path by on a machine
- * other work shares (wall time there measures the machine).
+ * other work shares (wall time there measures the machine). Records are decoded and checked in worker threads, as
+ * `almanac ingest` of a large file has them (BULK_DECODE=main: in this thread, as the scale benchmark's load does).
  */
 const n = Number(process.argv[2] ?? 20_000);
 const engine = process.argv[3] === 'postgres' ? await postgresEngine() : await sqliteEngine();
