@@ -128,7 +128,7 @@ const DECODER_YOUNG_GENERATION_MB = 96;
  * as JSON text, which this thread parses: that costs it about a third of what copying the decoded values back as
  * structured clones would, and a fifth of decoding and checking them itself (a batch of the scale benchmark's
  * generated datasets, 2026-11-28). The values themselves come as the JSON texts the writes store (DecodedAnswer), not
- * parsed here at all unless read: this thread's CPU a written aspect, 50 to 54 µs before, 40 to 45 µs
+ * parsed here at all unless read: this thread's CPU a written aspect, 51 to 59 µs before, 38 to 45 µs
  * (bench/bulk-load-cpu.ts 10000, 2026-11-28). A batch goes to the worker with the fewest batches waiting.
  */
 export class RecordDecoders {
