@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { loadConfig } from '../src/config.js';
 import { systemActor } from '../src/model/actor.js';
 import { openCatalog } from '../src/catalog.js';
-import { changeFromProposal } from '../src/services/ingest-format.js';
+import { changeFromProposal, type ChangeItem } from '../src/services/ingest-format.js';
+import { RecordDecoders, type DecodedRecord } from '../src/services/record-decoding.js';
 import { postgresEngine, sqliteEngine } from './harness.js';
 import { batches, generatedDatasets, referenceProposals, showcaseProposals } from './generate.js';
 
@@ -10,7 +11,8 @@ import { batches, generatedDatasets, referenceProposals, showcaseProposals } fro
  * `node --import tsx bench/bulk-load-cpu.ts <datasets> [sqlite|postgres]`: the scale benchmark's load alone, with the
  * CPU time (user + system, this process; on PostgreSQL the server's is not counted) and wall time of its two phases,
  * writes and indexing at the end, and the peak RSS: the figures to compare a change of the bulk path by on a machine
- * other work shares (wall time there measures the machine).
+ * other work shares (wall time there measures the machine). Records are decoded and checked in worker threads, as
+ * `almanac ingest` of a large file has them (BULK_DECODE=main: in this thread, as the scale benchmark's load does).
  */
 const n = Number(process.argv[2] ?? 20_000);
 const engine = process.argv[3] === 'postgres' ? await postgresEngine() : await sqliteEngine();
@@ -20,6 +22,13 @@ if (engine && process.env.BULK_KEEP === '1' && engine.name === 'sqlite') {
   engine.cleanup = async () => {};
 }
 if (!engine) throw new Error('PostgreSQL unreachable');
+/** The change items of decoded records, all of which must have passed (generated records are valid). */
+function itemsOf(records: DecodedRecord[]): ChangeItem[] {
+  return records.flatMap((r) => {
+    if (!('items' in r) || r.invalid !== undefined) throw new Error(`a generated record was refused: ${JSON.stringify(r)}`);
+    return r.items;
+  });
+}
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
 /** The main thread's CPU seconds (Linux: its utime + stime in clock ticks): what bounds the wall time with a core to spare. */
 const mainCpu = () => {
@@ -36,6 +45,10 @@ try {
   if (process.env.BULK_WORKER === '0') catalog.changeLog.indexWorkers = false;
   try {
     await catalog.entities.ingest([...referenceProposals(), ...showcaseProposals()].map(changeFromProposal), systemActor());
+    // As `almanac ingest` of a large file does (src/services/ingest-files.ts): each batch decoded and checked in a
+    // worker thread while the one before it is written. BULK_DECODE=main: decoded and checked in this thread. The
+    // workers start before the clock does (about a second of CPU each, once per load).
+    const decoders = process.env.BULK_DECODE === 'main' ? null : await RecordDecoders.start();
     const t0 = performance.now();
     const c0 = cpu();
     const m0 = mainCpu();
@@ -50,8 +63,15 @@ try {
     let windowAt = t0;
     let windowAspects = 0;
     const tenth = Math.ceil((n * 12) / 10);
+    const written = async (decoding: Promise<ChangeItem[]> | null) => {
+      if (decoding) await catalog.entities.ingest(await decoding, systemActor(), { indexLater: true, validated: decoders !== null });
+    };
+    let pending: Promise<ChangeItem[]> | null = null;
     for (const b of batches(generatedDatasets({ datasets: n }), 2000)) {
-      await catalog.entities.ingest(b.map(changeFromProposal), systemActor(), { indexLater: true });
+      // The generated records hold no prototype key (`false`: not looked for).
+      const next = decoders ? decoders.decode(b, false, false).then(itemsOf) : Promise.resolve(b.map(changeFromProposal));
+      await written(pending);
+      pending = next;
       aspects += b.length;
       windowAspects += b.length;
       if (windowAspects >= tenth) {
@@ -65,6 +85,8 @@ try {
         windowAspects = 0;
       }
     }
+    await written(pending);
+    await decoders?.close();
     const t1 = performance.now();
     const c1 = cpu();
     const m1 = mainCpu();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { systemActor } from '../src/model/actor.js';
 import { ingestFiles, STREAM_ABOVE_BYTES } from '../src/services/ingest-files.js';
-import { decodeRecords, RecordDecoders } from '../src/services/record-decoding.js';
+import { decodeRecords, RecordDecoders, type DecodedRecord } from '../src/services/record-decoding.js';
 import { arrayElements, MalformedArrayError } from '../src/services/json-records.js';
 import type { SystemMetadata } from '../src/storage/types.js';
 import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
@@ -184,15 +184,28 @@ forEachEngine('ingest files read whole or a record at a time', (ctx) => {
     }
   });
 
-  test('a decoding worker answers what decoding in this thread gives', async () => {
+  /** A decoded record with its items as decoding in this thread makes them (plain objects, the value parsed, no text). */
+const asDecodedHere = (r: DecodedRecord): DecodedRecord => ('items' in r
+  ? { ...r, items: r.items.map(({ urn, entityType, aspect, changeType, value, systemMetadata, expectedVersion }) => ({
+    urn, entityType, aspect, changeType, value, systemMetadata, ...(expectedVersion === undefined ? {} : { expectedVersion }) })) }
+  : r);
+
+test('a decoding worker answers what decoding in this thread gives', async () => {
     const decoders = await RecordDecoders.start(1);
     assert.ok(decoders, 'the worker starts');
     try {
       const records = [...JSON.parse(readFileSync(sample('bootstrap_mce.json'), 'utf8')) as unknown[], { neither: 1 }, 'text',
         { entityType: 'tag', entityUrn: 'urn:li:tag:t', aspectName: 'tagProperties', aspect: { json: { name: 5 } } }];
-      assert.deepEqual(await decoders.decode(records, false, true), decodeRecords(records, false, true));
+      const decoded = await decoders.decode(records, false, true);
+      assert.deepEqual(decoded.map(asDecodedHere), decodeRecords(records, false, true));
+      // Values come as the texts the writes store (all but a deletion's and a patch's).
+      const items = decoded.flatMap((r) => ('items' in r ? r.items : []));
+      assert.ok(items.length > 50, `items compared (${items.length})`);
+      for (const item of items) {
+        assert.equal(item.valueJson, item.changeType === 'DELETE' || item.changeType === 'PATCH' ? undefined : JSON.stringify(item.value), item.urn);
+      }
       const texts = ['{"entityType": "tag", "entityUrn": "urn:li:tag:u", "aspectName": "tagProperties", "aspect": {"json": {"name": "u"}}}', '{"a": tru}'];
-      assert.deepEqual(await decoders.decode(texts, true, false), [
+      assert.deepEqual((await decoders.decode(texts, true, false)).map(asDecodedHere), [
         { kind: 'mcp', items: [{ urn: 'urn:li:tag:u', entityType: 'tag', aspect: 'tagProperties', changeType: 'UPSERT', value: { name: 'u' }, systemMetadata: null }] },
         { malformed: true },
       ]);

@@ -198,8 +198,8 @@ export class EntityService {
           if (key) versioned.push({ urn: item.urn, entityType, aspect: item.aspect, value: { ...key }, systemMetadata: versionedSys(item), actor: actor.urn, time: now });
           continue;
         }
-        if (aspectSpec(item.aspect)!.timeseries) timeseries.push(toTimeseriesWrite({ ...item, entityType, systemMetadata: withDefaultSystemMetadata(item.systemMetadata, now) }));
-        else versioned.push({ urn: item.urn, entityType, aspect: item.aspect, value: item.value, systemMetadata: versionedSys(item), actor: actor.urn, time: now });
+        if (aspectSpec(item.aspect)!.timeseries) timeseries.push(toTimeseriesWrite(item, entityType, withDefaultSystemMetadata(item.systemMetadata, now)));
+        else versioned.push(versionedWrite(item, entityType, versionedSys(item), actor.urn, now));
       }
       return { writes: versioned, timeseries };
     };
@@ -475,11 +475,20 @@ function resolvePatches(items: ChangeItem[], current: LatestAspects, stamp: Stam
     const base = pending.has(key) ? pending.get(key) : current.get(item.urn)?.get(item.aspect)?.value;
     const value = applyPatch(item.aspect, base, item.value, stamp);
     pending.set(key, value);
-    return { ...item, changeType: 'UPSERT', value };
+    return { ...item, changeType: 'UPSERT', value, valueJson: undefined };
   });
 }
 
-function toTimeseriesWrite(item: ChangeItem): TimeseriesWrite {
+/**
+ * The write of a versioned aspect's value. A value that came as text (ChangeWithText) is stored as that text, and
+ * parsed only if the store reads it (a write never does when it has the text).
+ */
+function versionedWrite(item: ChangeItem, entityType: string, systemMetadata: SystemMetadata, actor: string, time: number): AspectWrite {
+  if (item.valueJson === undefined) return { urn: item.urn, entityType, aspect: item.aspect, value: item.value, systemMetadata, actor, time };
+  return { urn: item.urn, entityType, aspect: item.aspect, get value() { return item.value; }, json: item.valueJson, systemMetadata, actor, time };
+}
+
+function toTimeseriesWrite(item: ChangeItem, entityType: string, systemMetadata: SystemMetadata | null): TimeseriesWrite {
   const v = item.value as Record<string, unknown>;
   const ts = v.timestampMillis;
   if (typeof ts !== 'number' || !Number.isFinite(ts)) {
@@ -488,10 +497,10 @@ function toTimeseriesWrite(item: ChangeItem): TimeseriesWrite {
   const part = v.partitionSpec as { partition?: string } | undefined;
   const gran = v.eventGranularity as { unit?: string; multiple?: number } | undefined;
   return {
-    urn: item.urn, entityType: item.entityType, aspect: item.aspect, timestampMillis: ts,
+    urn: item.urn, entityType, aspect: item.aspect, timestampMillis: ts,
     partition: part?.partition ?? '',
     granularity: gran?.unit ? `${gran.unit}:${gran.multiple ?? 1}` : '',
     messageId: typeof v.messageId === 'string' ? v.messageId : '',
-    value: item.value, systemMetadata: item.systemMetadata,
+    value: item.value, ...(item.valueJson === undefined ? {} : { json: item.valueJson }), systemMetadata,
   };
 }

@@ -23,6 +23,48 @@ export interface ChangeItem {
    * -1 for "not stored yet". A mismatch refuses the whole batch with 412.
    */
   expectedVersion?: number;
+  /**
+   * JSON.stringify(value), when it was made already (a record decoded in a worker thread): the write stores it as it
+   * is. Only ever set with the value it is the text of (ChangeWithText).
+   */
+  valueJson?: string;
+}
+
+/**
+ * A change item decoded in a worker thread, handed over with its value as JSON text (made there, from the value the
+ * worker normalised and checked): most of a bulk load's values are only stored, so this thread parses one only if it
+ * reads it (a time-series event, a key aspect, a patch's base), and stores the text as it came.
+ */
+export class ChangeWithText implements ChangeItem {
+  urn: string;
+  entityType: string;
+  aspect: string;
+  changeType: ChangeType;
+  systemMetadata: SystemMetadata | null;
+  expectedVersion?: number;
+  valueJson: string | undefined;
+  private parsed: unknown;
+
+  constructor(fields: Omit<ChangeItem, 'value' | 'valueJson'>, valueJson: string) {
+    this.urn = fields.urn;
+    this.entityType = fields.entityType;
+    this.aspect = fields.aspect;
+    this.changeType = fields.changeType;
+    this.systemMetadata = fields.systemMetadata;
+    if (fields.expectedVersion !== undefined) this.expectedVersion = fields.expectedVersion;
+    this.valueJson = valueJson;
+  }
+
+  get value(): unknown {
+    if (this.parsed === undefined) this.parsed = JSON.parse(this.valueJson!);
+    return this.parsed;
+  }
+
+  /** A value set here replaces the text's (which no longer describes it). */
+  set value(v: unknown) {
+    this.parsed = v;
+    this.valueJson = undefined;
+  }
 }
 
 /** The header (or system-metadata property) naming a proposal's expected version. */

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /**
  * Starts a worker thread running the module `name` that sits beside the calling module (`callerUrl`, its
@@ -7,15 +7,16 @@ import { Worker } from 'node:worker_threads';
  * where each such module is an entry of its own: scripts/build.js). The module posts one message once ready. Resolves
  * to null if the worker cannot start (the caller then does the work itself).
  */
-export async function startModuleWorker(callerUrl: string, name: string, workerData: unknown): Promise<Worker | null> {
+export async function startModuleWorker(callerUrl: string, name: string, workerData: unknown,
+  resourceLimits?: ResourceLimits): Promise<Worker | null> {
   const fromSources = callerUrl.endsWith('.ts');
   const file = new URL(`./${name}.${fromSources ? 'ts' : 'js'}`, callerUrl).href;
   let worker: Worker;
   try {
     worker = fromSources
       ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); `
-        + `return import(${JSON.stringify(file)}); })`, { eval: true, workerData })
-      : new Worker(new URL(file), { workerData });
+        + `return import(${JSON.stringify(file)}); })`, { eval: true, workerData, resourceLimits })
+      : new Worker(new URL(file), { workerData, resourceLimits });
   } catch {
     return null;
   }

@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { mentionsPrototypeKey } from '../model/safe-keys.js';
 import { checkBeforeWrite } from './entities.js';
-import { changesFromFileRecord, describeFailure, type ChangeItem, type FileRecordKind } from './ingest-format.js';
+import { changesFromFileRecord, ChangeWithText, describeFailure, type ChangeItem, type FileRecordKind } from './ingest-format.js';
 import { startModuleWorker } from './module-workers.js';
 
 /**
@@ -66,20 +66,70 @@ export function urnOfRecord(rec: unknown): string | undefined {
   return undefined;
 }
 
-/** A batch of records asked of a decoding worker, and its answer: the DecodedRecord list as JSON text. */
+/** A batch of records asked of a decoding worker, and its answer (DecodedAnswer). */
 export interface DecodeWork {
   id: number;
   records: readonly unknown[];
   texts: boolean;
   mayHoldPrototypeKeys: boolean;
 }
-export type DecodeResult = { id: number; json: string } | { id: number; error: string };
+export type DecodeResult = ({ id: number } & DecodedAnswer) | { id: number; error: string };
+
+/**
+ * Decoded records as a worker hands them over: the list as JSON text, each item's value left out when it is given in
+ * `values` (in order) as its own JSON text — every value but a deletion's (none) and a patch's (its operations, read
+ * to apply them). The value texts are what the writes store, made once, in the worker.
+ */
+export interface DecodedAnswer {
+  json: string;
+  values: string[];
+}
+
+/** Whether an item's value goes as text (DecodedAnswer). */
+const sentAsText = (item: ChangeItem) => item.changeType !== 'DELETE' && item.changeType !== 'PATCH';
+
+export function answerOf(records: readonly DecodedRecord[]): DecodedAnswer {
+  const values: string[] = [];
+  const listed = records.map((r) => {
+    if (!('items' in r) || r.items.length === 0) return r;
+    return { ...r, items: r.items.map((item) => {
+      if (!sentAsText(item)) return item;
+      values.push(JSON.stringify(item.value));
+      const { value: _value, ...fields } = item;
+      return fields;
+    }) };
+  });
+  return { json: JSON.stringify(listed), values };
+}
+
+/** The records of a worker's answer: each value given as text comes as a ChangeWithText, parsed if it is read. */
+export function recordsOf(answer: DecodedAnswer): DecodedRecord[] {
+  const records = JSON.parse(answer.json) as DecodedRecord[];
+  let next = 0;
+  for (const r of records) {
+    if (!('items' in r)) continue;
+    const items = r.items;
+    for (let i = 0; i < items.length; i++) {
+      if (!Object.hasOwn(items[i]!, 'value')) items[i] = new ChangeWithText(items[i]!, answer.values[next++]!);
+    }
+  }
+  return records;
+}
+
+/**
+ * A decoding worker's young generation: a batch parses, normalises and prints thousands of short-lived values, and a
+ * larger nursery collects them less often. 96 MB rather than the default took the load's CPU on all threads from 95 to
+ * 112 µs a written aspect down to 89 to 97 (bench/bulk-load-cpu.ts 10000, alternated runs, 2026-11-28); peak RSS alike.
+ */
+const DECODER_YOUNG_GENERATION_MB = 96;
 
 /**
  * Worker threads that decode records (src/services/record-decoder-worker.ts), one batch per message. Answers come back
  * as JSON text, which this thread parses: that costs it about a third of what copying the decoded values back as
  * structured clones would, and a fifth of decoding and checking them itself (a batch of the scale benchmark's
- * generated datasets, 2026-11-28). A batch goes to the worker with the fewest batches waiting.
+ * generated datasets, 2026-11-28). The values themselves come as the JSON texts the writes store (DecodedAnswer), not
+ * parsed here at all unless read: this thread's CPU a written aspect, 51 to 59 µs before, 38 to 45 µs
+ * (bench/bulk-load-cpu.ts 10000, 2026-11-28). A batch goes to the worker with the fewest batches waiting.
  */
 export class RecordDecoders {
   private next = 1;
@@ -96,7 +146,7 @@ export class RecordDecoders {
         this.waiting.delete(m.id);
         this.load.set(job.worker, this.load.get(job.worker)! - 1);
         if ('error' in m) job.reject(new Error(`decoding worker: ${m.error}`));
-        else job.resolve(JSON.parse(m.json) as DecodedRecord[]);
+        else job.resolve(recordsOf(m));
       });
       const fail = (e: Error) => {
         this.failed ??= e;
@@ -113,7 +163,8 @@ export class RecordDecoders {
 
   /** As many workers as the machine has cores beside this thread's (at least one, at most four); null if none starts. */
   static async start(count = Math.min(4, Math.max(1, os.availableParallelism() - 1))): Promise<RecordDecoders | null> {
-    const started = await Promise.all(Array.from({ length: count }, () => startModuleWorker(import.meta.url, 'record-decoder-worker', null)));
+    const started = await Promise.all(Array.from({ length: count }, () => startModuleWorker(import.meta.url, 'record-decoder-worker', null,
+      { maxYoungGenerationSizeMb: DECODER_YOUNG_GENERATION_MB })));
     const workers = started.filter((w): w is Worker => w !== null);
     return workers.length ? new RecordDecoders(workers) : null;
   }

@@ -44,7 +44,7 @@ export function checkUpdate(keys: readonly AspectKey[], update: AspectUpdate): A
  * and compared member by member whatever the order of keys, stopping at the first difference (an edit changes one
  * description of a large aspect: sorting and printing both whole, as before, cost several times more).
  */
-export function sameValue(storedJson: string, value: unknown, json: string): boolean {
+export function sameValue(storedJson: string, json: string): boolean {
   if (json === storedJson) return true;
   return sameJson(JSON.parse(storedJson), JSON.parse(json));
 }
@@ -77,8 +77,8 @@ export type VersionPlan =
   | { unchanged: true; touch: string | null }
   | { unchanged: false; moveToHistory: number | null; trimThrough: number | null; revision: number };
 
-export function planVersion(cur: StoredLatest | undefined, value: unknown, json: string, sys: string | null, historyCap: number): VersionPlan {
-  if (cur && sameValue(cur.metadata, value, json)) {
+export function planVersion(cur: StoredLatest | undefined, json: string, sys: string | null, historyCap: number): VersionPlan {
+  if (cur && sameValue(cur.metadata, json)) {
     const touched = unchangedSystemMetadata(cur.systemmetadata, sys);
     return { unchanged: true, touch: touched !== cur.systemmetadata ? touched : null };
   }

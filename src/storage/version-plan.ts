@@ -71,12 +71,12 @@ export function planVersions(stored: ReadonlyMap<string, StoredLatest>, writes: 
   const json = new Map<AspectWrite, string>();
   const results = writes.map((w): AspectWriteResult => {
     const now = w.time ?? Date.now();
-    const text = jsonOf?.(w) ?? JSON.stringify(w.value);
+    const text = jsonOf?.(w) ?? w.json ?? JSON.stringify(w.value);
     json.set(w, text);
     const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
     const k = aspectKey(w);
     const cur = latest.get(k);
-    const plan = planVersion(cur, w.value, text, sys, historyCap);
+    const plan = planVersion(cur, text, sys, historyCap);
     if (plan.unchanged) {
       if (plan.touch !== null) {
         if (cur!.stored) touches.set(k, { urn: w.urn, aspect: w.aspect, sys: plan.touch });

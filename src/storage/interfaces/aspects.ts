@@ -24,6 +24,11 @@ export interface AspectWrite {
   entityType: string;
   aspect: string;
   value: unknown;
+  /**
+   * JSON.stringify(value), when the caller has it already (a value decoded in a worker thread, which made the text
+   * there): stored as it is, not made again.
+   */
+  json?: string;
   systemMetadata?: SystemMetadata | null;
   actor: string;
   /** Write time in ms; defaults to now. */

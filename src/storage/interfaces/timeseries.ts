@@ -12,6 +12,8 @@ export interface TimeseriesWrite {
   granularity: string;
   messageId: string;
   value: unknown;
+  /** JSON.stringify(value), when the caller has it already (see AspectWrite's). */
+  json?: string;
   systemMetadata?: SystemMetadata | null;
   /** Who wrote it (the change log's actor); the system when absent. */
   actor?: string;

@@ -62,14 +62,14 @@ export class SqliteAspectWrites {
   }
 
   async writeAspects(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[] = []): Promise<AspectWriteResult[]> {
-    const texts = writes.map((w) => JSON.stringify(w.value));
+    const texts = writes.map((w) => w.json ?? JSON.stringify(w.value));
     if (texts.reduce((n, t) => n + t.length, 0) < ENCODE_IN_POOL_FROM) {
       const now = new Map(writes.map((w, i) => [w, { json: texts[i]!, stored: storeJson(texts[i]!) }]));
       return this.grouped(() => this.writeLocked({ writes, timeseries }, historyCap, now));
     }
     // The write takes its place in the commit order now; its values are encoded meanwhile, before its group commits.
     // Time-series events (profiles, usage) too: the same batch, compressed once for their table and their log entry.
-    const events = timeseries.map((t) => JSON.stringify(t.value));
+    const events = timeseries.map((t) => t.json ?? JSON.stringify(t.value));
     let encoded: Map<AspectWrite | TimeseriesWrite, EncodedValue> | undefined;
     const prepared = encodeAhead([...writes, ...timeseries], [...texts, ...events]).then((e) => { encoded = e; });
     return this.grouped(() => this.writeLocked({ writes, timeseries }, historyCap, encoded), prepared);
@@ -185,7 +185,9 @@ export class SqliteAspectWrites {
     const stored = new Map<string, StoredLatest>();
     for (const w of writes) {
       const k = aspectKey(w);
-      if (stored.has(k)) continue;
+      // An entity whose row this call made has no aspect stored (its row goes only with all of them): not looked up,
+      // which spares a bulk load of new entities a read per aspect.
+      if (stored.has(k) || (created.has(w.urn) && !read?.has(k))) continue;
       const raw = read?.has(k) ? read.get(k) : getLatest.get(w.urn, w.aspect) as RawLatest | undefined;
       if (!raw) continue;
       const ahead = encoded?.get(w);

@@ -30,7 +30,7 @@ export function upsertTimeseriesRows(c: SqliteConnection, rows: TimeseriesWrite[
   for (const r of rows) {
     const t = tableFor(r.entityType, r.aspect);
     const ahead = encoded?.get(r);
-    const json = ahead?.json ?? JSON.stringify(r.value);
+    const json = ahead?.json ?? r.json ?? JSON.stringify(r.value);
     const stored = ahead?.stored ?? storeJson(json);
     known?.set(json, stored);
     const sys = r.systemMetadata ? JSON.stringify(r.systemMetadata) : null;
