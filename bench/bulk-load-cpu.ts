@@ -3,8 +3,9 @@ import { loadConfig } from '../src/config.js';
 import { systemActor } from '../src/model/actor.js';
 import { openCatalog } from '../src/catalog.js';
 import { changeFromProposal, type ChangeItem } from '../src/services/ingest-format.js';
-import { RecordDecoders, type DecodedRecord } from '../src/services/record-decoding.js';
+import { RecordDecoders } from '../src/services/record-decoding.js';
 import { postgresEngine, sqliteEngine } from './harness.js';
+import { decodedItems } from './support.js';
 import { batches, generatedDatasets, referenceProposals, showcaseProposals } from './generate.js';
 
 /**
@@ -22,13 +23,6 @@ if (engine && process.env.BULK_KEEP === '1' && engine.name === 'sqlite') {
   engine.cleanup = async () => {};
 }
 if (!engine) throw new Error('PostgreSQL unreachable');
-/** The change items of decoded records, all of which must have passed (generated records are valid). */
-function itemsOf(records: DecodedRecord[]): ChangeItem[] {
-  return records.flatMap((r) => {
-    if (!('items' in r) || r.invalid !== undefined) throw new Error(`a generated record was refused: ${JSON.stringify(r)}`);
-    return r.items;
-  });
-}
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
 /** The main thread's CPU seconds (Linux: its utime + stime in clock ticks): what bounds the wall time with a core to spare. */
 const mainCpu = () => {
@@ -69,7 +63,7 @@ try {
     let pending: Promise<ChangeItem[]> | null = null;
     for (const b of batches(generatedDatasets({ datasets: n }), 2000)) {
       // The generated records hold no prototype key (`false`: not looked for).
-      const next = decoders ? decoders.decode(b, false, false).then(itemsOf) : Promise.resolve(b.map(changeFromProposal));
+      const next = decoders ? decoders.decode(b, false, false).then(decodedItems) : Promise.resolve(b.map(changeFromProposal));
       await written(pending);
       pending = next;
       aspects += b.length;

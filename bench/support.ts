@@ -1,4 +1,6 @@
 /** Shared helpers for benchmarks. */
+import type { ChangeItem } from '../src/services/ingest-format.js';
+import type { DecodedRecord } from '../src/services/record-decoding.js';
 import { throwawayPostgres as createThrowaway } from '../test/support/engines.js';
 
 /** A throwaway PostgreSQL database (the test suites' helper), or null when no server is reachable. */
@@ -16,3 +18,11 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+
+/** The change items of decoded records, all of which must have passed (generated records are valid). */
+export function decodedItems(records: DecodedRecord[]): ChangeItem[] {
+  return records.flatMap((r) => {
+    if (!('items' in r) || r.invalid !== undefined) throw new Error(`a generated record was refused: ${JSON.stringify(r)}`);
+    return r.items;
+  });
+}
