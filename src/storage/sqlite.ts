@@ -330,8 +330,9 @@ export const DEFAULT_CACHE_MB = 128;
 /**
  * The page cache while a bulk load's indexes catch up, unless configured (ALMANAC_SQLITE_BULK_CACHE_MB). The pages a
  * catch-up updates at random (edges by source, documents by urn, the full-text segments it merges) outgrow the usual
- * cache as the catalog grows. The catch-up of 100,000 generated datasets (1.29 million log entries) with 128 MiB read
- * 72.8 GB back from the OS, its main thread 105 CPU seconds of which 28 in the kernel; with 384 MiB, 4.0 GB and 84
- * seconds (4 in the kernel), at a peak RSS of 982 MB rather than 646 (2026-11-28, bench/index-phase.ts).
+ * cache as the catalog grows. The catch-up of 100,000 generated datasets (1.29 million log entries; bench/index-phase.ts,
+ * 2026-11-28, 2 cores): with 128 MiB its main thread read 72.9 GB back from the OS and took 104.5 CPU seconds (29.2 in
+ * the kernel), peak RSS 681 MB; with 256 MiB, 4.1 GB and 68.1 s (3.6), 793 MB; 384 MiB read as much as 256 for a peak
+ * of 982 MB.
  */
 export const DEFAULT_BULK_CACHE_MB = 256;
