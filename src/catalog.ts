@@ -157,7 +157,7 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
   const tracked = trackingReads(store ?? (await openStore(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs,
     poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs, readUrls: config.databaseReadUrls,
     readWaitMs: config.databaseReadWaitMs,
-    sqliteCacheMb: config.sqliteCacheMb })));
+    sqliteCacheMb: config.sqliteCacheMb, sqliteBulkCacheMb: config.sqliteBulkCacheMb })));
   // The indexes apply this process's writes after the writes answer; every read of them waits until they hold those.
   const changeLog = new ChangeLogService(tracked, config.indexDelayMs);
   changeLog.indexWorkers = !config.registry || (config.registry.aspects.size === 0 && config.registry.entities.length === 0);

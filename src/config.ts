@@ -54,6 +54,8 @@ export interface Config {
   databaseReadWaitMs: number;
   /** SQLite: the page cache in MiB (ALMANAC_SQLITE_CACHE_MB); unset, the store's default (DEFAULT_CACHE_MB, 128). */
   sqliteCacheMb?: number;
+  /** SQLite: the page cache in MiB while a bulk load's indexes catch up (ALMANAC_SQLITE_BULK_CACHE_MB); unset, DEFAULT_BULK_CACHE_MB. */
+  sqliteBulkCacheMb?: number;
   /** GET /metrics and the request observations behind it (ALMANAC_METRICS, on unless `false`). */
   metrics: boolean;
   /** A token a scraper sends as `Bearer <token>` to read /metrics without a user (ALMANAC_METRICS_TOKEN). */
@@ -230,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseReadUrls: readUrls(env.DATABASE_READ_URL, databaseUrl),
     databaseReadWaitMs: int(env, 'ALMANAC_READ_WAIT_MS', 250, 0, 60_000),
     sqliteCacheMb: env.ALMANAC_SQLITE_CACHE_MB?.trim() ? int(env, 'ALMANAC_SQLITE_CACHE_MB', 0, 2, 65_536) : undefined,
+    sqliteBulkCacheMb: env.ALMANAC_SQLITE_BULK_CACHE_MB?.trim() ? int(env, 'ALMANAC_SQLITE_BULK_CACHE_MB', 0, 2, 65_536) : undefined,
     metrics: bool(env, 'ALMANAC_METRICS', true),
     metricsToken: metricsToken(env),
     registry: registry(env.ALMANAC_REGISTRY?.trim()),

@@ -13,6 +13,7 @@ import { ingestFiles } from '../src/services/ingest-files.js';
 import { changeFromProposal } from '../src/services/ingest-format.js';
 import { deferredIndexes } from '../src/storage/deferred-indexes.js';
 import { ASPECT_TABLE } from '../src/storage/schema.js';
+import { SqliteStore } from '../src/storage/sqlite.js';
 import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
 
 /**
@@ -319,4 +320,51 @@ forEachEngine('bulk load', (ctx) => {
       await revived.close();
     }
   });
+});
+
+test('SQLite: a bulk catch-up runs with the bulk page cache, set back to the usual one after it, even when it fails', async () => {
+  const file = path.join(dir, 'bulk-cache.db');
+  const c = await openCatalog(loadConfig({ DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent', ALMANAC_SQLITE_CACHE_MB: '8',
+    ALMANAC_SQLITE_BULK_CACHE_MB: '40' }));
+  try {
+    // The setting of the store's own connection (a private field, read through the store the catalog holds).
+    const cacheKib = () => -((c.store as unknown as { db: Database.Database }).db.pragma('cache_size', { simple: true }) as number);
+    assert.equal(cacheKib(), 8 * 1024, 'the usual cache before');
+    const seen: number[] = [];
+    let fail = false;
+    // Called inside the catch-up, with the bulk cache set: what it sees is the catch-up's. (Set on the store itself
+    // before the catalog's wrappers first read the method.)
+    const defer = SqliteStore.prototype.deferIndexes;
+    (c.store as unknown as { deferIndexes: typeof defer }).deferIndexes = async function (this: SqliteStore, backlog) {
+      seen.push(cacheKib());
+      if (fail) throw new Error('failed on purpose');
+      return defer.call(this, backlog);
+    };
+    const batch = [...catalogProposals({ datasets: 5 })].map(changeFromProposal);
+    await c.entities.ingest(batch, systemActor(), { indexLater: true });
+    await c.entities.committed({ bulk: true });
+    assert.deepEqual(seen, [40 * 1024], 'the bulk cache during the catch-up');
+    assert.equal(cacheKib(), 8 * 1024, 'the usual cache after');
+    fail = true;
+    await c.entities.ingest(batch, systemActor(), { indexLater: true });
+    await assert.rejects(c.entities.committed({ bulk: true }), /failed on purpose/);
+    assert.deepEqual(seen, [40 * 1024, 40 * 1024], 'the bulk cache during the failed catch-up');
+    assert.equal(cacheKib(), 8 * 1024, 'the usual cache after a failed catch-up');
+  } finally {
+    await c.close();
+  }
+});
+
+test('SQLite: a usual page cache larger than the bulk one is left as it is', async () => {
+  const c = await openCatalog(loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'large-cache.db')}`, LOG_LEVEL: 'silent',
+    ALMANAC_SQLITE_CACHE_MB: '64', ALMANAC_SQLITE_BULK_CACHE_MB: '40' }));
+  try {
+    const cacheKib = () => -((c.store as unknown as { db: Database.Database }).db.pragma('cache_size', { simple: true }) as number);
+    const restore = c.store.bulkPageCache!();
+    assert.equal(cacheKib(), 64 * 1024, 'the usual cache during the catch-up');
+    restore();
+    assert.equal(cacheKib(), 64 * 1024, 'the usual cache after it');
+  } finally {
+    await c.close();
+  }
 });

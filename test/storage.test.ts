@@ -566,3 +566,26 @@ test('SQLite page cache: ALMANAC_SQLITE_CACHE_MB sizes it (128 MiB unless set); 
   assert.throws(() => loadConfig({ ALMANAC_SQLITE_CACHE_MB: '1' }),
     (e: unknown) => e instanceof ConfigError && e.message === 'ALMANAC_SQLITE_CACHE_MB must be between 2 and 65536, got 1');
 });
+
+test('SQLite bulk page cache: ALMANAC_SQLITE_BULK_CACHE_MB sizes it (256 MiB unless set); a value out of range stops the start', async () => {
+  const { SqliteStore, DEFAULT_BULK_CACHE_MB } = await import('../src/storage/sqlite.js');
+  const { loadConfig, ConfigError } = await import('../src/config.js');
+  const cacheOf = (s: InstanceType<typeof SqliteStore>) => (s as unknown as { db: { pragma(q: string, o: { simple: true }): number } }).db
+    .pragma('cache_size', { simple: true });
+  const configured = new SqliteStore(':memory:', { bulkCacheMb: loadConfig({ ALMANAC_SQLITE_BULK_CACHE_MB: '512' }).sqliteBulkCacheMb });
+  const unset = new SqliteStore(':memory:', { bulkCacheMb: loadConfig({}).sqliteBulkCacheMb });
+  try {
+    const during = [configured, unset].map((s) => {
+      const restore = s.bulkPageCache();
+      const kib = cacheOf(s);
+      restore();
+      return [kib, cacheOf(s)];
+    });
+    assert.deepEqual([during, DEFAULT_BULK_CACHE_MB], [[[-512 * 1024, -128 * 1024], [-256 * 1024, -128 * 1024]], 256]);
+  } finally {
+    await configured.close();
+    await unset.close();
+  }
+  assert.throws(() => loadConfig({ ALMANAC_SQLITE_BULK_CACHE_MB: '1' }),
+    (e: unknown) => e instanceof ConfigError && e.message === 'ALMANAC_SQLITE_BULK_CACHE_MB must be between 2 and 65536, got 1');
+});

@@ -154,20 +154,26 @@ export class ChangeLogService {
 
   /**
    * A bulk load's end: the indexes catch up with its whole backlog before the loader's call returns, in large steps,
-   * with the derived tables' secondary indexes dropped first and built once after when that is cheaper (deferIndexes).
+   * with the derived tables' secondary indexes dropped first and built once after when that is cheaper (deferIndexes),
+   * and a larger page cache meanwhile where the store has one (bulkPageCache).
    */
   private async bulkCatchUp(): Promise<void> {
     const head = await this.noteStoredPositions();
     const backlog = head - Math.min(head, this.indexes.appliedTo());
-    const restore = await this.store.deferIndexes?.(backlog);
-    const url = this.indexWorkers && backlog >= this.bulk.workerFrom ? this.store.readerUrl?.() : null;
-    const worker = url ? await IndexWorker.start(url) : null;
+    const restoreCache = this.store.bulkPageCache?.();
     try {
-      await this.indexes.catchUp(this.bulk.step, worker ?? undefined);
+      const restore = await this.store.deferIndexes?.(backlog);
+      const url = this.indexWorkers && backlog >= this.bulk.workerFrom ? this.store.readerUrl?.() : null;
+      const worker = url ? await IndexWorker.start(url) : null;
+      try {
+        await this.indexes.catchUp(this.bulk.step, worker ?? undefined);
+      } finally {
+        await worker?.close();
+        this.bulk.workerSteps += worker?.computed ?? 0;
+        await restore?.();
+      }
     } finally {
-      await worker?.close();
-      this.bulk.workerSteps += worker?.computed ?? 0;
-      await restore?.();
+      restoreCache?.();
     }
   }
 

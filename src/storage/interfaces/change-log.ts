@@ -130,6 +130,12 @@ export interface ChangeLogStore {
    */
   deferIndexes?(backlog: number): Promise<(() => Promise<void>) | null>;
   /**
+   * For a bulk load's catch-up (SQLite): a larger page cache, the returned function setting the usual one back. The
+   * pages a catch-up updates at random outgrow the usual cache as the catalog grows, each page missed read back from
+   * the OS.
+   */
+  bulkPageCache?(): () => void;
+  /**
    * A DATABASE_URL by which another thread can read what this store holds (src/storage/index-reads.ts), or null (an
    * in-memory database): where a bulk load's index updates are computed on another core.
    */
