@@ -550,11 +550,12 @@ test('kept parsed values stay within their budget, least recently read going fir
   assert.notEqual(read('u:a', 100), a, 'a, then the least recent, went when c came back');
 });
 
+/** A SQLite store's page cache setting (PRAGMA cache_size: negative in KiB). */
+const cacheOf = (s: object) => (s as { db: { pragma(q: string, o: { simple: true }): number } }).db.pragma('cache_size', { simple: true });
+
 test('SQLite page cache: ALMANAC_SQLITE_CACHE_MB sizes it (128 MiB unless set); a value out of range stops the start', async () => {
   const { SqliteStore, DEFAULT_CACHE_MB } = await import('../src/storage/sqlite.js');
   const { loadConfig, ConfigError } = await import('../src/config.js');
-  const cacheOf = (s: InstanceType<typeof SqliteStore>) => (s as unknown as { db: { pragma(q: string, o: { simple: true }): number } }).db
-    .pragma('cache_size', { simple: true });
   const configured = new SqliteStore(':memory:', { cacheMb: loadConfig({ ALMANAC_SQLITE_CACHE_MB: '64' }).sqliteCacheMb });
   const unset = new SqliteStore(':memory:', { cacheMb: loadConfig({}).sqliteCacheMb });
   try {
@@ -570,8 +571,6 @@ test('SQLite page cache: ALMANAC_SQLITE_CACHE_MB sizes it (128 MiB unless set); 
 test('SQLite bulk page cache: ALMANAC_SQLITE_BULK_CACHE_MB sizes it (256 MiB unless set); a value out of range stops the start', async () => {
   const { SqliteStore, DEFAULT_BULK_CACHE_MB } = await import('../src/storage/sqlite.js');
   const { loadConfig, ConfigError } = await import('../src/config.js');
-  const cacheOf = (s: InstanceType<typeof SqliteStore>) => (s as unknown as { db: { pragma(q: string, o: { simple: true }): number } }).db
-    .pragma('cache_size', { simple: true });
   const configured = new SqliteStore(':memory:', { bulkCacheMb: loadConfig({ ALMANAC_SQLITE_BULK_CACHE_MB: '512' }).sqliteBulkCacheMb });
   const unset = new SqliteStore(':memory:', { bulkCacheMb: loadConfig({}).sqliteBulkCacheMb });
   try {
