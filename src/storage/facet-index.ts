@@ -344,12 +344,6 @@ export class FacetIndex {
     return kept;
   }
 
-  /**
-   * SQLite: `kept` narrowed to the documents with, for every term, a name or text word starting with it. Kept words
-   * first (the smallest bitmap first); the others are read from the text index one at a time (FTS5 reads a prefix's
-   * whole doclist whether or not other words narrow the query) and offered to the kept words, unless the structure
-   * changed during the read (a write this read may not have seen: what was read is used for this search only).
-   */
   /** SQLite: the documents an FTS5 query matches (terms are [a-z0-9]+: quoted as they are). */
   private async wordDocs(query: string): Promise<Bitmap> {
     const p = new SqlParams('sqlite');
@@ -369,9 +363,21 @@ export class FacetIndex {
     return out;
   }
 
+  /**
+   * SQLite: `kept` narrowed to the documents with, for every term, a name or text word starting with it. Kept words
+   * first (the smallest bitmap first); the others are read from the text index one at a time (FTS5 reads a prefix's
+   * whole doclist whether or not other words narrow the query) and offered to the kept words, unless the structure
+   * changed during the read (a write this read may not have seen: what was read is used for this search only).
+   */
   private async wordMatches(kept: Bitmap, terms: readonly string[]): Promise<Bitmap> {
-    const known = terms.flatMap((t) => { const b = this.words.get(t); return b ? [b.any] : []; }).sort((a, b) => a.size - b.size);
-    const unknown = terms.filter((t) => this.words.get(t) === undefined);
+    const known: Bitmap[] = [];
+    const unknown: string[] = [];
+    for (const t of terms) {
+      const b = this.words.get(t);
+      if (b) known.push(b.any);
+      else unknown.push(t);
+    }
+    known.sort((a, b) => a.size - b.size);
     for (const b of known) {
       kept.andInPlace(b);
       if (kept.size === 0) return kept;
@@ -391,7 +397,6 @@ export class FacetIndex {
     return kept;
   }
 }
-
 
 function bitmapOf(ids: ArrayLike<number>): Bitmap {
   return ids instanceof Uint32Array ? new RoaringBitmap32(ids) : new RoaringBitmap32(Array.from(ids));

@@ -163,7 +163,7 @@ function conditionOrMatched(q: SearchDocQuery, p: SqlParams, known?: KnownMatche
  * against 0.3).
  */
 function rankedPage(dialect: Dialect, q: SearchDocQuery, key: string | null, part: Part, offset: number, limit: number,
-  ids?: readonly number[], known?: KnownMatches): Statement {
+  known?: KnownMatches): Statement {
   const p = new SqlParams(dialect);
   if (dialect === 'sqlite') {
     // Joining the FTS table (rather than IN) lets bm25 see the match; the name column weighs ten times the text.
@@ -177,7 +177,7 @@ function rankedPage(dialect: Dialect, q: SearchDocQuery, key: string | null, par
   }
   // The matches from the words' index; their text (at most RANK_LIMIT of them) read for the rank.
   return stmt(p, `SELECT d.urn FROM ${SEARCH_DOCS} d JOIN ${SEARCH_TEXT} t ON t.doc_id = d.id
-    WHERE ${ids && part === 'all' ? `d.id = ANY(${p.add(ids)}::bigint[])` : partMatchSql(q, p, part)} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
+    WHERE ${known && part === 'all' ? `d.id = ANY(${p.add(known.ids())}::bigint[])` : partMatchSql(q, p, part)} AND ${conditionSql(q.where, p)}${notTierSql(key, p)}
     ORDER BY ts_rank(t.tsv, to_tsquery('simple', ${p.add(textQuery(dialect, q.terms))})) DESC, d.sort_name, d.urn LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`);
 }
 
@@ -273,11 +273,11 @@ export function* pageSteps(dialect: Dialect, q: SearchDocQuery & { sort: SearchS
     : TIERS.map((tier, i) => ({ size: sizes[i]!, page: (o: number, l: number) => tierPage(dialect, q, key, tier, o, l, known) }));
   // The tiers are left out of what follows where there are any (a text-only match is in none: they match in the name).
   const outside = tiers > 0 ? key : null;
-  if (ranked) segments.push({ size: total - tiers, page: (o, l) => rankedPage(dialect, q, outside, 'all', o, l, dialect === 'postgres' ? known?.ids() : undefined, known) });
+  if (ranked) segments.push({ size: total - tiers, page: (o, l) => rankedPage(dialect, q, outside, 'all', o, l, known) });
   else {
     const others = named - tiers;
     segments.push({ size: others, page: others <= RANK_LIMIT
-      ? (o, l) => rankedPage(dialect, q, outside, 'name', o, l, undefined, known)
+      ? (o, l) => rankedPage(dialect, q, outside, 'name', o, l, known)
       : (o, l) => staticPage(dialect, q, outside, 'name', 'nameLength', walk(others), o, l, known) });
     // With no name match outside the tiers, "in the text only" is "outside the tiers": no second text condition.
     segments.push({ size: total - named, page: others === 0
