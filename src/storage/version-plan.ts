@@ -1,6 +1,6 @@
 import { aspectKey, planVersion } from './aspect-updates.js';
 import { LOG_REF_PREVIOUS, LOG_REF_VALUE, upsertChange, type ChangeRow, type StoredLatest } from './change-log.js';
-import type { AspectWrite, AspectWriteResult } from './types.js';
+import { valueJsonOf, type AspectWrite, type AspectWriteResult } from './types.js';
 
 /**
  * The one version-planning algorithm: what a batch of versioned aspect writes does to the stored rows, decided in
@@ -71,7 +71,7 @@ export function planVersions(stored: ReadonlyMap<string, StoredLatest>, writes: 
   const json = new Map<AspectWrite, string>();
   const results = writes.map((w): AspectWriteResult => {
     const now = w.time ?? Date.now();
-    const text = jsonOf?.(w) ?? w.json ?? JSON.stringify(w.value);
+    const text = jsonOf?.(w) ?? valueJsonOf(w);
     json.set(w, text);
     const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
     const k = aspectKey(w);

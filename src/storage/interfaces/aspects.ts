@@ -40,6 +40,11 @@ export interface AspectWrite {
   onlyNewEntity?: boolean;
 }
 
+/** The JSON text of a write's value (an aspect or a time-series event): the caller's own when it made it, else made now. */
+export function valueJsonOf(w: { value: unknown; json?: string }): string {
+  return w.json ?? JSON.stringify(w.value);
+}
+
 /** One aspect of one entity, whether or not a value is stored for it. */
 export interface AspectKey {
   urn: string;

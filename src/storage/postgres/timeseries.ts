@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { ENTITY_TABLE, sizesFor, tableFor, timeseriesTableNames, timeseriesTables } from '../schema.js';
 import { timeseriesChange, truncateChange, type ChangeRow } from '../change-log.js';
-import type { TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesRow, TimeseriesRowKey, TimeseriesWrite } from '../types.js';
+import { valueJsonOf, type TableSize, type TimeseriesQuery, type TimeseriesRecord, type TimeseriesRow, type TimeseriesRowKey, type TimeseriesWrite } from '../types.js';
 import { appendChanges } from './change-log.js';
 import { NO_TIME_LIMIT, timed, unavailableOr, type PostgresConnection } from './connection.js';
 
@@ -26,7 +26,7 @@ export function timeseriesParts(rows: readonly TimeseriesWrite[], log: ChangeRow
   const byTable = latestByTable(rows);
   if ([...byTable.values()].some((m) => m.size > UPSERT_CHUNK)) return null;
   const now = Date.now();
-  const json = new Map(rows.map((r) => [r, r.json ?? JSON.stringify(r.value)]));
+  const json = new Map(rows.map((r) => [r, valueJsonOf(r)]));
   const sys = new Map(rows.map((r) => [r, r.systemMetadata ? JSON.stringify(r.systemMetadata) : null]));
   for (const r of rows) log.push(timeseriesChange(r, json.get(r)!, sys.get(r)!, now));
   for (const r of rows) if (!entities.has(r.urn)) entities.set(r.urn, r.entityType);
@@ -65,7 +65,7 @@ function upsertInto(table: string, p: readonly string[]): string {
 export async function upsertTimeseriesRows(c: pg.PoolClient, rows: TimeseriesWrite[], log: ChangeRow[]): Promise<void> {
   if (rows.length === 0) return;
   const now = Date.now();
-  const json = new Map(rows.map((r) => [r, r.json ?? JSON.stringify(r.value)]));
+  const json = new Map(rows.map((r) => [r, valueJsonOf(r)]));
   const sys = new Map(rows.map((r) => [r, r.systemMetadata ? JSON.stringify(r.systemMetadata) : null]));
   for (const r of rows) log.push(timeseriesChange(r, json.get(r)!, sys.get(r)!, now));
   const entities = new Map(rows.map((r) => [r.urn, r.entityType]));

@@ -4,7 +4,7 @@ import { deleteChange, SYSTEM_ACTOR, type ChangeRow, type StoredLatest } from '.
 import type { ParsedValues } from '../parsed-values.js';
 import { ASPECT_TABLE, ENTITY_TABLE, type AspectRow } from '../schema.js';
 import { readJson, sameStored, storeJson, storeJsonBatch, type StoredJson } from '../stored-json.js';
-import type { AspectKey, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, LatestAspects, TimeseriesWrite } from '../types.js';
+import { valueJsonOf, type AspectKey, type AspectUpdate, type AspectWrite, type AspectWriteResult, type ChangeRecord, type LatestAspects, type TimeseriesWrite } from '../types.js';
 import { logReferences, planVersions, type PlannedRow } from '../version-plan.js';
 import type Database from 'better-sqlite3';
 import * as changeLog from './change-log.js';
@@ -62,14 +62,14 @@ export class SqliteAspectWrites {
   }
 
   async writeAspects(writes: AspectWrite[], historyCap: number, timeseries: TimeseriesWrite[] = []): Promise<AspectWriteResult[]> {
-    const texts = writes.map((w) => w.json ?? JSON.stringify(w.value));
+    const texts = writes.map(valueJsonOf);
     if (texts.reduce((n, t) => n + t.length, 0) < ENCODE_IN_POOL_FROM) {
       const now = new Map(writes.map((w, i) => [w, { json: texts[i]!, stored: storeJson(texts[i]!) }]));
       return this.grouped(() => this.writeLocked({ writes, timeseries }, historyCap, now));
     }
     // The write takes its place in the commit order now; its values are encoded meanwhile, before its group commits.
     // Time-series events (profiles, usage) too: the same batch, compressed once for their table and their log entry.
-    const events = timeseries.map((t) => t.json ?? JSON.stringify(t.value));
+    const events = timeseries.map(valueJsonOf);
     let encoded: Map<AspectWrite | TimeseriesWrite, EncodedValue> | undefined;
     const prepared = encodeAhead([...writes, ...timeseries], [...texts, ...events]).then((e) => { encoded = e; });
     return this.grouped(() => this.writeLocked({ writes, timeseries }, historyCap, encoded), prepared);

@@ -1,7 +1,7 @@
 import { ENTITY_TABLE, sizesFor, tableFor, timeseriesTableNames, timeseriesTables } from '../schema.js';
 import { readJson, storeJson, type StoredJson } from '../stored-json.js';
 import { timeseriesChange, truncateChange, type ChangeRow } from '../change-log.js';
-import type { TableSize, TimeseriesQuery, TimeseriesRecord, TimeseriesRow, TimeseriesRowKey, TimeseriesWrite } from '../types.js';
+import { valueJsonOf, type TableSize, type TimeseriesQuery, type TimeseriesRecord, type TimeseriesRow, type TimeseriesRowKey, type TimeseriesWrite } from '../types.js';
 import { appendChanges } from './change-log.js';
 import type { SqliteConnection } from './connection.js';
 
@@ -30,7 +30,7 @@ export function upsertTimeseriesRows(c: SqliteConnection, rows: TimeseriesWrite[
   for (const r of rows) {
     const t = tableFor(r.entityType, r.aspect);
     const ahead = encoded?.get(r);
-    const json = ahead?.json ?? r.json ?? JSON.stringify(r.value);
+    const json = ahead?.json ?? valueJsonOf(r);
     const stored = ahead?.stored ?? storeJson(json);
     known?.set(json, stored);
     const sys = r.systemMetadata ? JSON.stringify(r.systemMetadata) : null;
