@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { rootActor, systemActor } from '../src/model/actor.js';
 import { openCatalog } from '../src/catalog.js';
@@ -198,6 +200,21 @@ async function reindex(url: string, n: number, engine: string): Promise<Row> {
   return row;
 }
 
+/** The database's size on disk: SQLite's file with its write-ahead log, or PostgreSQL's `pg_database_size`. */
+async function databaseBytes(url: string): Promise<number> {
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length);
+    return [file, `${file}-wal`].reduce((sum, f) => sum + (existsSync(f) ? statSync(f).size : 0), 0);
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return Number((await client.query('SELECT pg_database_size(current_database()) AS n')).rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
 /** What `bench/scale-load.ts` prints before its result, on a line of its own. */
 export const RESULT_MARK = 'scale-load result: ';
 
@@ -227,6 +244,9 @@ export async function run(args: string[]) {
   console.log(`scale: ${n} generated datasets on ${engine.name}`);
   try {
     const loaded = await loadInChild(engine.url, n);
+    const bytes = await databaseBytes(engine.url);
+    loaded.rows.push({ scenario: 'scale', engine: '', target: `disk after loading ${n} datasets`,
+      note: `${(bytes / 1e6).toFixed(0)} MB, ${(bytes / n / 1000).toFixed(1)} kB a dataset` });
     for (const r of loaded.rows) { r.engine = engine.name; printRow(r); }
     const rows = [...loaded.rows];
     const started = performance.now();
