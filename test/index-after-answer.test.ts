@@ -94,36 +94,6 @@ forEachEngine('indexes applied after the answer', (ctx) => {
       }
     });
 
-    test('a server whose writes another server\'s index step applied takes no step of its own for them', async () => {
-      // Its step would apply what others wrote since, which their writers apply themselves: with N servers writing,
-      // N times the steps. Here it must leave the first server's newest write to that server.
-      const other = await startApp(ctx, { indexDelayMs: 4000 }, { follow: false });
-      let otherClosed = false;
-      try {
-        await other.put(ds('antechinus_other'), 'status', { removed: false });
-        await t.put(ds('antechinus_first'), 'status', { removed: false });
-        // The first server's search applies both writes (its own step: its delay is a minute).
-        const found = await t.graphql('{ search(input: { type: DATASET, query: "antechinus_*" }) { total } }');
-        assert.deepEqual(found.body, { data: { search: { total: 2 } }, extensions: {} });
-        const covered = await positions();
-        assert.deepEqual(covered, { search: covered.head, relationships: covered.head, head: covered.head });
-        await t.put(ds('antechinus_later'), 'status', { removed: false });
-        // Once its delay is over the other server looks at the stored offsets (and knows them from then on).
-        for (let i = 0; i < 600 && other.catalog.changeLog.indexesKnownAt() < covered.head; i++) await new Promise((r) => setTimeout(r, 50));
-        assert.equal(other.catalog.changeLog.indexesKnownAt(), covered.head, 'the other server looked at the offsets and applied nothing');
-        // Closed: a step it had started would be finished by now (closing applies its own writes only, applied already).
-        otherClosed = true;
-        await other.close();
-        const after = await positions();
-        assert.deepEqual(after, { search: covered.head, relationships: covered.head, head: after.head });
-        assert.ok(after.head > covered.head, 'the first server\'s newest write is still its own to apply');
-        const all = await t.graphql('{ search(input: { type: DATASET, query: "antechinus_*" }) { total } }');
-        assert.deepEqual(all.body, { data: { search: { total: 3 } }, extensions: {} });
-      } finally {
-        if (!otherClosed) await other.close();
-      }
-    });
-
     test('a bulk load\'s backlog is not taken on by another server\'s search: its loader indexes it at the end', async () => {
       const other = await startApp(ctx, LATER, { follow: false });
       try {

@@ -109,11 +109,6 @@ export class IndexSet {
   private known: Map<string, number> | null = null;
   /** Entries read per step by the next run: the largest asked for by the calls it serves. */
   private nextStep = 0;
-  /**
-   * The offset the next run must see applied: Infinity (everything committed) unless every call it serves named a
-   * lower one (catchUp's `upTo`), which it skips when the stored offsets show another server applied it already.
-   */
-  private nextUpTo = -Infinity;
   /** The worker the next run computes its updates in (a bulk load's catch-up), if any. */
   private nextWorker: IndexWorker | undefined;
 
@@ -132,9 +127,8 @@ export class IndexSet {
    * commit meanwhile are applied in one step (one read of the log and of their entities, one transaction), which is
    * what lets writes under load cost less than one index step each.
    */
-  catchUp(step = BATCH, worker?: IndexWorker, upTo = Infinity): Promise<void> {
+  catchUp(step = BATCH, worker?: IndexWorker): Promise<void> {
     this.nextStep = Math.max(this.nextStep, step);
-    this.nextUpTo = Math.max(this.nextUpTo, upTo);
     if (worker) this.nextWorker = worker;
     if (this.next) return this.next;
     const next = (this.running ?? Promise.resolve())
@@ -144,11 +138,9 @@ export class IndexSet {
         this.next = null;
         const step = this.nextStep;
         const worker = this.nextWorker;
-        const upTo = this.nextUpTo;
         this.nextStep = 0;
         this.nextWorker = undefined;
-        this.nextUpTo = -Infinity;
-        const running: Promise<void> = (worker ? this.runPipelined(step, worker) : this.run(step, upTo)).finally(() => { if (this.running === running) this.running = null; });
+        const running: Promise<void> = (worker ? this.runPipelined(step, worker) : this.run(step)).finally(() => { if (this.running === running) this.running = null; });
         this.running = running;
         return running;
       });
@@ -244,14 +236,13 @@ export class IndexSet {
     }
   }
 
-  private run(step: number, upTo = Infinity): Promise<void> {
-    if (this.consumers.size === 0 || this.appliedTo() >= upTo) return Promise.resolve();
+  private run(step: number): Promise<void> {
+    if (this.consumers.size === 0) return Promise.resolve();
     if (!this.store.serialIndexStep) return this.runSteps(step);
     // From the offsets as stored once no other process's step runs: what another server applied meanwhile is not
-    // computed again here, and a step that only had to apply entries up to `upTo` is not taken when they are.
+    // computed again here.
     return this.store.serialIndexStep(async (stored) => {
       this.known = await this.offsets(stored);
-      if (this.appliedTo() >= upTo) return;
       return this.runSteps(step);
     });
   }

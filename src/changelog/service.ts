@@ -130,24 +130,9 @@ export class ChangeLogService {
       await this.catchUpIndexes();
       return;
     }
-    this.scheduleIndexing();
-  }
-
-  /**
-   * The indexes apply this process's writes `indexDelayMs` after the first of them: the entries up to the newest
-   * offset it knows now. With several servers writing, each server's step applies every server's entries; a server
-   * whose entries another's step applied meanwhile skips its own (the stored offsets show it) — otherwise each of N
-   * servers would take a step per delay, N times the steps, each with the same fixed cost — and looks again one delay
-   * later for what it wrote since.
-   */
-  private scheduleIndexing(): void {
-    if (this.indexingTimer || this.stopped) return;
-    const upTo = this.wanted;
-    this.indexingTimer = setTimeout(() => {
+    this.indexingTimer ??= setTimeout(() => {
       this.indexingTimer = undefined;
-      this.indexes.catchUp(undefined, undefined, upTo).then(() => {
-        if (this.wanted > this.indexes.appliedTo()) this.scheduleIndexing();
-      }, (e: unknown) => this.warn(`the indexes could not apply the change log (retried at the next read or write): ${String(e)}`,
+      this.catchUpIndexes().catch((e: unknown) => this.warn(`the indexes could not apply the change log (retried at the next read or write): ${String(e)}`,
         { err: e }));
     }, this.indexDelayMs);
   }
