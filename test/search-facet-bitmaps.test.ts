@@ -54,6 +54,13 @@ for (const terms of [[], ['table'], ['orders'], ['refunds', '1'], ['nosuchword']
     { field: 'tags', op: 'EQUAL', values: ['urn:li:tag:t1'] }]) });
   QUERIES.push({ terms, where: { all: [{ not: { column: 'entityType', values: ['corpuser'] } }, { any: [{ column: 'removed', value: true },
     { field: 'owners', op: 'EXISTS', values: [] }] }, { not: { field: 'domains', op: 'START_WITH', values: ['urn:li:domain:d1'] } }] } });
+  // Named urns (a lineage search's reached entities), some not in the catalog, some soft-deleted later: their documents
+  // are looked up by urn, then counted from the bitmaps.
+  const named = [...Array.from({ length: 60 }, (_, k) => urnOf(k * 4 + 1)), 'urn:li:dataset:(urn:li:dataPlatform:hive,no.such,PROD)'];
+  QUERIES.push({ terms, where: live([{ column: 'urn', values: named }]) });
+  QUERIES.push({ terms, where: live([{ column: 'urn', values: named }, { field: 'platform', op: 'EQUAL', values: ['urn:li:dataPlatform:hive'] }]) });
+  QUERIES.push({ terms, where: { all: [{ not: { column: 'urn', values: named } }, { any: [{ column: 'urn', values: named.slice(0, 9) },
+    { field: 'tags', op: 'EQUAL', values: ['urn:li:tag:t2'] }] }] } });
 }
 
 /** Whether a document satisfies a condition, read from the document itself. */

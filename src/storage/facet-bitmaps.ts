@@ -58,6 +58,12 @@ const MAX_ID = 0xffff_fffe;
  */
 const CONTAINER_PER_ORDINAL = 300;
 
+/**
+ * The documents of a query's urn conditions (a lineage search's reached entities, a `urn` filter), looked up by urn in
+ * the documents table for one evaluation: they let the bitmaps answer a query that names its urns.
+ */
+export type UrnDocs = ReadonlyMap<SearchCondition, Bitmap>;
+
 export class FacetDocs {
   private readonly types: string[] = [];
   private readonly typeIds = new Map<string, number>();
@@ -236,32 +242,35 @@ export class FacetDocs {
   // Reading
 
   /** Whether a condition can be answered here (no urn lists, no field held in SQL only, no empty text test). */
-  answers(c: SearchCondition): boolean {
-    if ('all' in c) return c.all.every((x) => this.answers(x));
-    if ('any' in c) return c.any.every((x) => this.answers(x));
-    if ('not' in c) return this.answers(c.not);
-    if ('column' in c) return c.column !== 'urn';
+  answers(c: SearchCondition, urnDocs?: UrnDocs): boolean {
+    if ('all' in c) return c.all.every((x) => this.answers(x, urnDocs));
+    if ('any' in c) return c.any.every((x) => this.answers(x, urnDocs));
+    if ('not' in c) return this.answers(c.not, urnDocs);
+    if ('column' in c) return c.column !== 'urn' || urnDocs?.has(c) === true;
     if (!BITMAP_FIELDS.has(c.field)) return false;
     return !((c.op === 'CONTAIN' || c.op === 'START_WITH' || c.op === 'END_WITH') && c.values.some((v) => v === ''));
   }
 
   /** The documents a condition keeps, as SQL's conditionSql would (call answers() first). A new bitmap. */
-  evaluate(c: SearchCondition): Bitmap {
+  evaluate(c: SearchCondition, urnDocs?: UrnDocs): Bitmap {
     if ('all' in c) {
       if (c.all.length === 0) return this.all.clone();
-      const parts = c.all.map((x) => this.evaluate(x)).sort((a, b) => a.size - b.size);
+      const parts = c.all.map((x) => this.evaluate(x, urnDocs)).sort((a, b) => a.size - b.size);
       const out = parts[0]!;
       for (const p of parts.slice(1)) out.andInPlace(p);
       return out;
     }
-    if ('any' in c) return c.any.length ? RoaringBitmap32.orMany(c.any.map((x) => this.evaluate(x))) : new RoaringBitmap32();
-    if ('not' in c) return RoaringBitmap32.andNot(this.all, this.evaluate(c.not));
+    if ('any' in c) return c.any.length ? RoaringBitmap32.orMany(c.any.map((x) => this.evaluate(x, urnDocs))) : new RoaringBitmap32();
+    if ('not' in c) return RoaringBitmap32.andNot(this.all, this.evaluate(c.not, urnDocs));
     if ('column' in c) {
       if (c.column === 'removed') return c.value ? this.removedBits.clone() : RoaringBitmap32.andNot(this.all, this.removedBits);
       if (c.column === 'entityType') {
         return RoaringBitmap32.orMany(c.values.flatMap((t) => { const i = this.typeIds.get(t); return i === undefined ? [] : [this.typeBits[i]!]; }));
       }
-      throw new Error('urn conditions are answered in SQL');
+      const ids = urnDocs?.get(c);
+      if (!ids) throw new Error('urn conditions are answered in SQL unless their documents were looked up');
+      // (A document deleted since the lookup is not in `all` any more.)
+      return RoaringBitmap32.and(ids, this.all);
     }
     const values = this.ords.get(c.field) ?? new Map<string, number>();
     let test: (v: string) => boolean;

@@ -1,7 +1,7 @@
-import { BITMAP_FIELDS, FacetDocs, RoaringBitmap32, urnHash, type Bitmap, type FacetDoc, type FacetOp } from './facet-bitmaps.js';
+import { BITMAP_FIELDS, FacetDocs, RoaringBitmap32, urnHash, type Bitmap, type FacetDoc, type FacetOp, type UrnDocs } from './facet-bitmaps.js';
 import { SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, type Dialect } from './schema.js';
 import { countable, SqlParams, textQuery, wordDocsSql, type Statement } from './search-sql.js';
-import type { FacetCount, FacetSpec, SearchDocQuery } from './types.js';
+import type { FacetCount, FacetSpec, SearchCondition, SearchDocQuery } from './types.js';
 import { WordBitmaps } from './word-bitmaps.js';
 
 /**
@@ -311,7 +311,9 @@ export class FacetIndex {
     if (keep && countable(q)) return null; // the counts table has the total
     if (this.state === 'ready') await this.fresh().catch(() => {});
     const docs = this.docs;
-    if (this.state !== 'ready' || !docs || !docs.answers(q.where)) return null;
+    if (this.state !== 'ready' || !docs) return null;
+    const urnDocs = await this.urnDocs(q.where);
+    if (!docs.answers(q.where, urnDocs ?? undefined) || docs !== this.docs) return null;
     const key = JSON.stringify([q.terms, q.where]);
     const now = Date.now();
     if (!keep) {
@@ -320,7 +322,7 @@ export class FacetIndex {
       if (hit && hit.generation === this.generation && now - hit.at < RECENT_MS) return hit.m;
     }
     const generation = this.generation;
-    const m = await this.matches(docs, q);
+    const m = await this.matches(docs, q, urnDocs ?? undefined);
     for (const [k, v] of this.recent) if (v.generation !== this.generation || now - v.at >= RECENT_MS) this.recent.delete(k);
     if (keep && generation === this.generation) {
       if (this.recent.size >= RECENT_MAX) this.recent.delete(this.recent.keys().next().value!);
@@ -333,8 +335,8 @@ export class FacetIndex {
    * The documents a query matches: its condition from the bitmaps, its words from the engine's text index (SQLite:
    * frequent words from their kept bitmaps, the others read a word at a time).
    */
-  private async matches(docs: FacetDocs, q: SearchDocQuery): Promise<Bitmap> {
-    const kept = docs.evaluate(q.where);
+  private async matches(docs: FacetDocs, q: SearchDocQuery, urnDocs?: UrnDocs): Promise<Bitmap> {
+    const kept = docs.evaluate(q.where, urnDocs);
     if (q.terms.length === 0 || kept.size === 0) return kept;
     const { dialect } = this.engine;
     if (dialect === 'sqlite') return this.wordMatches(kept, q.terms);
@@ -342,6 +344,24 @@ export class FacetIndex {
     const ids = await this.engine.ids({ sql: wordDocsSql(q.terms, p), params: p.list });
     kept.andInPlace(bitmapOf(ids));
     return kept;
+  }
+
+  /**
+   * The documents of the condition's urn conditions, by urn from the documents table (ids never change while a
+   * document exists), or null when it has none or more than URN_LOOKUP_MAX urns in all. At 20,000 generated datasets,
+   * a lineage search over the 979 entities downstream of one took 46 ms of CPU with its facets counted in SQL (a third
+   * of it those counts).
+   */
+  private async urnDocs(where: SearchCondition): Promise<UrnDocs | null> {
+    const conditions = urnConditions(where);
+    if (conditions.length === 0 || conditions.reduce((n, c) => n + c.values.length, 0) > URN_LOOKUP_MAX) return null;
+    const out = new Map<SearchCondition, Bitmap>();
+    for (const c of conditions) {
+      const p = new SqlParams(this.engine.dialect);
+      const list = this.engine.dialect === 'sqlite' ? `IN (SELECT value FROM json_each(${p.add(JSON.stringify(c.values))}))` : `= ANY(${p.add(c.values)}::text[])`;
+      out.set(c, bitmapOf(await this.engine.ids({ sql: `SELECT id FROM ${SEARCH_DOCS} WHERE urn ${list}`, params: p.list })));
+    }
+    return out;
   }
 
   /** SQLite: the documents an FTS5 query matches (terms are [a-z0-9]+: quoted as they are). */
@@ -396,6 +416,18 @@ export class FacetIndex {
     }
     return kept;
   }
+}
+
+/** How many urns a query's urn conditions may name for the bitmaps to answer it (above: SQL). */
+const URN_LOOKUP_MAX = 200_000;
+
+type UrnCondition = Extract<SearchCondition, { values: readonly string[]; column: 'entityType' | 'urn' }>;
+
+function urnConditions(c: SearchCondition): UrnCondition[] {
+  if ('all' in c) return c.all.flatMap(urnConditions);
+  if ('any' in c) return c.any.flatMap(urnConditions);
+  if ('not' in c) return urnConditions(c.not);
+  return 'column' in c && c.column === 'urn' ? [c] : [];
 }
 
 function bitmapOf(ids: ArrayLike<number>): Bitmap {

@@ -42,13 +42,9 @@ export function countRelationships(c: SqliteConnection): number {
 export function relationshipsOf(c: SqliteConnection, q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Relationship[] {
   if (q.urns.length === 0 || q.types.length === 0) return [];
   const self = q.direction === 'INCOMING' ? 'destination' : 'source';
-  const out: Relationship[] = [];
-  // Bounded batches keep each statement under SQLite's limit on bound parameters.
-  for (let i = 0; i < q.urns.length; i += 500) {
-    const batch = q.urns.slice(i, i + 500);
-    const rows = c.db.prepare(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} IN (${batch.map(() => '?').join(',')})
-      AND type IN (${q.types.map(() => '?').join(',')})`).all(...batch, ...q.types) as EdgeRow[];
-    for (const r of rows) out.push(edgeOf(r));
-  }
-  return out;
+  // The lists as JSON: one prepared statement whatever their lengths (a text per length had to be prepared each time,
+  // and SQLite bounds the parameters a statement may have).
+  const rows = c.stmt(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} IN (SELECT value FROM json_each(?))
+    AND type IN (SELECT value FROM json_each(?))`).all(JSON.stringify(q.urns), JSON.stringify(q.types)) as EdgeRow[];
+  return rows.map(edgeOf);
 }
