@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { buildSchema, print, validate } from 'graphql';
 import { schemaSdl } from '../src/graphql/schema.js';
 import { migrations } from '../src/storage/schema.js';
-import { DEFAULT_MAX_HOPS, edgeInWindow, lineageRegistry } from '../src/services/lineage.js';
+import { DEFAULT_MAX_HOPS, edgeInWindow, lineageRegistry, type LineageHit } from '../src/services/lineage.js';
 import { forEachEngine } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';
 import { webappDocument, webappOperations } from './support/webapp.js';
@@ -310,6 +310,18 @@ forEachEngine('lineage', (ctx) => {
     assert.deepEqual(windowed.hits.map((h) => [h.urn, h.degree]), bruteForce(K, 'DOWNSTREAM', { start: 1500, end: 6500 }).map((h) => [h.urn, h.degree]));
     // K → A was created at 1000 and updated at 2000: a window between the two holds neither, so nothing is reached.
     assert.deepEqual((await t.catalog.lineage.walk(K, 'DOWNSTREAM', { window: { startTimeMillis: 1200, endTimeMillis: 1800 } })).hits, []);
+    // Without stamps (a lineage search): the same entities, degrees and paths, each edge its ends and type alone; a
+    // time window still reads the stamps it needs.
+    const bare = (h: LineageHit) => ({ ...h, edge: { source: h.edge.source, type: h.edge.type, destination: h.edge.destination } });
+    for (const start of [K, A, DB]) {
+      for (const dir of ['UPSTREAM', 'DOWNSTREAM'] as const) {
+        assert.deepEqual((await t.catalog.lineage.walk(start, dir, { stamps: false })).hits, (await t.catalog.lineage.walk(start, dir)).hits.map(bare),
+          `${start} ${dir} without stamps`);
+      }
+    }
+    assert.deepEqual((await t.catalog.lineage.walk(K, 'DOWNSTREAM', { stamps: false, window: { startTimeMillis: 1200, endTimeMillis: 1800 } })).hits, []);
+    assert.deepEqual((await t.catalog.lineage.walk(K, 'DOWNSTREAM', { stamps: false, window: { startTimeMillis: 1500, endTimeMillis: 6500 } })).hits,
+      windowed.hits);
   });
 
   const SEARCH = `query($input: SearchAcrossLineageInput!) { searchAcrossLineage(input: $input) { start count total

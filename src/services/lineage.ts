@@ -118,17 +118,20 @@ export class LineageService {
   /**
    * Breadth-first from `urn`, at most `maxHops` hops and `maxEntities` entities: each entity at its smallest degree,
    * with one shortest path (among equals, through the parent whose urn sorts first). The start is never a result;
-   * cycles end where they meet an entity already reached.
+   * cycles end where they meet an entity already reached. `stamps: false`: the hits' edges without their stamps (who
+   * drew them and when), which a walk reads from the edge indexes alone unless its time window needs them.
    */
-  async walk(urn: string, direction: LineageDirection, options: { maxHops?: number; maxEntities?: number; window?: TimeWindow } = {}):
+  async walk(urn: string, direction: LineageDirection, options: { maxHops?: number; maxEntities?: number; window?: TimeWindow; stamps?: boolean } = {}):
     Promise<{ hits: LineageHit[]; truncated: boolean }> {
     const maxHops = options.maxHops ?? DEFAULT_MAX_HOPS;
     const maxEntities = options.maxEntities ?? DEFAULT_MAX_ENTITIES;
     const paths = new Map<string, string[]>([[urn, [urn]]]);
     const hits: LineageHit[] = [];
     let frontier = [urn];
+    const w = options.window;
+    const stamps = options.stamps !== false || (w?.startTimeMillis != null && w.endTimeMillis != null);
     for (let degree = 1; degree <= maxHops && frontier.length > 0; degree++) {
-      const found = await this.step(frontier, direction, options.window);
+      const found = await this.step(frontier, direction, w, stamps);
       // Candidates in (entity, parent, type) order: the first for each entity not reached yet wins.
       found.sort((a, b) => cmp(a.other, b.other) || cmp(a.parent, b.parent) || cmp(a.edge.type, b.edge.type));
       const next: string[] = [];
@@ -146,15 +149,15 @@ export class LineageService {
   }
 
   /** The lineage edges one way out of a set of entities: each with the entity it leaves from and the one it leads to. */
-  private async step(frontier: readonly string[], direction: LineageDirection, window?: TimeWindow) {
+  private async step(frontier: readonly string[], direction: LineageDirection, window: TimeWindow | undefined, stamps: boolean) {
     const outTypes = new Set<string>();
     const inTypes = new Set<string>();
     for (const u of frontier) {
       for (const s of this.registry.get(entityTypeOfUrn(u))?.[direction] ?? []) (s.direction === 'OUTGOING' ? outTypes : inTypes).add(s.type);
     }
     const [outgoing, incoming] = await Promise.all([
-      this.store.relationshipsOf({ urns: frontier, direction: 'OUTGOING', types: [...outTypes] }),
-      this.store.relationshipsOf({ urns: frontier, direction: 'INCOMING', types: [...inTypes] }),
+      this.store.relationshipsOf({ urns: frontier, direction: 'OUTGOING', types: [...outTypes], stamps }),
+      this.store.relationshipsOf({ urns: frontier, direction: 'INCOMING', types: [...inTypes], stamps }),
     ]);
     const valid = (self: string, edgeDirection: EdgeSpec['direction'], type: string, other: string) =>
       (this.registry.get(entityTypeOfUrn(self))?.[direction] ?? [])

@@ -17,9 +17,12 @@ export function edgeChanges(stored: readonly Relationship[], wanted: readonly Re
 /** The relationship table's columns, as both engines select them. */
 export const EDGE_COLUMNS = 'source, type, destination, created_on, created_actor, updated_on, updated_actor, manual';
 
+/** Its key alone: the columns both of its indexes hold. */
+export const EDGE_KEY_COLUMNS = 'source, type, destination';
+
 export interface EdgeRow {
-  source: string; type: string; destination: string; created_on: number | string | null; created_actor: string | null;
-  updated_on: number | string | null; updated_actor: string | null; manual: number | boolean;
+  source: string; type: string; destination: string; created_on?: number | string | null; created_actor?: string | null;
+  updated_on?: number | string | null; updated_actor?: string | null; manual?: number | boolean;
 }
 
 /** A row of the relationship table as a Relationship: stamps only where the edge has them (PostgreSQL's BIGINT may arrive as text). */

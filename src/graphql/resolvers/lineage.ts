@@ -98,7 +98,8 @@ async function lineageSearch(ctx: Ctx, input: Obj) {
   const skipFacets = !!input.searchFlags?.skipAggregates;
   // Always the whole walk (DataHub 0.12.1's default of 1000 hops), even under a degree filter: the degree facet counts
   // every degree whatever the filter says.
-  const walk = await ctx.catalog.lineage.walk(input.urn, dir, { maxHops: DEFAULT_MAX_HOPS, window: window(input) });
+  // (Its results show no edge stamps: the walk reads none unless the time window needs them.)
+  const walk = await ctx.catalog.lineage.walk(input.urn, dir, { maxHops: DEFAULT_MAX_HOPS, window: window(input), stamps: false });
   const byUrn = new Map(walk.hits.map((h) => [h.urn, h]));
   const query = typeof input.query === 'string' ? input.query : '*';
   const counts = new Map<string, number>(DEGREE_VALUES.map((v) => [v, 0]));

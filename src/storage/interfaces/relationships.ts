@@ -21,6 +21,9 @@ export interface RelationshipStore {
   /** Edges into (or out of) an entity, of the given types (all when empty), ordered by the other end. */
   relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }): Promise<{ total: number; edges: Relationship[] }>;
   countRelationships(): Promise<number>;
-  /** Every edge of the given types out of (OUTGOING) or into (INCOMING) any of these entities, unpaged (lineage walks). */
-  relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]>;
+  /**
+   * Every edge of the given types out of (OUTGOING) or into (INCOMING) any of these entities, unpaged (lineage walks).
+   * `stamps: false`: the edges' ends and types only, read from the index alone where the engine can.
+   */
+  relationshipsOf(q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[]; stamps?: boolean }): Promise<Relationship[]>;
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { RELATIONSHIP_TABLE } from '../schema.js';
-import { EDGE_COLUMNS, edgeChanges, edgeOf } from '../edges.js';
+import { EDGE_COLUMNS, EDGE_KEY_COLUMNS, edgeChanges, edgeOf } from '../edges.js';
 import type { Relationship } from '../types.js';
 import { lockInOrder, type PostgresConnection } from './connection.js';
 
@@ -49,10 +49,10 @@ export async function countRelationships(db: PostgresConnection): Promise<number
   return (await db.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE}`)).rows[0].n as number;
 }
 
-export async function relationshipsOf(db: PostgresConnection, q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Promise<Relationship[]> {
+export async function relationshipsOf(db: PostgresConnection, q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[]; stamps?: boolean }): Promise<Relationship[]> {
   if (q.urns.length === 0 || q.types.length === 0) return [];
   const self = q.direction === 'INCOMING' ? 'destination' : 'source';
-  const { rows } = await db.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} = ANY($1) AND type = ANY($2)`,
+  const { rows } = await db.query(`SELECT ${q.stamps === false ? EDGE_KEY_COLUMNS : EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} = ANY($1) AND type = ANY($2)`,
     [[...q.urns], [...q.types]]);
   return rows.map(edgeOf);
 }

@@ -1,5 +1,5 @@
 import { RELATIONSHIP_TABLE } from '../schema.js';
-import { EDGE_COLUMNS, edgeChanges, edgeOf, type EdgeRow } from '../edges.js';
+import { EDGE_COLUMNS, EDGE_KEY_COLUMNS, edgeChanges, edgeOf, type EdgeRow } from '../edges.js';
 import type { Relationship } from '../types.js';
 import type { SqliteConnection } from './connection.js';
 
@@ -39,12 +39,13 @@ export function countRelationships(c: SqliteConnection): number {
   return c.stmt(`SELECT COUNT(*) FROM ${RELATIONSHIP_TABLE}`).pluck().get() as number;
 }
 
-export function relationshipsOf(c: SqliteConnection, q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[] }): Relationship[] {
+export function relationshipsOf(c: SqliteConnection, q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[]; stamps?: boolean }): Relationship[] {
   if (q.urns.length === 0 || q.types.length === 0) return [];
   const self = q.direction === 'INCOMING' ? 'destination' : 'source';
   // The lists as JSON: one prepared statement whatever their lengths (a text per length had to be prepared each time,
   // and SQLite bounds the parameters a statement may have).
-  const rows = c.stmt(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} IN (SELECT value FROM json_each(?))
+  // Without stamps, an incoming walk reads the (destination, type, source) index alone, not the table's rows.
+  const rows = c.stmt(`SELECT ${q.stamps === false ? EDGE_KEY_COLUMNS : EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} IN (SELECT value FROM json_each(?))
     AND type IN (SELECT value FROM json_each(?))`).all(JSON.stringify(q.urns), JSON.stringify(q.types)) as EdgeRow[];
   return rows.map(edgeOf);
 }
