@@ -194,8 +194,9 @@ export async function openCatalog(config: Config, store?: Store): Promise<Opened
   // Indexes catch up from their stored offsets (a crash between a commit and its index update), then are rebuilt
   // whole if a migration emptied them.
   await changeLog.start();
-  await changeLog.rebuildIfEmpty('search', () => s.countSearchDocs());
-  await changeLog.rebuildIfEmpty('relationships', () => s.countRelationships());
+  // (Whether they hold anything: counting a million edges read the whole table at each start.)
+  await changeLog.rebuildIfEmpty('search', () => s.countSearchDocs(1));
+  await changeLog.rebuildIfEmpty('relationships', () => s.countRelationships(1));
   await policies.bootstrap(systemActor());
   const ownershipTypes = new OwnershipTypeService(entities, s, policies);
   await ownershipTypes.bootstrap(systemActor());

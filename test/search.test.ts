@@ -136,9 +136,12 @@ forEachEngine('search', (ctx) => {
   });
 
   test('the index is rebuilt on start when it is empty', async () => {
+    const docs = await t.catalog.store.countSearchDocs();
+    assert.deepEqual([await t.catalog.store.countSearchDocs(1), await t.catalog.store.countSearchDocs(docs + 5)], [1, docs],
+      'counted up to a bound (what a start asks: whether there are any)');
     await t.catalog.store.deleteSearchDocs((await t.catalog.store.listEntities({})).map((r) => r.urn));
-    assert.equal(await t.catalog.store.countSearchDocs(), 0);
-    await t.catalog.changeLog.rebuildIfEmpty('search', () => t.catalog.store.countSearchDocs());
+    assert.deepEqual([await t.catalog.store.countSearchDocs(), await t.catalog.store.countSearchDocs(1)], [0, 0]);
+    await t.catalog.changeLog.rebuildIfEmpty('search', () => t.catalog.store.countSearchDocs(1));
     assert.equal((await search('{ types: [DATASET], query: "kafka" }')).total, 1);
     assert.equal((await search('{ types: [DATASET], query: "*" }')).total, 7);
   });

@@ -293,7 +293,7 @@ export class PostgresStore implements Store {
   searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
     return this.search.searchFacets(q, facets, matches);
   }
-  countSearchDocs(): Promise<number> { return this.search.countSearchDocs(); }
+  countSearchDocs(upTo?: number): Promise<number> { return this.search.countSearchDocs(upTo); }
   replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
     return relations.replaceRelationships(this.conn, sources, edges);
   }
@@ -329,7 +329,7 @@ export class PostgresStore implements Store {
   relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
     return relations.relationships(this.conn, q);
   }
-  countRelationships(): Promise<number> { return relations.countRelationships(this.conn); }
+  countRelationships(upTo?: number): Promise<number> { return relations.countRelationships(this.conn, upTo); }
 
   async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
     if (!worthDeferring(backlog, await this.countSearchDocs())) return null;

@@ -195,7 +195,7 @@ export class SqliteStore implements Store {
   searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]> {
     return this.search.searchFacets(q, facets, matches);
   }
-  async countSearchDocs(): Promise<number> { return this.search.countSearchDocs(); }
+  async countSearchDocs(upTo?: number): Promise<number> { return this.search.countSearchDocs(upTo); }
   async replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void> {
     return relations.replaceRelationships(this.conn, sources, edges);
   }
@@ -242,7 +242,7 @@ export class SqliteStore implements Store {
   async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
     return relations.relationships(this.conn, q);
   }
-  async countRelationships(): Promise<number> { return relations.countRelationships(this.conn); }
+  async countRelationships(upTo?: number): Promise<number> { return relations.countRelationships(this.conn, upTo); }
 
   async deferIndexes(backlog: number): Promise<(() => Promise<void>) | null> {
     if (!worthDeferring(backlog, await this.countSearchDocs())) return null;

@@ -20,7 +20,8 @@ export interface RelationshipStore {
   replaceRelationships(sources: readonly string[], edges: Relationship[]): Promise<void>;
   /** Edges into (or out of) an entity, of the given types (all when empty), ordered by the other end. */
   relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }): Promise<{ total: number; edges: Relationship[] }>;
-  countRelationships(): Promise<number>;
+  /** How many edges there are (`upTo`: counting stops there). */
+  countRelationships(upTo?: number): Promise<number>;
   /**
    * Every edge of the given types out of (OUTGOING) or into (INCOMING) any of these entities, unpaged (lineage walks).
    * `stamps: false`: the edges' ends and types only, read from the index alone where the engine can.

@@ -71,5 +71,6 @@ export interface SearchStore {
   searchDocs(q: SearchDocQuery & { sort: SearchSort; start: number; count: number; facetsFollow?: boolean }): Promise<{ total: number; urns: string[] }>;
   /** Counts per value of each facet over the matching documents, exact; `matches`: how many match, when known. */
   searchFacets(q: SearchDocQuery, facets: readonly FacetSpec[], matches?: number): Promise<FacetCount[][]>;
-  countSearchDocs(): Promise<number>;
+  /** How many documents there are (`upTo`: counting stops there). */
+  countSearchDocs(upTo?: number): Promise<number>;
 }

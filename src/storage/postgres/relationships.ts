@@ -45,8 +45,9 @@ export async function relationships(db: PostgresConnection, q: { urn: string; di
   return { total, edges: rows.map(edgeOf) };
 }
 
-export async function countRelationships(db: PostgresConnection): Promise<number> {
-  return (await db.query(`SELECT COUNT(*)::int AS n FROM ${RELATIONSHIP_TABLE}`)).rows[0].n as number;
+export async function countRelationships(db: PostgresConnection, upTo?: number): Promise<number> {
+  const from = upTo === undefined ? RELATIONSHIP_TABLE : `(SELECT 1 FROM ${RELATIONSHIP_TABLE} LIMIT ${Math.floor(upTo)}) t`;
+  return (await db.query(`SELECT COUNT(*)::int AS n FROM ${from}`)).rows[0].n as number;
 }
 
 export async function relationshipsOf(db: PostgresConnection, q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[]; stamps?: boolean }): Promise<Relationship[]> {

@@ -180,7 +180,8 @@ export class PostgresSearch {
     return step.value;
   }
 
-  async countSearchDocs(): Promise<number> {
-    return (await this.db.query(`SELECT COUNT(*)::int AS n FROM ${SEARCH_DOCS}`)).rows[0].n as number;
+  async countSearchDocs(upTo?: number): Promise<number> {
+    const from = upTo === undefined ? SEARCH_DOCS : `(SELECT 1 FROM ${SEARCH_DOCS} LIMIT ${Math.floor(upTo)}) t`;
+    return (await this.db.query(`SELECT COUNT(*)::int AS n FROM ${from}`)).rows[0].n as number;
   }
 }

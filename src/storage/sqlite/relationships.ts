@@ -35,8 +35,9 @@ export function relationships(c: SqliteConnection, q: { urn: string; direction: 
   return { total, edges: edges.map(edgeOf) };
 }
 
-export function countRelationships(c: SqliteConnection): number {
-  return c.stmt(`SELECT COUNT(*) FROM ${RELATIONSHIP_TABLE}`).pluck().get() as number;
+export function countRelationships(c: SqliteConnection, upTo?: number): number {
+  const from = upTo === undefined ? RELATIONSHIP_TABLE : `(SELECT 1 FROM ${RELATIONSHIP_TABLE} LIMIT ${Math.floor(upTo)})`;
+  return c.stmt(`SELECT COUNT(*) FROM ${from}`).pluck().get() as number;
 }
 
 export function relationshipsOf(c: SqliteConnection, q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[]; stamps?: boolean }): Relationship[] {

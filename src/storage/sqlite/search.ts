@@ -206,8 +206,9 @@ export class SqliteSearch {
     }).deferred();
   }
 
-  countSearchDocs(): number {
-    return this.c.stmt(`SELECT COUNT(*) FROM ${SEARCH_DOCS}`).pluck().get() as number;
+  countSearchDocs(upTo?: number): number {
+    const from = upTo === undefined ? SEARCH_DOCS : `(SELECT 1 FROM ${SEARCH_DOCS} LIMIT ${Math.floor(upTo)})`;
+    return this.c.stmt(`SELECT COUNT(*) FROM ${from}`).pluck().get() as number;
   }
 
   /**
