@@ -393,6 +393,27 @@ forEachEngine('lineage', (ctx) => {
     assert.deepEqual(charts.searchAcrossLineage.searchResults.map((x: any) => [x.entity.urn, x.degree]), [[DB, 5], [CH, 6]]);
   });
 
+  test('searchAcrossLineage walks as far as its flat degree filters allow (DataHub 0.12.1), scrollAcrossLineage as far as its orFilters do', async () => {
+    const all = await expectedOrder(bruteForce(K, 'DOWNSTREAM'));
+    const within = (n: number) => all.filter((h) => h.degree <= n);
+    // Flat filters without "3+": one or two hops walked, and the degree facet counts what was reached.
+    for (const [values, hops] of [[['1'], 1], [['2'], 2], [['1', '2'], 2]] as const) {
+      const data = await read(SEARCH, { input: { urn: K, direction: 'DOWNSTREAM', query: '*', filters: [{ field: 'degree', values }] } });
+      const kept = within(hops).filter((h) => (values as readonly string[]).includes(String(h.degree)));
+      assert.deepEqual({ ...data.searchAcrossLineage, facets: data.searchAcrossLineage.facets.slice(0, 1) },
+        { start: 0, count: kept.length, total: kept.length, searchResults: kept.map(resultOf), facets: [degreeFacet(within(hops))] }, values.join());
+    }
+    // The same values in orFilters leave searchAcrossLineage's walk whole (its facet counts every degree) …
+    const or = await read(SEARCH, { input: { urn: K, direction: 'DOWNSTREAM', query: '*', orFilters: [{ and: [{ field: 'degree', values: ['1'] }] }] } });
+    assert.deepEqual(or.searchAcrossLineage.facets.slice(0, 1), [degreeFacet(all)]);
+    // … and bound scrollAcrossLineage's.
+    const scroll = await read(`query($input: ScrollAcrossLineageInput!) { scrollAcrossLineage(input: $input) { count total
+      searchResults { entity { urn } degree } facets { field displayName aggregations { value count } } } }`,
+    { input: { urn: K, direction: 'DOWNSTREAM', query: '*', orFilters: [{ and: [{ field: 'degree', values: ['1'] }] }] } });
+    assert.deepEqual({ ...scroll.scrollAcrossLineage, facets: scroll.scrollAcrossLineage.facets.slice(0, 1) },
+      { count: 1, total: 1, searchResults: within(1).map((h) => ({ entity: { urn: h.urn }, degree: h.degree })), facets: [degreeFacet(within(1))] });
+  });
+
   test('searchAcrossLineage: a time window, and paging', async () => {
     const w = { start: 1500, end: 6500 };
     const expected = await expectedOrder(bruteForce(K, 'DOWNSTREAM', w));

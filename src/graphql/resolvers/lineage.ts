@@ -88,18 +88,28 @@ function splitDegree(groups: FilterClause[][]) {
 
 type Matched = readonly MatchedField[];
 
-/** Every result of a lineage search, in order, with the facets. */
-async function lineageSearch(ctx: Ctx, input: Obj) {
+/**
+ * How far a lineage search walks, as DataHub 0.12.1 decides it: from the degree values of one list of filters — the
+ * flat `filters` of searchAcrossLineage, the `orFilters` of scrollAcrossLineage, flattened — two hops when "2" is
+ * among them and "3+" is not, one hop when only "1" is, else the whole graph (its 1000 hops). The degree facet then
+ * counts what that walk reached.
+ */
+function maxHopsOf(clauses: readonly Obj[]): number {
+  const values = new Set(clauses.filter((c) => c?.field === 'degree').flatMap((c) => (c.values ?? (c.value != null ? [c.value] : [])) as string[]));
+  if (values.has('3+')) return DEFAULT_MAX_HOPS;
+  return values.has('2') ? 2 : values.has('1') ? 1 : DEFAULT_MAX_HOPS;
+}
+
+/** Every result of a lineage search, in order, with the facets; `hopsFrom`: the filters that bound its walk (maxHopsOf). */
+async function lineageSearch(ctx: Ctx, input: Obj, hopsFrom: readonly Obj[]) {
   await ctx.catalog.authorized.reads.admitSearch(ctx.actor, 'graphql');
   if (typeof input.urn !== 'string' || input.urn === '') throw badRequest('urn is required: the entity the lineage search starts from');
   const dir = direction(input.direction);
   const types = entityTypesOf(input.types);
   const { degree, filters } = splitDegree(filtersOf(input));
   const skipFacets = !!input.searchFlags?.skipAggregates;
-  // Always the whole walk (DataHub 0.12.1's default of 1000 hops), even under a degree filter: the degree facet counts
-  // every degree whatever the filter says.
   // (Its results show no edge stamps: the walk reads none unless the time window needs them.)
-  const walk = await ctx.catalog.lineage.walk(input.urn, dir, { maxHops: DEFAULT_MAX_HOPS, window: window(input), stamps: false });
+  const walk = await ctx.catalog.lineage.walk(input.urn, dir, { maxHops: maxHopsOf(hopsFrom), window: window(input), stamps: false });
   const byUrn = new Map(walk.hits.map((h) => [h.urn, h]));
   const query = typeof input.query === 'string' ? input.query : '*';
   const counts = new Map<string, number>(DEGREE_VALUES.map((v) => [v, 0]));
@@ -175,7 +185,7 @@ export const lineageResolvers = {
   Query: {
     searchAcrossLineage: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const { start, count } = paging(input.start, input.count, 10);
-      const r = await lineageSearch(ctx, input);
+      const r = await lineageSearch(ctx, input, input.filters ?? []);
       const page = r.ordered.slice(start, start + count);
       return { start, count: page.length, total: r.ordered.length, facets: r.facets, freshness: null,
         searchResults: page.map((u) => resultOut(r.byUrn.get(u)!, r.matched.get(u))) };
@@ -183,7 +193,7 @@ export const lineageResolvers = {
     scrollAcrossLineage: async (_: unknown, { input }: { input: Obj }, ctx: Ctx) => {
       const start = input.scrollId ? decodeScroll(String(input.scrollId)) : 0;
       const { count } = paging(0, input.count, 10);
-      const r = await lineageSearch(ctx, input);
+      const r = await lineageSearch(ctx, input, (input.orFilters ?? []).flatMap((g: Obj) => g?.and ?? []));
       const page = r.ordered.slice(start, start + count);
       const next = start + page.length;
       return { nextScrollId: page.length > 0 && next < r.ordered.length ? encodeScroll(next) : null, count: page.length,
