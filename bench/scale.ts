@@ -156,6 +156,19 @@ async function probe(server: Server, token: string, n: number, engine: string): 
     rows.push({ scenario: 'scale', engine, target: `searchAcrossLineage ${dir.toLowerCase()} of generated dataset ${i0}, all degrees (${total} reached), ${n} datasets`,
       p50: r.p50, p95: r.p95 });
   }
+  // Two hops: DataHub 0.12.1 walks no further when the flat degree filters hold "1" and "2" but not "3+".
+  const near = `query($urn: String!, $n: Int!) { searchAcrossLineage(input: { urn: $urn, direction: DOWNSTREAM, query: "*", start: 0, count: $n,
+    filters: [{ field: "degree", values: ["1", "2"] }] }) { total searchResults { entity { urn } degree } facets { field aggregations { value count } } } }`;
+  {
+    const i0 = Math.min(n - 1, 100);
+    let i = 0;
+    let total = 0;
+    const r = await sequential(server.base, () => ({ path: '/api/graphql', headers,
+      body: JSON.stringify({ query: near, variables: { urn: generatedDatasetUrn(i0), n: 10 + (i++ % 5) } }) }), 30,
+    (text) => { noErrors(text); total = (JSON.parse(text) as { data: { searchAcrossLineage: { total: number } } }).data.searchAcrossLineage.total; });
+    rows.push({ scenario: 'scale', engine, target: `searchAcrossLineage downstream of generated dataset ${i0}, degrees 1 and 2 (${total} reached), ${n} datasets`,
+      p50: r.p50, p95: r.p95 });
+  }
   for (const r of rows) { r.peakRssMb = server.peakRssMb(); printRow(r); }
   return rows;
 }
