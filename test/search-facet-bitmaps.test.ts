@@ -4,7 +4,7 @@ import { loadConfig } from '../src/config.js';
 import { systemActor } from '../src/model/actor.js';
 import { openCatalog, type OpenedCatalog } from '../src/catalog.js';
 import type { ChangeItem } from '../src/services/ingest-format.js';
-import { FacetDocs, type FacetDoc } from '../src/storage/facet-bitmaps.js';
+import { FacetDocs, RoaringBitmap32, type FacetDoc } from '../src/storage/facet-bitmaps.js';
 import type { FacetIndex } from '../src/storage/facet-index.js';
 import { countable } from '../src/storage/search-sql.js';
 import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchDocQuery } from '../src/storage/types.js';
@@ -98,6 +98,61 @@ function bruteForce(docs: readonly SearchDoc[], q: SearchDocQuery): FacetCount[]
 }
 
 const sorted = (rows: readonly FacetCount[]) => [...rows].sort((a, b) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
+
+test('FacetDocs: a build laid out in small steps (a start yielding between them) counts what was loaded, as one laid out at once does', () => {
+  const r = rng(11);
+  const types = new Map<number, string>();
+  const has = new Map<string, Set<number>>();
+  const build = () => {
+    const docs = new FacetDocs();
+    const rr = rng(3);
+    docs.setMany(Array.from({ length: 900 }, (_, k) => {
+      const entityType = rr() < 0.6 ? 'dataset' : 'chart';
+      types.set(k + 1, entityType);
+      return { id: k + 1, urn: `u${k + 1}`, entityType, removed: rr() < 0.1, values: [] };
+    }));
+    // Values as a build reads them, a field's value at a time; some ids are no document (a write raced the build).
+    for (const field of ['platform', 'tags', 'owners']) {
+      for (let v = 0; v < 9; v++) {
+        const ids = [...new Set(Array.from({ length: 120 }, () => 1 + Math.floor(rr() * 950)))].sort((a, b) => a - b);
+        has.set(JSON.stringify([field, `v${v}`]), new Set(ids.filter((id) => id <= 900)));
+        docs.loadValue(field, `v${v}`, ids);
+      }
+    }
+    return docs;
+  };
+  const once = build();
+  once.finishLoad();
+  const stepped = build();
+  let steps = 0;
+  for (const _ of stepped.finishLoadSteps(100)) steps++;
+  assert.ok(steps > 20, `laid out in many steps (${steps})`);
+  const specs: FacetSpec[] = [{ kind: 'entityType' }, { kind: 'field', field: 'tags' }, { kind: 'entityTypeThen', field: 'platform' }];
+  const expected = (ids: ReadonlySet<number>) => specs.map((spec) => {
+    const n = new Map<string, number>();
+    const add = (k: string) => n.set(k, (n.get(k) ?? 0) + 1);
+    for (const id of ids) {
+      if (spec.kind !== 'field') add(JSON.stringify([types.get(id)]));
+      if (spec.kind === 'entityType') continue;
+      for (const [key, holders] of has) {
+        const [field, value] = JSON.parse(key) as [string, string];
+        if (field === spec.field && holders.has(id)) add(JSON.stringify(spec.kind === 'field' ? [value] : [types.get(id), value]));
+      }
+    }
+    return sorted([...n].map(([k, count]) => { const [a, b] = JSON.parse(k) as [string, string?]; return b === undefined ? { value: a, count } : { value: a, sub: b, count }; }));
+  });
+  for (let k = 0; k < 20; k++) {
+    const ids = new Set(Array.from({ length: 1 + Math.floor(r() * 400) }, () => 1 + Math.floor(r() * 900)));
+    const m = new RoaringBitmap32([...ids]);
+    const want = expected(ids);
+    assert.deepEqual(stepped.count(m, specs).map(sorted), want, `stepped: counts of set ${k}`);
+    assert.deepEqual(once.count(m, specs).map(sorted), want, `at once: counts of set ${k}`);
+  }
+  // Removals read the per-document lists the layout made: a removed document's values go with it.
+  for (const id of [5, 77, 300]) { stepped.remove(id); types.delete(id); }
+  const rest = new Set(types.keys());
+  assert.deepEqual(stepped.count(stepped.evaluate({ all: [] }), specs).map(sorted), expected(rest));
+});
 
 test('FacetDocs: thousands of random replacements and removals leave exactly the last state (ordinal lists compacted as they go)', () => {
   const r = rng(7);

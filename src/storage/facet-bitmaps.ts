@@ -58,6 +58,9 @@ const MAX_ID = 0xffff_fffe;
  */
 const CONTAINER_PER_ORDINAL = 300;
 
+/** How many (document, value) pairs a build lays out between two turns of the event loop (finishLoadSteps). */
+const FINISH_STEP = 500_000;
+
 /**
  * The documents of a query's urn conditions (a lineage search's reached entities, a `urn` filter), looked up by urn in
  * the documents table for one evaluation: they let the bitmaps answer a query that names its urns.
@@ -212,18 +215,40 @@ export class FacetDocs {
 
   /** Ends a build: values of ids that are no document dropped, each document's ordinal list laid out from the bitmaps. */
   finishLoad(): void {
-    this.dropStrays();
+    for (const _ of this.finishLoadSteps(Infinity));
+  }
+
+  /**
+   * finishLoad() in steps of about `budget` (document, value) pairs, yielding between them: at a million documents of
+   * a dozen values each it is seconds of work, which a start's build must not do in one turn of the event loop.
+   */
+  *finishLoadSteps(budget = FINISH_STEP): Generator<void> {
+    let done = 0;
+    const spent = (n: number) => { done += n; if (done < budget) return false; done = 0; return true; };
+    for (const b of this.ordBits) { b.andInPlace(this.all); if (spent(b.size)) yield; }
     this.lenOf.fill(0);
-    const lists = this.ordBits.map((b) => b.toUint32Array());
+    const lists: Uint32Array[] = [];
     let total = 0;
-    for (const ids of lists) { total += ids.length; for (let i = 0; i < ids.length; i++) this.lenOf[ids[i]!]!++; }
-    this.pool = new Uint32Array(Math.max(4096, Math.ceil(total * 1.25)));
+    for (const b of this.ordBits) {
+      const ids = b.toUint32Array();
+      lists.push(ids);
+      total += ids.length;
+      for (let i = 0; i < ids.length; i++) this.lenOf[ids[i]!]!++;
+      if (spent(ids.length)) yield;
+    }
+    const pool = new Uint32Array(Math.max(4096, Math.ceil(total * 1.25)));
     let at = 0;
     for (const id of this.all.toUint32Array()) { this.startOf[id] = at; at += this.lenOf[id]!; }
+    if (spent(this.all.size)) yield;
+    const fill = new Uint32Array(this.startOf);
+    for (let o = 0; o < lists.length; o++) {
+      const ids = lists[o]!;
+      for (let i = 0; i < ids.length; i++) pool[fill[ids[i]!]!++] = o;
+      if (spent(ids.length)) yield;
+    }
+    this.pool = pool;
     this.used = at;
     this.garbage = 0;
-    const fill = new Uint32Array(this.startOf);
-    lists.forEach((ids, o) => { for (let i = 0; i < ids.length; i++) this.pool[fill[ids[i]!]!++] = o; });
   }
 
   /** Ids of values that belong to no document (a build that raced a write): dropped. */

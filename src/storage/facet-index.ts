@@ -33,8 +33,8 @@ export interface FacetEngine {
 /** The search index's change-log consumer (src/catalog.ts registers it under this name). */
 export const SEARCH_CONSUMER = 'search';
 
-const DOC_PAGE = 20_000;
-const VALUE_PAGE = 100_000;
+const DOC_PAGE = 5_000;
+const VALUE_PAGE = 25_000;
 const URN_BATCH = 500;
 const LOG_BATCH = 5_000;
 /** Above this many entities changed by other processes, the structure is built again rather than read back by urn. */
@@ -194,7 +194,10 @@ export class FacetIndex {
       }
     }
     if (!current()) return;
-    docs.finishLoad();
+    for (const _ of docs.finishLoadSteps()) {
+      await pause();
+      if (!current()) return;
+    }
     this.docs = docs;
     this.generation++;
     this.syncedTo = at;
