@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { ChangeRecord, Store } from '../src/storage/types.js';
 import { forEachEngine, freshSharedDatabaseUrl, storeFor } from './support/engines.js';
+import { sqliteBeforeMigration18 } from './support/series-log.js';
 
 /**
  * SQLite's change log names the stored versions holding its entries' values (migration 16) and gets a copy of them
@@ -81,6 +82,7 @@ forEachEngine('change log entries by reference', (ctx) => {
       await store.close();
       // The database as migration 15 left it: whole entries, no offsets on the versions, no triggers.
       const db = new Database(file);
+      sqliteBeforeMigration18(db);
       db.exec(`DROP TRIGGER almanac_change_log_refs_deleted; DROP TRIGGER almanac_change_log_refs_updated;
         UPDATE almanac_change_log SET value = (SELECT a.metadata FROM metadata_aspect_v2 a WHERE a.urn = almanac_change_log.urn
           AND a.aspect = almanac_change_log.aspect AND a.revision = almanac_change_log.revision LIMIT 1) WHERE refs & 1;

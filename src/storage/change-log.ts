@@ -153,6 +153,28 @@ export const LOG_REF_VALUE = 1;
 /** The entry's previous value and system metadata are those of the version before (`revision` - 1). */
 export const LOG_REF_PREVIOUS = 2;
 
+/**
+ * SQLite (migration 18): the entry of a time-series row written takes its value and system metadata from that row (the
+ * table of its entity type and aspect, found by the `log_seq` the row keeps), not from a copy: the table holds the same
+ * bytes. Triggers copy them into the entry before the row is overwritten (a later write of the same key) or deleted
+ * (a deletion, retention), so such an entry always reads as it was written.
+ */
+export const LOG_REF_SERIES = 4;
+
+/** SQLite: the index and triggers of one time-series table (column `log_seq` present), each made if missing. */
+export function timeseriesLogStatements(table: string): string[] {
+  const log = CHANGE_LOG_TABLE;
+  const materialize = `UPDATE ${log} SET value = OLD.event, system_metadata = OLD.system_metadata, refs = NULL
+    WHERE seq = OLD.log_seq AND refs = ${LOG_REF_SERIES};`;
+  return [
+    `CREATE INDEX IF NOT EXISTS ${table}_log_seq ON ${table} (log_seq) WHERE log_seq IS NOT NULL`,
+    `CREATE TRIGGER IF NOT EXISTS ${table}_log_deleted BEFORE DELETE ON ${table} WHEN OLD.log_seq IS NOT NULL BEGIN ${materialize} END`,
+    `CREATE TRIGGER IF NOT EXISTS ${table}_log_updated BEFORE UPDATE ON ${table} WHEN OLD.log_seq IS NOT NULL
+      AND (NEW.log_seq IS NOT OLD.log_seq OR NEW.event IS NOT OLD.event OR NEW.system_metadata IS NOT OLD.system_metadata)
+      BEGIN ${materialize} END`,
+  ];
+}
+
 export function changeLogReferenceStatements(d: 'sqlite' | 'postgres', aspectTable: string): string[] {
   if (d !== 'sqlite') return [];
   const log = CHANGE_LOG_TABLE;

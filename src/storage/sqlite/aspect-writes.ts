@@ -220,7 +220,7 @@ export class SqliteAspectWrites {
     }
     const log: ChangeRow[] = [];
     const results = plan.results;
-    timeseries.upsertTimeseriesRows(this.conn, update.timeseries ?? [], log, known, encoded, entities);
+    timeseries.upsertTimeseriesRows(this.conn, update.timeseries ?? [], known, encoded, entities, this.groupEntries);
     for (const d of update.deletes ?? []) this.deleteAspectRows(d.urn, [d.aspect], d.actor, log);
     for (const d of update.timeseriesDeletes ?? []) timeseries.deleteTimeseriesRows(this.conn, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
     changeLog.appendChanges(this.conn, log, known, this.groupEntries);

@@ -1,7 +1,7 @@
-import { ASPECT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from '../schema.js';
+import { ASPECT_TABLE, tableFor, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from '../schema.js';
 import { deadLetterOf, webhookOf } from '../webhook-rows.js';
-import { readJsonOrNull, storeJson, type StoredJson } from '../stored-json.js';
-import { appendedEntry, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, LOG_REF_PREVIOUS, LOG_REF_VALUE, toChange,
+import { readJson, readJsonOrNull, storeJson, type StoredJson } from '../stored-json.js';
+import { appendedEntry, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, LOG_REF_PREVIOUS, LOG_REF_SERIES, LOG_REF_VALUE, toChange,
   type ChangeLogRow, type ChangeRow } from '../change-log.js';
 import type { ChangeRecord, WebhookDeadLetter, WebhookRow } from '../types.js';
 import type { SqliteConnection } from './connection.js';
@@ -47,8 +47,8 @@ export function appendChanges(c: SqliteConnection, rows: readonly ChangeRow[], k
   return rows.map((r, i) => {
     const [at, urn, entityType, aspect, changeType, value, previous, sys, previousSys, ...rest] = r;
     const ref = refs?.[i] ?? 0;
-    // What the entry names a version for (LOG_REF_*) is not copied.
-    const byValue = (ref & LOG_REF_VALUE) !== 0;
+    // What the entry names a version or a time-series row for (LOG_REF_*) is not copied.
+    const byValue = (ref & (LOG_REF_VALUE | LOG_REF_SERIES)) !== 0;
     const byPrevious = (ref & LOG_REF_PREVIOUS) !== 0;
     const seq = Number(insert.run(at, urn, entityType, aspect, changeType, byValue ? null : encode(value), byPrevious ? null : encode(previous),
       byValue ? null : sys, byPrevious ? null : previousSys, ...rest, ref || null).lastInsertRowid);
@@ -64,6 +64,13 @@ export function changesAfter(c: SqliteConnection, after: number, limit: number, 
   // Without values (what every follower's step reads), the rows are log rows as they are.
   if (!withValues) return (rows as ChangeLogRow[]).map(toChange);
   return rows.map((r) => {
+    if (r.refs === LOG_REF_SERIES) {
+      // The triggers of migration 18 keep the row an entry names until its values are copied into it.
+      const row = c.stmt(`SELECT event, system_metadata FROM ${tableFor(r.entity_type, r.aspect!)} WHERE log_seq = ?`).get(r.seq) as
+        { event: StoredJson; system_metadata: string | null } | undefined;
+      if (!row) throw new Error(`change log entry ${r.seq} names a time-series row of ${r.urn} ${r.aspect} that is not stored`);
+      return toChange({ ...r, value: readJson(row.event), previous_value: null, system_metadata: row.system_metadata });
+    }
     // The triggers of migration 16 keep every version an entry names until its values are copied into it.
     if (r.refs && ((r.refs & LOG_REF_VALUE && r.no_value) || (r.refs & LOG_REF_PREVIOUS && r.no_previous))) {
       throw new Error(`change log entry ${r.seq} names a version of ${r.urn} ${r.aspect} that is not stored`);

@@ -1,4 +1,5 @@
-import { MIGRATIONS_TABLE, migrations, timeseriesTableStatements } from '../schema.js';
+import { timeseriesLogStatements } from '../change-log.js';
+import { MIGRATIONS_TABLE, migrations, timeseriesTableNames, timeseriesTableStatements } from '../schema.js';
 import { restoreIndexes } from './bulk-load.js';
 import type { SqliteConnection } from './connection.js';
 
@@ -17,6 +18,12 @@ export function migrate(c: SqliteConnection): void {
       c.stmt(`INSERT INTO ${MIGRATIONS_TABLE} (version, applied_on) VALUES (?, ?)`).run(m.version, Date.now());
     }
     for (const s of timeseriesTableStatements('sqlite')) db.exec(s);
+    // Migration 18: each time-series row keeps the offset of the log entry that wrote it, which names it for its values.
+    for (const t of timeseriesTableNames()) {
+      const columns = c.stmt(`SELECT name FROM pragma_table_info(?)`).pluck().all(t) as string[];
+      if (!columns.includes('log_seq')) db.exec(`ALTER TABLE ${t} ADD COLUMN log_seq INTEGER`);
+      for (const s of timeseriesLogStatements(t)) db.exec(s);
+    }
   });
   apply.immediate();
   restoreIndexes(c);
