@@ -404,7 +404,11 @@ function openingUrns(group: readonly GroupedWrite[]): string[] {
  */
 const MAX_GROUPS_IN_FLIGHT = 1;
 
-/** The longest a group waits for the writes under way at the last group's end (startGroup). */
+/**
+ * The longest a group waits for the writes under way at the last group's end (startGroup): long enough for a writer
+ * just answered to send its next write on a busy machine. Four servers × 8 connections, single-proposal ingest: 6.5
+ * writes per group with 3 ms, 6.3–6.9 with 10 ms (of at most 8), against 3.7 without waiting.
+ */
 const GATHER_MS = 3;
 
 function settle(w: GroupedWrite, o: Outcome): void {
