@@ -503,6 +503,30 @@ forEachEngine('aspect store', (ctx) => {
   });
 
   // PostgreSQL only: SQLite stores a NUL character; PostgreSQL refuses it in the group's last statement.
+  if (ctx.engine === 'postgres') test('writers answered together and writing again a moment later share one group commit, not two', async () => {
+    // Eight writers (a server's clients), each writing again 2 ms after its answer. Without waiting for them, the
+    // first to come back started a group of its own and the other seven the next: two transactions per round.
+    const prefix = 'urn:li:tag:gathered_';
+    let transactions = 0;
+    let counting = true;
+    store.onOwnEntries?.((entries) => { if (counting && entries.some((e) => e.urn?.startsWith(prefix))) transactions++; });
+    const rounds = 6;
+    try {
+      await Promise.all(Array.from({ length: 8 }, async (_, w) => {
+        for (let r = 0; r < rounds; r++) {
+          await store.writeAspects([{ urn: `${prefix}${w}`, entityType: 'tag', aspect: 'tagProperties', value: { name: `round ${r}` }, actor: ACTOR, time: 1 }], 20);
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+      }));
+    } finally {
+      counting = false;
+    }
+    const latest = await store.getLatest(Array.from({ length: 8 }, (_, w) => `${prefix}${w}`));
+    assert.deepEqual([...latest.values()].map((m) => (m.get('tagProperties')!.value as { name: string }).name), Array(8).fill(`round ${rounds - 1}`));
+    // One transaction per round, and the first round's lone first write: 7 (2 per round before: 12 or more).
+    assert.ok(transactions <= rounds + 3, `${transactions} transactions for ${rounds} rounds of 8 writers`);
+  });
+
   if (ctx.engine === 'postgres') test('a group commit that fails in its last statement (sent with its COMMIT) is rolled back whole; its other writes commit alone', async () => {
     const urn = (i: number) => `urn:li:tag:lastStatement${i}`;
     const props = (i: number, actor = ACTOR) => ({ urn: urn(i), entityType: 'tag', aspect: 'tagProperties', value: { name: `n${i}` }, actor, time: 9 });

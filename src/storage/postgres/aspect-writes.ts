@@ -23,6 +23,8 @@ export class PostgresAspectWrites {
 
   /** Returns once every write already asked for is made (a group waiting for its turn starts as another ends). */
   async drain(): Promise<void> {
+    this.closing = true;
+    this.launchGroup();
     while (this.groupsDone.size) await Promise.all(this.groupsDone);
   }
 
@@ -57,12 +59,45 @@ export class PostgresAspectWrites {
     });
   }
 
+  /**
+   * How many writes this server had under way when its last group ended (that group's and those waiting): the next
+   * group waits for as many, up to GATHER_MS, since the writers just answered usually send their next write at once.
+   */
+  private underWay = 1;
+  /** The wait for more writes before the next group starts (startGroup). */
+  private gathering: NodeJS.Timeout | undefined;
+  /** The store closes: no more waiting for writes. */
+  private closing = false;
+
+  /**
+   * Starts the next group when none is in flight — at once if as many writes wait as were under way when the last
+   * group ended, else once they have come or GATHER_MS has passed. Without the wait, a server's writers split into two
+   * halves taking turns (one half's group commits while the other half's writes gather): with N servers sharing the
+   * clients, each server's groups held ~4 writes against ~13 on one server, and a group's cost is mostly per
+   * transaction (its round trips, its statements' planning, the announcement each other server receives), so the cost
+   * per write grew with N. A lone writer never waits (nothing else was under way).
+   */
   private startGroup(): void {
+    if (this.groupWaiting.length === 0 || this.groupsDone.size >= MAX_GROUPS_IN_FLIGHT) return;
+    if (this.groupWaiting.length < this.underWay && !this.closing && GATHER_MS > 0) {
+      this.gathering ??= setTimeout(() => {
+        this.gathering = undefined;
+        this.launchGroup();
+      }, GATHER_MS);
+      return;
+    }
+    this.launchGroup();
+  }
+
+  private launchGroup(): void {
+    clearTimeout(this.gathering);
+    this.gathering = undefined;
     if (this.groupWaiting.length === 0 || this.groupsDone.size >= MAX_GROUPS_IN_FLIGHT) return;
     const group = this.groupWaiting;
     this.groupWaiting = [];
     const done: Promise<void> = this.commitGroup(group).finally(() => {
       this.groupsDone.delete(done);
+      this.underWay = group.length + this.groupWaiting.length;
       this.startGroup();
     });
     this.groupsDone.add(done);
@@ -368,6 +403,13 @@ function openingUrns(group: readonly GroupedWrite[]): string[] {
  * one server 2.9 → 2.1 ms, 209 → 325 writes/s.
  */
 const MAX_GROUPS_IN_FLIGHT = 1;
+
+/**
+ * The longest a group waits for the writes under way at the last group's end (startGroup): long enough for a writer
+ * just answered to send its next write on a busy machine. Four servers × 8 connections, single-proposal ingest: 6.5
+ * writes per group with 3 ms, 6.3–6.9 with 10 ms (of at most 8), against 3.7 without waiting.
+ */
+const GATHER_MS = 3;
 
 function settle(w: GroupedWrite, o: Outcome): void {
   if (o.ok) w.resolve(o.value); else w.reject(o.error);
