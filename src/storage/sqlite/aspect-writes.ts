@@ -23,8 +23,15 @@ export class SqliteAspectWrites {
   constructor(private readonly conn: SqliteConnection, private readonly latestValues: ParsedValues,
     private readonly justWritten: RecentTexts) {
     // Made once: better-sqlite3 builds a transaction function's wrappers each time one is made.
-    this.plainGroupTransaction = conn.db.transaction((group: readonly GroupedWrite[], outcomes: Outcome[]) => {
-      for (const w of group) outcomes.push({ ok: true, value: w.write() });
+    this.plainGroupTransaction = conn.db.transaction((group: readonly GroupedWrite[], outcomes: Outcome[], failed: { write: boolean }) => {
+      for (const w of group) {
+        try {
+          outcomes.push({ ok: true, value: w.write() });
+        } catch (error) {
+          failed.write = true;
+          throw error;
+        }
+      }
     });
     const savepoint = conn.db.transaction((write: () => AspectWriteResult[]) => write());
     this.groupTransaction = conn.db.transaction((group: readonly GroupedWrite[], outcomes: Outcome[], entries: ChangeRecord[]) => {
@@ -52,7 +59,7 @@ export class SqliteAspectWrites {
    * Writes rarely fail; a group one of them fails in is made again with savepoints (groupTransaction), so that only
    * that write fails.
    */
-  private readonly plainGroupTransaction: Database.Transaction<(group: readonly GroupedWrite[], outcomes: Outcome[]) => void>;
+  private readonly plainGroupTransaction: Database.Transaction<(group: readonly GroupedWrite[], outcomes: Outcome[], failed: { write: boolean }) => void>;
   /** One group's transaction: each write in a savepoint of its own, its outcome pushed in order, its log entries too. */
   private readonly groupTransaction: Database.Transaction<(group: readonly GroupedWrite[], outcomes: Outcome[], entries: ChangeRecord[]) => void>;
   /** The log entries of the group being written (what the follower hears once it commits). */
@@ -163,12 +170,14 @@ export class SqliteAspectWrites {
     const entries: ChangeRecord[] = [];
     this.groupEntries = entries;
     try {
+      const failed = { write: false };
       try {
-        this.plainGroupTransaction.immediate(group, outcomes);
+        this.plainGroupTransaction.immediate(group, outcomes, failed);
       } catch (error) {
-        // A write failed (or the transaction did) and nothing of the group stands. Alone, the write failed as it would
-        // have in a savepoint; otherwise the group is made again, each write in a savepoint, so that the others stand.
-        if (group.length === 1) throw error;
+        // Nothing of the group stands. A failed BEGIN or COMMIT fails every write, as before; a write that failed alone
+        // fails as it would have in a savepoint; otherwise the group is made again, each write in a savepoint, so that
+        // the others stand.
+        if (!failed.write || group.length === 1) throw error;
         outcomes.length = 0;
         entries.length = 0;
         this.groupTransaction.immediate(group, outcomes, entries);
