@@ -12,7 +12,8 @@ import { catalogProposals, generatedDatasets, SHOWCASE_FIELD, SHOWCASE_URN, type
  * `<checkout>/bin/almanac.js serve` on it, warms up, then sends N requests (WRITE_CPU_N, 6,000) from 32 connections:
  * `ingest`, one new proposal per `POST /aspects?action=ingestProposal`, and `describe`, GraphQL `updateDescription`
  * of one column with a new text each time. CPU is the server process's user + system time from /proc; req/s and
- * p99 are printed too but are noise on a shared machine. WRITE_CPU_PROFILE=dir runs the servers under --cpu-prof.
+ * p99 are printed too but are noise on a shared machine. WRITE_CPU_PROFILE=dir runs the servers under --cpu-prof. A
+ * checkout may be followed by `,NAME=value` settings its server gets (one build, two settings: `. .,ALMANAC_X=1`).
  */
 const roots = process.argv.slice(2).filter((a) => !/^\d+$/.test(a));
 const rounds = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 3);
