@@ -211,6 +211,36 @@ forEachEngine('aspect store', (ctx) => {
     ]);
   });
 
+  test('writes started together, one of them failing: this process hears each committed entry once, as the log holds it, and no other', async () => {
+    // SQLite tries a group in one transaction without savepoints, and makes it again with one per write when a write
+    // fails: the entries of the first try must not reach the listeners.
+    const urn = (i: number) => `urn:li:tag:heardOnce${i}`;
+    const props = (i: number, name: string) => ({ urn: urn(i), entityType: 'tag', aspect: 'tagProperties', value: { name }, actor: ACTOR, time: 9 });
+    await store.writeAspects([props(1, 'one')], 20);
+    const head = await store.lastChangeSeq();
+    const heard: [number, string | null, string | null][] = [];
+    let listening = true;
+    store.onOwnEntries!((entries) => { if (listening) heard.push(...entries.map((e) => [e.seq, e.urn, e.aspect] as [number, string | null, string | null])); });
+    let runs = 0;
+    const outcomes = await Promise.allSettled([
+      store.writeAspects([props(0, 'zero')], 20),
+      store.updateAspects([{ urn: urn(1), aspect: 'tagProperties' }], (current) => {
+        runs++;
+        return { writes: [props(1, `${(current.get(urn(1))!.get('tagProperties')!.value as { name: string }).name} again`)] };
+      }, 20),
+      store.updateAspects([{ urn: urn(2), aspect: 'tagProperties' }], () => { throw new Error('refused by its check'); }, 20),
+      store.writeAspects([props(3, 'three')], 20),
+    ]);
+    listening = false;
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    assert.ok(runs >= 1, `the update's function ran ${runs} times`);
+    const logged = await store.changesAfter(head, 100);
+    assert.deepEqual(logged.map((e) => [e.urn, e.aspect]).sort(), [[urn(0), 'tagProperties'], [urn(1), 'tagProperties'], [urn(3), 'tagProperties']]);
+    assert.deepEqual(heard.sort((a, b) => a[0] - b[0]), logged.map((e) => [e.seq, e.urn, e.aspect]));
+    const latest = await store.getLatest([urn(1)]);
+    assert.deepEqual(latest.get(urn(1))?.get('tagProperties')?.value, { name: 'one again' });
+  });
+
   test('updates of one aspect started together each read the one before: none is lost, each is its own version; one conditional write wins', async () => {
     // Both engines make the writes requested together in one transaction: each update must see the value the
     // writes before it leave (revision included), as if it had waited for their commit.
