@@ -132,6 +132,11 @@ async function pgRows(url: string, sql: string): Promise<Record<string, unknown>
   }
 }
 
+/** The full-text index's pending-terms buffer as its config table holds it (SQLite), over a connection of its own. */
+async function ftsHashSize(url: string): Promise<unknown[]> {
+  return (await rowsOf(url, `SELECT v FROM almanac_search_fts_config WHERE k = 'hashsize'`)).map((r) => r.v);
+}
+
 /** A query's rows, over a connection of its own (either engine). */
 async function rowsOf(url: string, sql: string): Promise<Record<string, unknown>[]> {
   if (!url.startsWith('sqlite:')) return pgRows(url, sql);
@@ -303,6 +308,7 @@ forEachEngine('bulk load', (ctx) => {
       const restore = await c.store.deferIndexes!(1_000_000);
       assert.ok(restore, 'a backlog of a million entries over a few hundred documents is worth deferring');
       assert.deepEqual(await indexNames(url), all.filter((n) => !deferred.includes(n)));
+      if (ctx.engine === 'sqlite') assert.deepEqual(await ftsHashSize(url), [64 * 1024 * 1024], 'the full-text buffer of a bulk catch-up');
       await c.changeLog.catchUpIndexes(10_000);
     } finally {
       await c.store.close(); // dies before building them
@@ -326,6 +332,7 @@ forEachEngine('bulk load', (ctx) => {
     const revived = await open(url);
     try {
       assert.deepEqual(await indexNames(url), all);
+      if (ctx.engine === 'sqlite') assert.deepEqual(await ftsHashSize(url), [1024 * 1024], 'the usual full-text buffer, put back');
       assert.deepEqual(await state(revived), expected);
     } finally {
       await revived.close();
