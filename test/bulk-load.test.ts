@@ -132,6 +132,22 @@ async function pgRows(url: string, sql: string): Promise<Record<string, unknown>
   }
 }
 
+/** The full-text index's pending-terms buffer as its config table holds it (SQLite), over a connection of its own. */
+async function ftsHashSize(url: string): Promise<unknown[]> {
+  return (await rowsOf(url, `SELECT v FROM almanac_search_fts_config WHERE k = 'hashsize'`)).map((r) => r.v);
+}
+
+/** A query's rows, over a connection of its own (either engine). */
+async function rowsOf(url: string, sql: string): Promise<Record<string, unknown>[]> {
+  if (!url.startsWith('sqlite:')) return pgRows(url, sql);
+  const db = new Database(url.slice('sqlite:'.length), { readonly: true });
+  try {
+    return db.prepare(sql).all() as Record<string, unknown>[];
+  } finally {
+    db.close();
+  }
+}
+
 /**
  * The stored rows of the aspect table as the database holds them (values in their stored form, compressed or not),
  * without their write times: read over a connection of its own.
@@ -292,6 +308,7 @@ forEachEngine('bulk load', (ctx) => {
       const restore = await c.store.deferIndexes!(1_000_000);
       assert.ok(restore, 'a backlog of a million entries over a few hundred documents is worth deferring');
       assert.deepEqual(await indexNames(url), all.filter((n) => !deferred.includes(n)));
+      if (ctx.engine === 'sqlite') assert.deepEqual(await ftsHashSize(url), [64 * 1024 * 1024], 'the full-text buffer of a bulk catch-up');
       await c.changeLog.catchUpIndexes(10_000);
     } finally {
       await c.store.close(); // dies before building them
@@ -315,6 +332,64 @@ forEachEngine('bulk load', (ctx) => {
     const revived = await open(url);
     try {
       assert.deepEqual(await indexNames(url), all);
+      if (ctx.engine === 'sqlite') assert.deepEqual(await ftsHashSize(url), [1024 * 1024], 'the usual full-text buffer, put back');
+      assert.deepEqual(await state(revived), expected);
+    } finally {
+      await revived.close();
+    }
+  });
+
+  for (const worker of [false, true]) {
+    test(`indexed in key order, a few entities a page${worker ? ' computed in a worker thread' : ''}, the bulk path leaves the same and numbers new documents in key order`, async () => {
+      const url = await fresh();
+      const c = await openCatalog(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', ALMANAC_HISTORY_CAP: '3', ALMANAC_INDEX_DELAY_MS: '60000' }));
+      try {
+        // Pages of 7 entities: a page holds entities some of whose entries came before others' (the log's order is not
+        // the key's). Log-order steps of 97 entries would number the documents step by step instead.
+        Object.assign(c.changeLog.bulk, { keyOrder: 'always', scanPage: 7, step: 97, workerFrom: worker ? 0 : Infinity });
+        await ingestFiles(c.entities, [file], systemActor());
+        if (worker) assert.ok(c.changeLog.bulk.workerSteps >= 10, `the worker computed the pages (${c.changeLog.bulk.workerSteps})`);
+        assert.deepEqual(await state(c), expected);
+        // Every dataset is new to the index: numbered in the order the scan visits them, the store's key order.
+        const datasets = (await c.store.listEntities({ count: 100_000 })).map((e) => e.urn).filter((u) => u.startsWith('urn:li:dataset:'));
+        const numbered = (await rowsOf(url, `SELECT urn FROM almanac_search_docs WHERE urn LIKE 'urn:li:dataset:%' ORDER BY id`)).map((r) => r.urn);
+        assert.ok(datasets.length > 30, `datasets loaded (${datasets.length})`);
+        assert.deepEqual(numbered, datasets);
+      } finally {
+        await c.close();
+      }
+    });
+  }
+
+  test('a key-order catch-up that fails midway leaves the offsets where they were; the next start finishes it from the log', async () => {
+    const url = await fresh();
+    const c = await openCatalog(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', ALMANAC_HISTORY_CAP: '3', ALMANAC_INDEX_DELAY_MS: '60000' }));
+    try {
+      Object.assign(c.changeLog.bulk, { keyOrder: 'always', scanPage: 7, workerFrom: Infinity });
+      const kept = proposals.filter((p) => p !== bad);
+      for (let i = 0; i < kept.length; i += 500) {
+        await c.entities.ingest(kept.slice(i, i + 500).map(changeFromProposal), systemActor(), { indexLater: true });
+      }
+      const before = await c.store.consumerOffsets();
+      // (Counted over a connection of its own: a read of the index through the catalog would first catch it up.)
+      const documents = async () => Number((await rowsOf(url, 'SELECT COUNT(*) AS n FROM almanac_search_docs'))[0]!.n);
+      const indexed = await documents();
+      // The search index's computation fails at the fourth page, after three pages were written.
+      const search = c.changeLog.consumers.get('search')!;
+      const compute = search.compute;
+      let pages = 0;
+      Object.defineProperty(search, 'compute', { value: async (...args: Parameters<typeof compute>) => {
+        if (++pages === 4) throw new Error('failed on purpose');
+        return compute(...args);
+      } });
+      await assert.rejects(c.entities.committed({ bulk: true }), /failed on purpose/);
+      assert.ok(await documents() > indexed, 'some pages were written');
+      assert.deepEqual(await c.store.consumerOffsets(), before);
+    } finally {
+      await c.store.close(); // as a crash leaves it: nothing more runs
+    }
+    const revived = await open(url);
+    try {
       assert.deepEqual(await state(revived), expected);
     } finally {
       await revived.close();

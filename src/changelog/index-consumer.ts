@@ -148,6 +148,93 @@ export class IndexSet {
     return next;
   }
 
+  /**
+   * A bulk load's catch-up when its backlog is most of the catalog (the caller decides): every index computed afresh
+   * from each stored entity's latest aspects, a page of entities at a time in key order, then every offset moved to
+   * `to` (the log's head when the load's catch-up began). Replaying the log instead visits the entities in write order,
+   * which is random in every table keyed by urn (the aspects' index, documents by urn, edges by source): once those
+   * outgrow the page cache each step reads most of their pages again, and the rate falls as the catalog grows. In key
+   * order each of them is read or written front to back, once, and new documents are numbered in that order too.
+   *
+   * A document is a function of its entity's latest aspects, so the result is what the log's replay leaves. Each page is
+   * written only if no entry after the offset read before it names one of its entities (else it is computed again, as a
+   * rebuild does); the offsets move only at the end, with a compare-and-set, so a crash midway leaves them where they
+   * were and the next start replays the log from there. False (the caller replays the log) when a page keeps being
+   * written to or another process moved an offset meanwhile. Entries after `to` are left to the log's replay.
+   */
+  async scan(to: number, pageSize: number, worker?: IndexWorker): Promise<boolean> {
+    // Alone: no step of this process runs meanwhile (one scheduled after it starts waits for it).
+    while (this.next ?? this.running) await this.idle();
+    const scan = this.runScan(to, pageSize, worker);
+    const running: Promise<void> = scan.then(() => {}, () => {}).finally(() => { if (this.running === running) this.running = null; });
+    this.running = running;
+    return scan;
+  }
+
+  private async runScan(to: number, pageSize: number, worker?: IndexWorker): Promise<boolean> {
+    if (this.consumers.size === 0) return true;
+    const offsets = await this.offsets();
+    const consumers = [...this.consumers.values()].filter((c) => offsets.get(c.name)! < to);
+    if (consumers.length === 0) return true;
+    // A page's update, computed from what the store holds after the offset `at` read before it.
+    const compute = async (urns: string[]) => {
+      const at = await this.store.lastChangeSeq();
+      const here = async () => {
+        const latest = await this.store.getLatest(urns);
+        return Object.assign({}, ...(await Promise.all(consumers.map((c) => c.compute(urns, latest))))) as IndexUpdate;
+      };
+      // (A worker that failed or died leaves the page to this thread.)
+      const update = worker ? worker.compute(consumers.map((c) => ({ consumer: c.name, urns }))).catch(here) : here();
+      update.catch(() => {}); // awaited below
+      return { urns, at, update };
+    };
+    const apply = async (page: Awaited<ReturnType<typeof compute>>) => {
+      for (let attempt = 0; ; attempt++) {
+        const guards: IndexGuard[] = consumers.map((c) => ({ consumer: c.name, unchangedAfter: page.at, urns: page.urns }));
+        if (await this.store.applyIndexUpdate(await page.update, guards)) return true;
+        if (attempt === REBUILD_RETRIES) return false;
+        page = await compute(page.urns); // written to meanwhile
+      }
+    };
+    let after: string | undefined;
+    const nextPage = async () => {
+      const urns = (await this.store.listEntities({ after, count: pageSize })).map((r) => r.urn);
+      if (urns.length === 0) return null;
+      after = urns[urns.length - 1];
+      return compute(urns);
+    };
+    // The worker computes page k + 1 while this thread writes page k.
+    for (let page = await nextPage(); page;) {
+      const next = await nextPage();
+      if (!(await apply(page))) {
+        next?.update.catch(() => {});
+        return false;
+      }
+      page = next;
+    }
+    // Entities no longer stored: what each index still holds for them goes.
+    for (const c of consumers) {
+      if (c.name !== 'search' && c.name !== 'relationships') continue;
+      for (let last = ''; ;) {
+        const gone = await this.store.indexedWithoutEntity(c.name, 500);
+        if (gone.length === 0 || gone.join('\n') === last) break;
+        last = gone.join('\n');
+        if (!(await apply(await compute(gone)))) return false;
+      }
+    }
+    const guards: IndexGuard[] = consumers.map((c) => ({ consumer: c.name, from: offsets.get(c.name)!, to }));
+    if (!(await this.store.applyIndexUpdate({}, guards))) {
+      this.known = null;
+      return false;
+    }
+    this.known = new Map(offsets);
+    for (const c of consumers) {
+      this.known.set(c.name, to);
+      c.notifyApplied();
+    }
+    return true;
+  }
+
   private async offsets(given?: ReadonlyMap<string, number>): Promise<Map<string, number>> {
     const stored = given ?? (await this.store.consumerOffsets());
     const out = new Map<string, number>();
