@@ -225,6 +225,7 @@ export class FacetDocs {
   *finishLoadSteps(budget = FINISH_STEP): Generator<void> {
     let done = 0;
     const spent = (n: number) => { done += n; if (done < budget) return false; done = 0; return true; };
+    // Ids of values that belong to no document (a build that raced a write) are dropped first.
     for (const b of this.ordBits) { b.andInPlace(this.all); if (spent(b.size)) yield; }
     this.lenOf.fill(0);
     const lists: Uint32Array[] = [];
@@ -249,11 +250,6 @@ export class FacetDocs {
     this.pool = pool;
     this.used = at;
     this.garbage = 0;
-  }
-
-  /** Ids of values that belong to no document (a build that raced a write): dropped. */
-  dropStrays(): void {
-    for (const b of this.ordBits) b.andInPlace(this.all);
   }
 
   /** Memory held by the bitmaps and arrays (bytes), for the report. */
