@@ -163,12 +163,33 @@ export class IndexSet {
    * written to or another process moved an offset meanwhile. Entries after `to` are left to the log's replay.
    */
   async scan(to: number, pageSize: number, worker?: IndexWorker): Promise<boolean> {
-    // Alone: no step of this process runs meanwhile (one scheduled after it starts waits for it).
+    return this.alone(() => this.runScan(to, pageSize, worker));
+  }
+
+  /**
+   * `almanac reindex` of every index at once: each computed afresh from every stored entity as scan() does (one read of
+   * a page's aspects for all of them, the worker computing the next page), online — each page guarded against writes
+   * made meanwhile — without moving any offset (the log's consumers are where they were; what they hold is what the
+   * aspects say). False when a page kept being written to (the caller rebuilds one index at a time instead).
+   * `progress(done)`: entities done so far.
+   */
+  async rebuildAll(pageSize: number, worker?: IndexWorker, progress?: (done: number) => void): Promise<boolean> {
+    return this.alone(async () => {
+      const consumers = [...this.consumers.values()];
+      for (const c of consumers) await c.offset(); // registered, so that its row can be locked
+      if (!(await this.scanPages(consumers, pageSize, worker, progress))) return false;
+      for (const c of consumers) c.notifyApplied();
+      return true;
+    });
+  }
+
+  /** Runs `work` with no step of this process under way (one scheduled after it starts waits for it). */
+  private async alone(work: () => Promise<boolean>): Promise<boolean> {
     while (this.next ?? this.running) await this.idle();
-    const scan = this.runScan(to, pageSize, worker);
-    const running: Promise<void> = scan.then(() => {}, () => {}).finally(() => { if (this.running === running) this.running = null; });
+    const done = work();
+    const running: Promise<void> = done.then(() => {}, () => {}).finally(() => { if (this.running === running) this.running = null; });
     this.running = running;
-    return scan;
+    return done;
   }
 
   private async runScan(to: number, pageSize: number, worker?: IndexWorker): Promise<boolean> {
@@ -176,6 +197,27 @@ export class IndexSet {
     const offsets = await this.offsets();
     const consumers = [...this.consumers.values()].filter((c) => offsets.get(c.name)! < to);
     if (consumers.length === 0) return true;
+    if (!(await this.scanPages(consumers, pageSize, worker))) return false;
+    const guards: IndexGuard[] = consumers.map((c) => ({ consumer: c.name, from: offsets.get(c.name)!, to }));
+    if (!(await this.store.applyIndexUpdate({}, guards))) {
+      this.known = null;
+      return false;
+    }
+    this.known = new Map(offsets);
+    for (const c of consumers) {
+      this.known.set(c.name, to);
+      c.notifyApplied();
+    }
+    return true;
+  }
+
+  /**
+   * These consumers' indexes computed afresh for every stored entity, a page at a time in key order, each page written
+   * only if no entry after the offset read before it names one of its entities (else computed again), then what they
+   * hold for entities no longer stored removed. False when a page keeps being written to.
+   */
+  private async scanPages(consumers: readonly IndexConsumer[], pageSize: number, worker?: IndexWorker, progress?: (done: number) => void):
+    Promise<boolean> {
     // A page's update, computed from what the store holds after the offset `at` read before it.
     const compute = async (urns: string[]) => {
       const at = await this.store.lastChangeSeq();
@@ -204,12 +246,15 @@ export class IndexSet {
       return compute(urns);
     };
     // The worker computes page k + 1 while this thread writes page k.
+    let done = 0;
     for (let page = await nextPage(); page;) {
       const next = await nextPage();
       if (!(await apply(page))) {
         next?.update.catch(() => {});
         return false;
       }
+      done += page.urns.length;
+      progress?.(done);
       page = next;
     }
     // Entities no longer stored: what each index still holds for them goes.
@@ -221,16 +266,6 @@ export class IndexSet {
         last = gone.join('\n');
         if (!(await apply(await compute(gone)))) return false;
       }
-    }
-    const guards: IndexGuard[] = consumers.map((c) => ({ consumer: c.name, from: offsets.get(c.name)!, to }));
-    if (!(await this.store.applyIndexUpdate({}, guards))) {
-      this.known = null;
-      return false;
-    }
-    this.known = new Map(offsets);
-    for (const c of consumers) {
-      this.known.set(c.name, to);
-      c.notifyApplied();
     }
     return true;
   }

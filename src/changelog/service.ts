@@ -13,6 +13,8 @@ export type IndexName = 'search' | 'relationships';
  * a log-order step (BULK_STEP entries of about 12 aspects each), whose aspects a page holds in memory.
  */
 const SCAN_PAGE = 800;
+/** Entities from which `rebuildAll` computes in a worker thread (its start, about a second, is worth it). */
+const REBUILD_WORKER_FROM = 5_000;
 /** Entries read per step by the local follower. */
 const FOLLOW_BATCH = 1000;
 /** Announced entries kept while a read of the log runs; beyond, they are read again instead. */
@@ -368,6 +370,31 @@ export class ChangeLogService {
         yield gone;
       }
     })());
+  }
+
+  /**
+   * Rebuilds every index in one pass over the entities (`almanac reindex` of both), online: each page of entities read
+   * once for all of them, in key order, computed in a worker thread where the store has one to hand (SQLite) while
+   * this thread writes the page before, with the bulk page cache. At 100,000 generated datasets the two rebuilds one
+   * after the other took 59 + 37 s. False when a page kept being written to: the caller rebuilds one index at a time.
+   */
+  async rebuildAll(progress?: (done: number, total: number) => void): Promise<boolean> {
+    const total = await this.store.countEntities();
+    const restoreCache = this.store.bulkPageCache?.();
+    try {
+      const url = this.indexWorkers && this.bulk.workerFrom !== Infinity && total >= REBUILD_WORKER_FROM ? this.store.readerUrl?.() : null;
+      const worker = url ? await IndexWorker.start(url) : null;
+      try {
+        if (!(await this.indexes.rebuildAll(this.bulk.scanPage, worker ?? undefined, (done) => progress?.(done, total)))) return false;
+      } finally {
+        await worker?.close();
+        this.bulk.workerSteps += worker?.computed ?? 0;
+      }
+    } finally {
+      restoreCache?.();
+    }
+    await this.indexes.catchUp();
+    return true;
   }
 
   /** Rebuilds an index that is empty while the store is not (the first start after a migration that emptied it). */
