@@ -361,8 +361,7 @@ export class FacetIndex {
     const out = new Map<SearchCondition, Bitmap>();
     for (const c of conditions) {
       const p = new SqlParams(this.engine.dialect);
-      const list = this.engine.dialect === 'sqlite' ? `IN (SELECT value FROM json_each(${p.add(JSON.stringify(c.values))}))` : `= ANY(${p.add(c.values)}::text[])`;
-      out.set(c, bitmapOf(await this.engine.ids({ sql: `SELECT id FROM ${SEARCH_DOCS} WHERE urn ${list}`, params: p.list })));
+      out.set(c, bitmapOf(await this.engine.ids({ sql: `SELECT id FROM ${SEARCH_DOCS} WHERE urn ${p.inMany(c.values)}`, params: p.list })));
     }
     return out;
   }
