@@ -16,6 +16,31 @@ export const BULK_STEP = 10_000;
 /** Rebuild batches recomputed when a write touched them meanwhile, before the batch is left to the log. */
 const REBUILD_RETRIES = 10;
 
+/** Each entity urn in the store, a page at a time in key order (the input of a rebuild or a scan). */
+export async function* entityPages(store: Store, pageSize = 500): AsyncGenerator<string[]> {
+  let after: string | undefined;
+  for (;;) {
+    const rows = await store.listEntities({ after, count: pageSize });
+    if (rows.length === 0) return;
+    yield rows.map((r) => r.urn);
+    after = rows[rows.length - 1]!.urn;
+  }
+}
+
+/**
+ * The urns an index holds entries for while no entity is stored under them, a page at a time, until there are none; a
+ * page that comes back unchanged (its entries could not be removed) ends it.
+ */
+export async function* pagesIndexedWithoutEntity(store: Store, index: 'search' | 'relationships'): AsyncGenerator<string[]> {
+  let last = '';
+  for (;;) {
+    const gone = await store.indexedWithoutEntity(index, 500);
+    if (gone.length === 0 || gone.join('\n') === last) return;
+    last = gone.join('\n');
+    yield gone;
+  }
+}
+
 /**
  * Computes an index's update for some entities from what the store holds for them now. `latest`, when given, holds
  * every aspect of each of these entities as read at the start of the step (one read shared by the indexes).
@@ -238,12 +263,10 @@ export class IndexSet {
         page = await compute(page.urns); // written to meanwhile
       }
     };
-    let after: string | undefined;
+    const pages = entityPages(this.store, pageSize);
     const nextPage = async () => {
-      const urns = (await this.store.listEntities({ after, count: pageSize })).map((r) => r.urn);
-      if (urns.length === 0) return null;
-      after = urns[urns.length - 1];
-      return compute(urns);
+      const next = await pages.next();
+      return next.done ? null : compute(next.value);
     };
     // The worker computes page k + 1 while this thread writes page k.
     let done = 0;
@@ -260,12 +283,7 @@ export class IndexSet {
     // Entities no longer stored: what each index still holds for them goes.
     for (const c of consumers) {
       if (c.name !== 'search' && c.name !== 'relationships') continue;
-      for (let last = ''; ;) {
-        const gone = await this.store.indexedWithoutEntity(c.name, 500);
-        if (gone.length === 0 || gone.join('\n') === last) break;
-        last = gone.join('\n');
-        if (!(await apply(await compute(gone)))) return false;
-      }
+      for await (const gone of pagesIndexedWithoutEntity(this.store, c.name)) if (!(await apply(await compute(gone)))) return false;
     }
     return true;
   }

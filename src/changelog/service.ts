@@ -1,5 +1,5 @@
 import type { ChangeRecord, Store } from '../storage/types.js';
-import { BULK_STEP, IndexSet, type IndexComputer, type IndexConsumer } from './index-consumer.js';
+import { BULK_STEP, entityPages, IndexSet, pagesIndexedWithoutEntity, type IndexComputer, type IndexConsumer } from './index-consumer.js';
 import { IndexWorker } from './index-workers.js';
 
 /** What a local listener hears: entries committed by any server, in offset order, without values. */
@@ -153,21 +153,34 @@ export class ChangeLogService {
   private async bulkCatchUp(): Promise<void> {
     const head = await this.noteStoredPositions();
     const backlog = head - Math.min(head, this.indexes.appliedTo());
-    const restoreCache = this.store.bulkPageCache?.();
-    try {
+    await this.withBulkResources(backlog >= this.bulk.workerFrom, async (worker) => {
       const restore = await this.store.deferIndexes?.(backlog);
-      const url = this.indexWorkers && backlog >= this.bulk.workerFrom ? this.store.readerUrl?.() : null;
-      const worker = url ? await IndexWorker.start(url) : null;
       try {
         // Most of the catalog to index: in key order rather than in the log's order (IndexSet.scan); what the log holds
         // beyond `head`, or all of it if the scan gave up, is replayed next.
         const keyOrder = this.bulk.keyOrder === 'always' || (this.bulk.keyOrder === 'when-deferred' && restore !== null);
-        if (keyOrder && backlog > 0) await this.indexes.scan(head, this.bulk.scanPage, worker ?? undefined);
-        await this.indexes.catchUp(this.bulk.step, worker ?? undefined);
+        if (keyOrder && backlog > 0) await this.indexes.scan(head, this.bulk.scanPage, worker);
+        await this.indexes.catchUp(this.bulk.step, worker);
+      } finally {
+        await restore?.();
+      }
+    });
+  }
+
+  /**
+   * Runs a bulk index job (a load's catch-up, a reindex) with the store's bulk page cache, and with a worker thread
+   * computing index updates when `useWorker` and the store can hand one a reader (SQLite; `indexWorkers`).
+   */
+  private async withBulkResources<T>(useWorker: boolean, work: (worker: IndexWorker | undefined) => Promise<T>): Promise<T> {
+    const restoreCache = this.store.bulkPageCache?.();
+    try {
+      const url = this.indexWorkers && useWorker ? this.store.readerUrl?.() : null;
+      const worker = url ? await IndexWorker.start(url) : null;
+      try {
+        return await work(worker ?? undefined);
       } finally {
         await worker?.close();
         this.bulk.workerSteps += worker?.computed ?? 0;
-        await restore?.();
       }
     } finally {
       restoreCache?.();
@@ -339,17 +352,6 @@ export class ChangeLogService {
     return this.indexes.catchUp(step);
   }
 
-  /** Each entity urn in the store, a page at a time (the input of a rebuild). */
-  async *entityPages(pageSize = 500): AsyncIterable<string[]> {
-    let after: string | undefined;
-    for (;;) {
-      const rows = await this.store.listEntities({ after, count: pageSize });
-      if (rows.length === 0) return;
-      yield rows.map((r) => r.urn);
-      after = rows[rows.length - 1]!.urn;
-    }
-  }
-
   /**
    * Rebuilds one index from every entity in the store (online: writes go on meanwhile), then removes what it holds
    * for entities that no longer exist. `progress(done, total)` after each batch.
@@ -358,18 +360,9 @@ export class ChangeLogService {
     const consumer = this.consumers.get(name);
     if (!consumer) throw new Error(`no index named ${name}`);
     const total = await this.store.countEntities();
-    await consumer.rebuild(this.entityPages(), (done) => progress?.(done, total));
-    const store = this.store;
-    await consumer.rebuild((async function* () {
-      // Entries of entities no longer stored, a page at a time; a page that comes back unchanged cannot be removed.
-      let last = '';
-      for (;;) {
-        const gone = await store.indexedWithoutEntity(name, 500);
-        if (gone.length === 0 || gone.join('\n') === last) return;
-        last = gone.join('\n');
-        yield gone;
-      }
-    })());
+    await consumer.rebuild(entityPages(this.store), (done) => progress?.(done, total));
+    // Entries of entities no longer stored.
+    await consumer.rebuild(pagesIndexedWithoutEntity(this.store, name));
   }
 
   /**
@@ -380,19 +373,9 @@ export class ChangeLogService {
    */
   async rebuildAll(progress?: (done: number, total: number) => void): Promise<boolean> {
     const total = await this.store.countEntities();
-    const restoreCache = this.store.bulkPageCache?.();
-    try {
-      const url = this.indexWorkers && this.bulk.workerFrom !== Infinity && total >= REBUILD_WORKER_FROM ? this.store.readerUrl?.() : null;
-      const worker = url ? await IndexWorker.start(url) : null;
-      try {
-        if (!(await this.indexes.rebuildAll(this.bulk.scanPage, worker ?? undefined, (done) => progress?.(done, total)))) return false;
-      } finally {
-        await worker?.close();
-        this.bulk.workerSteps += worker?.computed ?? 0;
-      }
-    } finally {
-      restoreCache?.();
-    }
+    const rebuilt = await this.withBulkResources(this.bulk.workerFrom !== Infinity && total >= REBUILD_WORKER_FROM,
+      (worker) => this.indexes.rebuildAll(this.bulk.scanPage, worker, (done) => progress?.(done, total)));
+    if (!rebuilt) return false;
     await this.indexes.catchUp();
     return true;
   }

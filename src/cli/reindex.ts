@@ -15,27 +15,21 @@ export function registerReindex(program: Command) {
         ? [...(opts.search ? ['search' as const] : []), ...(opts.relationships ? ['relationships' as const] : [])]
         : ['search', 'relationships'];
       await withCatalog(async (catalog) => {
-        if (names.length === 2) {
-          // Both: one pass over the entities for the two (a page of aspects read once), unless a page kept being written
-          // to, when each is rebuilt on its own below.
+        // One rebuild with its progress bar and its closing line, unless it gave up (false).
+        const shown = async (what: string, rebuild: (progress: (done: number, total: number) => void) => Promise<boolean | void>) => {
           const started = Date.now();
-          const bar = progressBar('Rebuilding the search and relationships indexes');
+          const bar = progressBar(`Rebuilding the ${what}`);
           let entities = 0;
-          const rebuilt = await catalog.changeLog.rebuildAll((done, total) => { entities = done; bar.update(done, total); });
+          const rebuilt = await rebuild((done, total) => { entities = done; bar.update(done, total); });
           bar.done();
-          if (rebuilt) {
-            process.stderr.write(`Rebuilt the search and relationships indexes from ${entities} entities in ${Date.now() - started} ms\n`);
-            return;
-          }
-        }
-        for (const name of names) {
-          const started = Date.now();
-          const bar = progressBar(`Rebuilding the ${name} index`);
-          let entities = 0;
-          await catalog.changeLog.rebuild(name, (done, total) => { entities = done; bar.update(done, total); });
-          bar.done();
-          process.stderr.write(`Rebuilt the ${name} index from ${entities} entities in ${Date.now() - started} ms\n`);
-        }
+          if (rebuilt === false) return false;
+          process.stderr.write(`Rebuilt the ${what} from ${entities} entities in ${Date.now() - started} ms\n`);
+          return true;
+        };
+        // Both: one pass over the entities for the two (a page of aspects read once), unless a page kept being written
+        // to, when each is rebuilt on its own below.
+        if (names.length === 2 && (await shown('search and relationships indexes', (p) => catalog.changeLog.rebuildAll(p)))) return;
+        for (const name of names) await shown(`${name} index`, (p) => catalog.changeLog.rebuild(name, p));
       });
     });
 }
