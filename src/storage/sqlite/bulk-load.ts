@@ -1,6 +1,7 @@
 import { DEFERRED_INDEX_KEY, deferredIndexes } from '../deferred-indexes.js';
 import { SEARCH_FTS, SETTINGS_TABLE } from '../schema.js';
 import type { SqliteConnection } from './connection.js';
+import { optimizePlanner } from './planner-statistics.js';
 
 /** The indexes a bulk load drops while it writes and builds again at its end (src/storage/deferred-indexes.ts), on SQLite. */
 
@@ -43,5 +44,5 @@ export function restoreIndexes(c: SqliteConnection): void {
       c.stmt(`DELETE FROM ${SETTINGS_TABLE} WHERE key = ?`).run(r.key);
     }
   }).immediate();
-  c.db.pragma('optimize');
+  optimizePlanner(c.db);
 }

@@ -2,6 +2,7 @@ import { timeseriesLogStatements } from '../change-log.js';
 import { MIGRATIONS_TABLE, migrations, timeseriesTableNames, timeseriesTableStatements } from '../schema.js';
 import { restoreIndexes } from './bulk-load.js';
 import type { SqliteConnection } from './connection.js';
+import { optimizePlanner, setFtsPagesEstimate } from './planner-statistics.js';
 
 /**
  * Applies the migrations not applied yet and makes the time-series tables the registry names (in one transaction),
@@ -9,6 +10,7 @@ import type { SqliteConnection } from './connection.js';
  */
 export function migrate(c: SqliteConnection): void {
   const db = c.db;
+  setFtsPagesEstimate(db);
   db.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, applied_on INTEGER NOT NULL)`);
   const done = new Set(c.stmt(`SELECT version FROM ${MIGRATIONS_TABLE}`).pluck().all() as number[]);
   const apply = db.transaction(() => {
@@ -28,5 +30,5 @@ export function migrate(c: SqliteConnection): void {
   apply.immediate();
   restoreIndexes(c);
   // Gathers statistics the planner lacks (on a new or upgraded database), as SQLite advises at open.
-  db.pragma('optimize = 0x10002');
+  optimizePlanner(db, 0x10002);
 }

@@ -7,6 +7,7 @@ import {
 } from '../search-sql.js';
 import type { FacetCount, FacetSpec, SearchDoc, SearchDocQuery, SearchSort } from '../types.js';
 import type { SqliteConnection } from './connection.js';
+import { optimizePlanner } from './planner-statistics.js';
 
 /** Whether a document id is in the match set of the search running (SqliteSearch.matched). */
 const MATCHED_FUNCTION = 'almanac_search_matched';
@@ -97,7 +98,7 @@ export class SqliteSearch {
     this.docsSinceOptimize += docs.length;
     if (this.docsSinceOptimize >= 20_000) {
       this.docsSinceOptimize = 0;
-      this.c.db.pragma('optimize');
+      optimizePlanner(this.c.db);
     }
   }
 
