@@ -35,5 +35,6 @@ export function applyIndexUpdate(c: SqliteConnection, search: SqliteSearch, upda
 
 /** Urns an index holds entries for that are not in the store: at most `limit`. */
 export function indexedWithoutEntity(c: SqliteConnection, index: 'search' | 'relationships', limit: number): string[] {
+  if (index === 'relationships') return relations.sourcesWithoutEntity(c, limit);
   return c.stmt(indexedWithoutEntitySql(index, '?')).pluck().all(limit) as string[];
 }
