@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { Relationship, Store } from '../src/storage/types.js';
+import { sqliteBeforeMigration19 } from './support/before-migration-19.js';
 import { rng } from './support/random.js';
 import { forEachEngine, freshSharedDatabaseUrl, storeFor } from './support/engines.js';
 
@@ -121,17 +122,12 @@ forEachEngine('relationship index', (ctx) => {
       await store.close();
       const file = ctx.url.slice('sqlite:'.length);
       const db = new Database(file);
-      // The edges as migration 13 left them: text, keyed by source, indexed by destination; a bulk load interrupted
-      // with that index dropped and its definition kept to build again.
-      db.exec(`CREATE TABLE old_edges (source TEXT NOT NULL, type TEXT NOT NULL, destination TEXT NOT NULL,
-          created_on INTEGER, created_actor TEXT, updated_on INTEGER, updated_actor TEXT, manual INTEGER NOT NULL DEFAULT 0,
-          PRIMARY KEY (source, type, destination)) WITHOUT ROWID;
-        INSERT INTO old_edges SELECT * FROM almanac_relationships;
-        DROP VIEW almanac_relationships; DROP TABLE almanac_edges; DROP TABLE almanac_urns;
-        ALTER TABLE old_edges RENAME TO almanac_relationships;
+      // The edges as migration 13 left them (text, keyed by source, indexed by destination), and a bulk load interrupted
+      // with that index dropped, its definition kept to build again.
+      sqliteBeforeMigration19(db);
+      db.exec(`DROP INDEX almanac_relationships_incoming;
         INSERT INTO almanac_settings (key, value) VALUES ('deferred-index:almanac_relationships_incoming',
-          'CREATE INDEX almanac_relationships_incoming ON almanac_relationships (destination, type, source)');
-        DELETE FROM almanac_migrations WHERE version = 19`);
+          'CREATE INDEX almanac_relationships_incoming ON almanac_relationships (destination, type, source)')`);
       const all = [...written.values()].flat();
       assert.equal(db.prepare(`SELECT COUNT(*) FROM almanac_relationships`).pluck().get(), all.length);
       db.close();

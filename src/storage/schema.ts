@@ -1,5 +1,5 @@
 import { TIMESERIES_INDICES, findTimeseriesIndex } from '../registry/registry.js';
-import { changeLogReferenceStatements, changeLogStatements } from './change-log.js';
+import { changeLogNumberStatements, changeLogReferenceStatements, changeLogStatements } from './change-log.js';
 import { DEFERRED_INDEX_KEY } from './deferred-indexes.js';
 import { readJson, type StoredJson } from './stored-json.js';
 import type { AspectRecord, TableSize } from './types.js';
@@ -234,10 +234,11 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
       statements: [],
     },
     {
-      // SQLite: the edges as numbers. Each urn was stored in full in every edge and again in the incoming index (3.4 kB a
-      // dataset after a bulk load, 12 edges a dataset naming a few urns each); now numbered once, an edge a few integers.
+      // SQLite: urns as numbers. Each urn was stored in full in every edge and again in the incoming index (3.4 kB a
+      // dataset after a bulk load, 12 edges a dataset naming a few urns each), and in every change-log entry with its
+      // actor (1.3 kB); now numbered once, an edge a few integers, an entry's urn and actor two.
       version: 19,
-      statements: d === 'sqlite' ? edgeNumberStatements() : [],
+      statements: d === 'sqlite' ? [...edgeNumberStatements(), ...changeLogNumberStatements()] : [],
     },
   ];
 }

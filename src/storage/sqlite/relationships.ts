@@ -2,6 +2,7 @@ import { EDGE_TABLE, EDGE_VIEW_COLUMNS, edgeJoins, ENTITY_TABLE, URN_TABLE } fro
 import { edgeChanges, edgeOf, type EdgeRow } from '../edges.js';
 import type { Relationship } from '../types.js';
 import type { SqliteConnection } from './connection.js';
+import { urnNumber, urnNumberer } from './urn-numbers.js';
 
 /**
  * Relationships on SQLite: the edges each source's aspects name, replaced per source, read in either direction. Edges
@@ -9,8 +10,6 @@ import type { SqliteConnection } from './connection.js';
  * the urns it was given back into those urns itself and looks up only the other end's.
  */
 
-const ID_OF = `SELECT id FROM ${URN_TABLE} WHERE urn = ?`;
-const NEW_ID = `INSERT INTO ${URN_TABLE} (urn) VALUES (?)`;
 /** The numbers of the urns (or types) in a JSON list that have one. */
 const IDS_OF = `SELECT u.id, u.urn FROM json_each(?) j JOIN ${URN_TABLE} u ON u.urn = j.value`;
 
@@ -19,11 +18,6 @@ const STORED = `SELECT r.source AS s, r.type AS t, r.destination AS d, ${EDGE_VI
 const DELETE_EDGE = `DELETE FROM ${EDGE_TABLE} WHERE source = ? AND type = ? AND destination = ?`;
 const INSERT_EDGE = `INSERT OR IGNORE INTO ${EDGE_TABLE} (source, type, destination, created_on, created_actor, updated_on, updated_actor, manual)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
-
-/** A urn's number, if it has one. */
-function idOf(c: SqliteConnection, urn: string): number | undefined {
-  return c.stmt(ID_OF).pluck().get(urn) as number | undefined;
-}
 
 /** The numbers of several urns, those without one left out. */
 function idsOf(c: SqliteConnection, urns: readonly string[]): Map<number, string> {
@@ -37,17 +31,10 @@ export function replaceRelationships(c: SqliteConnection, sources: readonly stri
 
 /** Inside a write transaction. */
 export function writeRelationships(c: SqliteConnection, sources: readonly string[], edges: readonly Relationship[]): void {
-  // Numbers given in this write (types, owners and tags recur from edge to edge).
-  const known = new Map<string, number>();
-  const number = (urn: string): number => {
-    let id = known.get(urn) ?? idOf(c, urn);
-    if (id === undefined) id = Number(c.stmt(NEW_ID).run(urn).lastInsertRowid);
-    known.set(urn, id);
-    return id;
-  };
+  const number = urnNumberer(c);
   const stored: (Relationship & { ids: [number, number, number] })[] = [];
   for (const source of sources) {
-    const id = idOf(c, source);
+    const id = urnNumber(c, source);
     if (id === undefined) continue;
     for (const r of c.stmt(STORED).all(id) as (EdgeRow & { s: number; t: number; d: number })[]) stored.push({ ...edgeOf(r), ids: [r.s, r.t, r.d] });
   }
@@ -63,13 +50,13 @@ export function writeRelationships(c: SqliteConnection, sources: readonly string
 
 /** An entity's outgoing edges, when it is deleted. */
 export function deleteEdgesFrom(c: SqliteConnection, urn: string): void {
-  const id = idOf(c, urn);
+  const id = urnNumber(c, urn);
   if (id !== undefined) c.stmt(`DELETE FROM ${EDGE_TABLE} WHERE source = ?`).run(id);
 }
 
 export function relationships(c: SqliteConnection, q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
   const [self, other] = q.direction === 'INCOMING' ? ['destination', 'source'] : ['source', 'destination'];
-  const id = idOf(c, q.urn);
+  const id = urnNumber(c, q.urn);
   const types = q.types?.length ? [...idsOf(c, q.types).keys()] : undefined;
   if (id === undefined || types?.length === 0) return { total: 0, edges: [] };
   const params: unknown[] = [id];
