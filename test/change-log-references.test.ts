@@ -79,7 +79,6 @@ forEachEngine('change log entries by reference', (ctx) => {
       await store.close();
       // The database as migration 15 left it: whole entries, no offsets on the versions, no triggers.
       const db = new Database(file);
-      sqliteBeforeMigration19(db);
       sqliteBeforeMigration18(db);
       db.exec(`DROP TRIGGER almanac_change_log_refs_deleted; DROP TRIGGER almanac_change_log_refs_updated;
         UPDATE almanac_change_log SET value = (SELECT a.metadata FROM metadata_aspect_v2 a WHERE a.urn = almanac_change_log.urn
@@ -123,7 +122,7 @@ forEachEngine('change log entries by reference', (ctx) => {
 
   // Declared on SQLite only: PostgreSQL keeps its entries' urns and actors as text.
   if (ctx.engine === 'sqlite') {
-    test('SQLite: entries name their urn and actor by number (migration 19); entries from before read as they did; the oldest are trimmed by offset', async () => {
+    test('SQLite: entries name their urn, entity type, aspect and actor by number (migration 19); entries from before read as they did; the oldest are trimmed by offset', async () => {
       const file = ctx.url.slice('sqlite:'.length);
       const urns = [ds(300), ds(301)];
       const write = (i: number) => store.writeAspects(urns.map((urn) => ({ urn, entityType: 'dataset', aspect: 'subTypes',
@@ -139,9 +138,11 @@ forEachEngine('change log entries by reference', (ctx) => {
         [urns[1], 'subTypes', 'DELETE', 'urn:li:corpuser:carol']]);
       await store.close();
       let db = new Database(file);
-      const stored = () => db.prepare(`SELECT l.urn, l.actor, u.urn AS by_number, a.urn AS actor_by_number FROM almanac_change_log l
-        LEFT JOIN almanac_urns u ON u.id = l.urn_id LEFT JOIN almanac_urns a ON a.id = l.actor_id WHERE l.seq > ? ORDER BY l.seq`).raw().all(from);
-      assert.deepEqual(stored(), before.bare.map((e) => [null, '', e.urn, e.actor]), 'urns and actors stored once, named by number');
+      const stored = () => db.prepare(`SELECT l.urn, l.entity_type, l.aspect, l.actor, u.urn, t.urn, p.urn, a.urn FROM almanac_change_log l
+        LEFT JOIN almanac_urns u ON u.id = l.urn_id LEFT JOIN almanac_urns t ON t.id = l.type_id LEFT JOIN almanac_urns p ON p.id = l.aspect_id
+        LEFT JOIN almanac_urns a ON a.id = l.actor_id WHERE l.seq > ? ORDER BY l.seq`).raw().all(from);
+      const numbered = (e: ChangeRecord) => [null, '', null, '', e.urn, e.entityType, e.aspect, e.actor];
+      assert.deepEqual(stored(), before.bare.map(numbered), 'urns, types, aspects and actors stored once, named by number');
       // Back to the form before migration 19 (every entry's urn and actor as text), then upgraded again at the start.
       sqliteBeforeMigration19(db);
       db.close();
@@ -153,7 +154,9 @@ forEachEngine('change log entries by reference', (ctx) => {
       assert.deepEqual(after19.slice(4).map((e) => [e.urn, e.actor, e.valueJson]), urns.map((u) => [u, A, '{"typeNames":["N1"]}']));
       await store.close();
       db = new Database(file);
-      assert.deepEqual(stored().slice(4), after19.slice(4).map((e) => [null, '', e.urn, e.actor]), 'entries from before keep their text');
+      assert.deepEqual(stored().slice(4), after19.slice(4).map(numbered), 'new entries by number');
+      assert.deepEqual(stored().slice(0, 4), after19.slice(0, 4).map((e) => [e.urn, e.entityType, e.aspect, e.actor, null, null, null, null]),
+        'entries from before keep their text');
       // Trimming: every consumer past the head; the entries up to the second of ours older than the cut, and one later
       // entry too, which waits behind a newer one.
       const seqs = after19.map((e) => e.seq);

@@ -1,14 +1,15 @@
 import type Database from 'better-sqlite3';
 
 /**
- * Turns a SQLite database back into the form before migration 19: the change log's entries name their urn and actor
- * as text again (their numbers' columns gone, the index by time back), and the edges are a table of text again, keyed
+ * Turns a SQLite database back into the form before migration 19: the change log's entries name their urn, entity type,
+ * aspect and actor as text again (their numbers' columns gone, the index by time back), and the edges are a table of text again, keyed
  * by source and indexed by destination, the urn table gone.
  */
 export function sqliteBeforeMigration19(db: Database.Database): void {
-  db.exec(`UPDATE almanac_change_log SET urn = COALESCE((SELECT u.urn FROM almanac_urns u WHERE u.id = urn_id), urn),
-      actor = COALESCE((SELECT u.urn FROM almanac_urns u WHERE u.id = actor_id), actor);
-    ALTER TABLE almanac_change_log DROP COLUMN urn_id; ALTER TABLE almanac_change_log DROP COLUMN actor_id;
+  const text = (column: string) => `${column} = COALESCE((SELECT u.urn FROM almanac_urns u WHERE u.id = ${column === 'entity_type' ? 'type' : column}_id), ${column})`;
+  db.exec(`UPDATE almanac_change_log SET ${['urn', 'entity_type', 'aspect', 'actor'].map(text).join(', ')};
+    ALTER TABLE almanac_change_log DROP COLUMN urn_id; ALTER TABLE almanac_change_log DROP COLUMN type_id;
+    ALTER TABLE almanac_change_log DROP COLUMN aspect_id; ALTER TABLE almanac_change_log DROP COLUMN actor_id;
     CREATE INDEX almanac_change_log_at ON almanac_change_log (at);
     CREATE TABLE old_edges (source TEXT NOT NULL, type TEXT NOT NULL, destination TEXT NOT NULL,
       created_on INTEGER, created_actor TEXT, updated_on INTEGER, updated_actor TEXT, manual INTEGER NOT NULL DEFAULT 0,

@@ -10,21 +10,23 @@ import { urnNumberer } from './urn-numbers.js';
 /** The change log and its subscribers on SQLite: appending, reading and trimming the log, consumers' offsets, webhooks. */
 
 /**
- * Statements of every write and every follower's step, their SQL built once. From migration 19 an entry names its urn
- * and actor by their numbers (`urn_id`, `actor_id`: the urn table of src/storage/sqlite/urn-numbers.ts), its `urn` NULL
- * and `actor` empty; entries written before keep their text. URN and ACTOR read either.
+ * Statements of every write and every follower's step, their SQL built once. From migration 19 an entry names its urn,
+ * entity type, aspect and actor by their numbers (`urn_id`, `type_id`, `aspect_id`, `actor_id`: the urn table of
+ * src/storage/sqlite/urn-numbers.ts), its `urn` and `aspect` NULL, `entity_type` and `actor` empty; entries written
+ * before keep their text. URN, TYPE, ASPECT and ACTOR read either.
  */
-const INSERT_CHANGE = `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}, refs, urn_id, actor_id)
-  VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')}, ?, ?, ?)`;
-const NAMES = `LEFT JOIN ${URN_TABLE} lu ON lu.id = l.urn_id LEFT JOIN ${URN_TABLE} la ON la.id = l.actor_id`;
+const INSERT_CHANGE = `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}, refs, urn_id, type_id, aspect_id, actor_id)
+  VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')}, ?, ?, ?, ?, ?)`;
+const NAMES = `LEFT JOIN ${URN_TABLE} lu ON lu.id = l.urn_id LEFT JOIN ${URN_TABLE} lt ON lt.id = l.type_id
+  LEFT JOIN ${URN_TABLE} lp ON lp.id = l.aspect_id LEFT JOIN ${URN_TABLE} la ON la.id = l.actor_id`;
 const URN = 'COALESCE(lu.urn, l.urn)';
-const ACTOR = 'COALESCE(la.urn, l.actor)';
-const CHANGES_AFTER = `SELECT l.seq, l.at, ${URN} AS urn, l.entity_type, l.aspect, l.change_type, ${ACTOR} AS actor, l.revision
-  FROM ${CHANGE_LOG_TABLE} l ${NAMES} WHERE l.seq > ? ORDER BY l.seq LIMIT ?`;
+const ASPECT = 'COALESCE(lp.urn, l.aspect)';
+const NAMED = `${URN} AS urn, COALESCE(lt.urn, l.entity_type) AS entity_type, ${ASPECT} AS aspect, l.change_type, COALESCE(la.urn, l.actor) AS actor`;
+const CHANGES_AFTER = `SELECT l.seq, l.at, ${NAMED}, l.revision FROM ${CHANGE_LOG_TABLE} l ${NAMES} WHERE l.seq > ? ORDER BY l.seq LIMIT ?`;
 /** An entry's values: its own, or those of the versions it names (migration 16), found by their primary key. */
 const version = (alias: string, rev: string) => `LEFT JOIN ${ASPECT_TABLE} ${alias} ON l.refs & ${alias === 'v' ? LOG_REF_VALUE : LOG_REF_PREVIOUS}
-  AND ${alias}.urn = ${URN} AND ${alias}.aspect = l.aspect AND ${alias}.version IN (0, ${rev}) AND ${alias}.revision = ${rev}`;
-const CHANGES_AFTER_WITH_VALUES = `SELECT l.seq, l.at, ${URN} AS urn, l.entity_type, l.aspect, l.change_type, ${ACTOR} AS actor, l.revision, l.refs,
+  AND ${alias}.urn = ${URN} AND ${alias}.aspect = ${ASPECT} AND ${alias}.version IN (0, ${rev}) AND ${alias}.revision = ${rev}`;
+const CHANGES_AFTER_WITH_VALUES = `SELECT l.seq, l.at, ${NAMED}, l.revision, l.refs,
     CASE WHEN l.refs & ${LOG_REF_VALUE} THEN v.metadata ELSE l.value END AS value,
     CASE WHEN l.refs & ${LOG_REF_VALUE} THEN v.systemmetadata ELSE l.system_metadata END AS system_metadata,
     CASE WHEN l.refs & ${LOG_REF_PREVIOUS} THEN p.metadata ELSE l.previous_value END AS previous_value,
@@ -62,8 +64,9 @@ export function appendChanges(c: SqliteConnection, rows: readonly ChangeRow[], k
     // What the entry names a version or a time-series row for (LOG_REF_*) is not copied.
     const byValue = (ref & (LOG_REF_VALUE | LOG_REF_SERIES)) !== 0;
     const byPrevious = (ref & LOG_REF_PREVIOUS) !== 0;
-    const seq = Number(insert.run(at, null, entityType, aspect, changeType, byValue ? null : encode(value), byPrevious ? null : encode(previous),
-      byValue ? null : sys, byPrevious ? null : previousSys, '', revision, ref || null, urn === null ? null : number(urn), number(actor)).lastInsertRowid);
+    const seq = Number(insert.run(at, null, '', null, changeType, byValue ? null : encode(value), byPrevious ? null : encode(previous),
+      byValue ? null : sys, byPrevious ? null : previousSys, '', revision, ref || null, urn === null ? null : number(urn), number(entityType),
+      aspect === null ? null : number(aspect), number(actor)).lastInsertRowid);
     // Noted for the follower (src/storage/change-log.ts OwnEntries); `entries` gets them when the caller hands them on.
     c.own?.appended(seq);
     entries?.push(appendedEntry(seq, r));
