@@ -133,6 +133,8 @@ forEachEngine('change log entries by reference', (ctx) => {
         partition: '', granularity: '', messageId: '', value: { timestampMillis: 5, rowCount: 1 }, actor: 'urn:li:corpuser:bob' }]);
       await store.deleteEntity(urns[1]!, 'urn:li:corpuser:carol');
       const before = { bare: await store.changesAfter(from, 100), whole: await store.changesAfter(from, 100, true) };
+      const entities = await store.listEntities({ count: 10_000 });
+      assert.ok(entities.some((e) => e.urn === urns[0]), 'an entity written');
       assert.deepEqual(before.bare.map((e) => [e.urn, e.aspect, e.changeType, e.actor]), [
         [urns[0], 'subTypes', 'UPSERT', A], [urns[1], 'subTypes', 'UPSERT', A], [urns[0], 'datasetProfile', 'UPSERT', 'urn:li:corpuser:bob'],
         [urns[1], 'subTypes', 'DELETE', 'urn:li:corpuser:carol']]);
@@ -148,6 +150,8 @@ forEachEngine('change log entries by reference', (ctx) => {
       db.close();
       store = await storeFor(ctx);
       assert.deepEqual({ bare: await store.changesAfter(from, 100), whole: await store.changesAfter(from, 100, true) }, before);
+      // The entities table keyed by its urn alone from migration 19, every entity kept.
+      assert.deepEqual(await store.listEntities({ count: 10_000 }), entities);
       await write(1);
       const after19 = await store.changesAfter(from, 100, true);
       assert.deepEqual(after19.slice(0, 4), before.whole);
@@ -155,6 +159,7 @@ forEachEngine('change log entries by reference', (ctx) => {
       await store.close();
       db = new Database(file);
       assert.deepEqual(stored().slice(4), after19.slice(4).map(numbered), 'new entries by number');
+      assert.match(db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'almanac_entities'`).pluck().get() as string, /WITHOUT ROWID$/);
       assert.deepEqual(stored().slice(0, 4), after19.slice(0, 4).map((e) => [e.urn, e.entityType, e.aspect, e.actor, null, null, null, null]),
         'entries from before keep their text');
       // Trimming: every consumer past the head; the entries up to the second of ours older than the cut, and one later

@@ -236,9 +236,10 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
     {
       // SQLite: urns as numbers. Each urn was stored in full in every edge and again in the incoming index (3.4 kB a
       // dataset after a bulk load, 12 edges a dataset naming a few urns each), and in every change-log entry with its
-      // actor (1.3 kB); now numbered once, an edge a few integers, an entry's urn and actor two.
+      // actor, entity type and aspect (1.5 kB); now numbered once, an edge a few integers, an entry's names four. And the
+      // entities table keyed by its urn alone (WITHOUT ROWID): the urn was stored twice, in the rows and the key's index.
       version: 19,
-      statements: d === 'sqlite' ? [...edgeNumberStatements(), ...changeLogNumberStatements()] : [],
+      statements: d === 'sqlite' ? [...edgeNumberStatements(), ...changeLogNumberStatements(), ...entityKeyStatements()] : [],
     },
   ];
 }
@@ -247,6 +248,17 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
 export const EDGE_VIEW_COLUMNS = 's.urn AS source, t.urn AS type, d.urn AS destination, r.created_on, r.created_actor, r.updated_on, r.updated_actor, r.manual';
 export const edgeJoins = (r = 'r') => `JOIN ${URN_TABLE} s ON s.id = ${r}.source JOIN ${URN_TABLE} t ON t.id = ${r}.type
   JOIN ${URN_TABLE} d ON d.id = ${r}.destination`;
+
+/** SQLite: the entities table rebuilt WITHOUT ROWID (its urn once, not in the rows and again in the key's index). */
+function entityKeyStatements(): string[] {
+  return [
+    `CREATE TABLE ${ENTITY_TABLE}_keyed (urn TEXT PRIMARY KEY, entity_type TEXT NOT NULL, created_on INTEGER NOT NULL) WITHOUT ROWID`,
+    `INSERT INTO ${ENTITY_TABLE}_keyed SELECT urn, entity_type, created_on FROM ${ENTITY_TABLE} ORDER BY urn`,
+    `DROP TABLE ${ENTITY_TABLE}`,
+    `ALTER TABLE ${ENTITY_TABLE}_keyed RENAME TO ${ENTITY_TABLE}`,
+    `CREATE INDEX ${ENTITY_TABLE}_type ON ${ENTITY_TABLE} (entity_type, urn)`,
+  ];
+}
 
 /**
  * SQLite: the relationships table replaced by numbered urns and edges of numbers (source, type, destination keyed both

@@ -10,20 +10,12 @@ import { urnNumber, urnNumberer } from './urn-numbers.js';
  * the urns it was given back into those urns itself and looks up only the other end's.
  */
 
-/** The numbers of the urns (or types) in a JSON list that have one. */
-const IDS_OF = `SELECT u.id, u.urn FROM json_each(?) j JOIN ${URN_TABLE} u ON u.urn = j.value`;
 
 const STORED = `SELECT r.source AS s, r.type AS t, r.destination AS d, ${EDGE_VIEW_COLUMNS} FROM ${EDGE_TABLE} r ${edgeJoins()}
   WHERE r.source = ?`;
 const DELETE_EDGE = `DELETE FROM ${EDGE_TABLE} WHERE source = ? AND type = ? AND destination = ?`;
 const INSERT_EDGE = `INSERT OR IGNORE INTO ${EDGE_TABLE} (source, type, destination, created_on, created_actor, updated_on, updated_actor, manual)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
-
-/** The numbers of several urns, those without one left out. */
-function idsOf(c: SqliteConnection, urns: readonly string[]): Map<number, string> {
-  const rows = c.stmt(IDS_OF).all(JSON.stringify([...new Set(urns)])) as { id: number; urn: string }[];
-  return new Map(rows.map((r) => [r.id, r.urn]));
-}
 
 export function replaceRelationships(c: SqliteConnection, sources: readonly string[], edges: Relationship[]): void {
   c.db.transaction(() => writeRelationships(c, sources, edges)).immediate();
@@ -54,15 +46,18 @@ export function deleteEdgesFrom(c: SqliteConnection, urn: string): void {
   if (id !== undefined) c.stmt(`DELETE FROM ${EDGE_TABLE} WHERE source = ?`).run(id);
 }
 
+/** A urn's number, by a subquery (none: no edge matches). */
+const SELF = `(SELECT id FROM ${URN_TABLE} WHERE urn = ?)`;
+/** The numbers of the types in a JSON list. */
+const TYPES = `(SELECT u.id FROM json_each(?) j JOIN ${URN_TABLE} u ON u.urn = j.value)`;
+
 export function relationships(c: SqliteConnection, q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
   const [self, other] = q.direction === 'INCOMING' ? ['destination', 'source'] : ['source', 'destination'];
-  const id = urnNumber(c, q.urn);
-  const types = q.types?.length ? [...idsOf(c, q.types).keys()] : undefined;
-  if (id === undefined || types?.length === 0) return { total: 0, edges: [] };
-  const params: unknown[] = [id];
-  let where = `r.${self} = ?`;
-  if (types) { where += ` AND r.type IN (SELECT value FROM json_each(?))`; params.push(JSON.stringify(types)); }
+  const params: unknown[] = [q.urn];
+  let where = `r.${self} = ${SELF}`;
+  if (q.types?.length) { where += ` AND r.type IN ${TYPES}`; params.push(JSON.stringify(q.types)); }
   const total = c.stmt(`SELECT COUNT(*) FROM ${EDGE_TABLE} r WHERE ${where}`).pluck().get(...params) as number;
+  if (total === 0 || q.start >= total) return { total, edges: [] };
   // In the order of the other end's urn, then the type's (as text, as before the numbers).
   const edges = c.stmt(`SELECT ${EDGE_VIEW_COLUMNS} FROM ${EDGE_TABLE} r ${edgeJoins()} WHERE ${where}
     ORDER BY ${other === 'source' ? 's' : 'd'}.urn, t.urn LIMIT ? OFFSET ?`).all(...params, q.count, q.start) as EdgeRow[];
@@ -76,20 +71,18 @@ export function countRelationships(c: SqliteConnection, upTo?: number): number {
 
 export function relationshipsOf(c: SqliteConnection, q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[]; stamps?: boolean }): Relationship[] {
   if (q.urns.length === 0 || q.types.length === 0) return [];
-  const selves = idsOf(c, q.urns);
-  const types = idsOf(c, q.types);
-  if (selves.size === 0 || types.size === 0) return [];
   const [self, other] = q.direction === 'INCOMING' ? ['destination', 'source'] : ['source', 'destination'];
   // The lists as JSON: one prepared statement whatever their lengths (SQLite bounds the parameters a statement may
-  // have). Without stamps, a walk reads the edges' key alone (an incoming one, the (destination, type, source) index).
+  // have). The urns' and types' numbers first, then their edges by key (CROSS JOIN keeps that order); without stamps an
+  // incoming walk reads the (destination, type, source) index alone. Only the other end's urn is looked up per edge.
   const stamps = q.stamps === false ? '' : ', r.created_on, r.created_actor, r.updated_on, r.updated_actor, r.manual';
-  const rows = c.stmt(`SELECT r.${self} AS self, r.type, o.urn AS other${stamps} FROM ${EDGE_TABLE} r JOIN ${URN_TABLE} o ON o.id = r.${other}
-    WHERE r.${self} IN (SELECT value FROM json_each(?)) AND r.type IN (SELECT value FROM json_each(?))`)
-    .all(JSON.stringify([...selves.keys()]), JSON.stringify([...types.keys()])) as (EdgeRow & { self: number; type: number; other: string })[];
-  return rows.map((r) => {
-    const here = selves.get(r.self)!;
-    return edgeOf({ ...r, type: types.get(r.type)!, source: self === 'source' ? here : r.other, destination: self === 'source' ? r.other : here });
-  });
+  const rows = c.stmt(`SELECT h.urn AS here, t.urn AS type, o.urn AS other${stamps}
+    FROM (SELECT DISTINCT u.id, u.urn FROM json_each(?) j JOIN ${URN_TABLE} u ON u.urn = j.value) h
+    CROSS JOIN (SELECT DISTINCT u.id, u.urn FROM json_each(?) j JOIN ${URN_TABLE} u ON u.urn = j.value) t
+    CROSS JOIN ${EDGE_TABLE} r CROSS JOIN ${URN_TABLE} o
+    WHERE r.${self} = h.id AND r.type = t.id AND o.id = r.${other}`)
+    .all(JSON.stringify(q.urns), JSON.stringify(q.types)) as (EdgeRow & { here: string; other: string })[];
+  return rows.map((r) => edgeOf({ ...r, source: self === 'source' ? r.here : r.other, destination: self === 'source' ? r.other : r.here }));
 }
 
 /** Sources of edges that are not in the store (SQLite's form of indexedWithoutEntitySql): at most `limit`. */
