@@ -1,7 +1,7 @@
 import { ASPECT_TABLE, tableFor, URN_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from '../schema.js';
 import { deadLetterOf, webhookOf } from '../webhook-rows.js';
 import { readJson, readJsonOrNull, storeJson, type StoredJson } from '../stored-json.js';
-import { appendedEntry, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, LOG_REF_PREVIOUS, LOG_REF_SERIES, LOG_REF_VALUE, toChange,
+import { appendedEntry, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, LOG_REF_PREVIOUS, LOG_REF_SERIES, LOG_REF_VALUE, toChange,
   type ChangeLogRow, type ChangeRow } from '../change-log.js';
 import type { ChangeRecord, WebhookDeadLetter, WebhookRow } from '../types.js';
 import type { SqliteConnection } from './connection.js';
@@ -13,7 +13,7 @@ import { urnNumberer } from './urn-numbers.js';
  * Statements of every write and every follower's step, their SQL built once. From migration 19 an entry names its urn,
  * entity type, aspect and actor by their numbers (`urn_id`, `type_id`, `aspect_id`, `actor_id`: the urn table of
  * src/storage/sqlite/urn-numbers.ts), its `urn` and `aspect` NULL, `entity_type` and `actor` empty; entries written
- * before keep their text. URN, TYPE, ASPECT and ACTOR read either.
+ * before keep their text. URN, ASPECT and NAMED read either.
  */
 const INSERT_CHANGE = `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}, refs, urn_id, type_id, aspect_id, actor_id)
   VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')}, ?, ?, ?, ?, ?)`;
