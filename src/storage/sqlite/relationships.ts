@@ -50,17 +50,22 @@ export function deleteEdgesFrom(c: SqliteConnection, urn: string): void {
 const SELF = `(SELECT id FROM ${URN_TABLE} WHERE urn = ?)`;
 /** The numbers of the types in a JSON list. */
 const TYPES = `(SELECT u.id FROM json_each(?) j JOIN ${URN_TABLE} u ON u.urn = j.value)`;
+const STAMPS = 'r.created_on, r.created_actor, r.updated_on, r.updated_actor, r.manual';
 
 export function relationships(c: SqliteConnection, q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {
   const [self, other] = q.direction === 'INCOMING' ? ['destination', 'source'] : ['source', 'destination'];
   const params: unknown[] = [q.urn];
   let where = `r.${self} = ${SELF}`;
   if (q.types?.length) { where += ` AND r.type IN ${TYPES}`; params.push(JSON.stringify(q.types)); }
-  const total = c.stmt(`SELECT COUNT(*) FROM ${EDGE_TABLE} r WHERE ${where}`).pluck().get(...params) as number;
-  if (total === 0 || q.start >= total) return { total, edges: [] };
-  // In the order of the other end's urn, then the type's (as text, as before the numbers).
-  const edges = c.stmt(`SELECT ${EDGE_VIEW_COLUMNS} FROM ${EDGE_TABLE} r ${edgeJoins()} WHERE ${where}
-    ORDER BY ${other === 'source' ? 's' : 'd'}.urn, t.urn LIMIT ? OFFSET ?`).all(...params, q.count, q.start) as EdgeRow[];
+  // In the order of the other end's urn, then the type's (as text, as before the numbers); this end's urn is the one given.
+  const o = other === 'source' ? 's' : 'd';
+  const edges = c.stmt(`SELECT ${other === 'source' ? 's.urn AS source' : '? AS source'}, t.urn AS type,
+      ${other === 'source' ? '? AS destination' : 'd.urn AS destination'}, ${STAMPS}
+    FROM ${EDGE_TABLE} r JOIN ${URN_TABLE} ${o} ON ${o}.id = r.${other} JOIN ${URN_TABLE} t ON t.id = r.type WHERE ${where}
+    ORDER BY ${o}.urn, t.urn LIMIT ? OFFSET ?`).all(q.urn, ...params, q.count, q.start) as EdgeRow[];
+  // A first page that is not full holds them all: counted only otherwise.
+  const total = q.start === 0 && edges.length < q.count ? edges.length
+    : c.stmt(`SELECT COUNT(*) FROM ${EDGE_TABLE} r WHERE ${where}`).pluck().get(...params) as number;
   return { total, edges: edges.map(edgeOf) };
 }
 
@@ -75,13 +80,13 @@ export function relationshipsOf(c: SqliteConnection, q: { urns: readonly string[
   // The lists as JSON: one prepared statement whatever their lengths (SQLite bounds the parameters a statement may
   // have). The urns' and types' numbers first, then their edges by key (CROSS JOIN keeps that order); without stamps an
   // incoming walk reads the (destination, type, source) index alone. Only the other end's urn is looked up per edge.
-  const stamps = q.stamps === false ? '' : ', r.created_on, r.created_actor, r.updated_on, r.updated_actor, r.manual';
+  const stamps = q.stamps === false ? '' : `, ${STAMPS}`;
   const rows = c.stmt(`SELECT h.urn AS here, t.urn AS type, o.urn AS other${stamps}
-    FROM (SELECT DISTINCT u.id, u.urn FROM json_each(?) j JOIN ${URN_TABLE} u ON u.urn = j.value) h
-    CROSS JOIN (SELECT DISTINCT u.id, u.urn FROM json_each(?) j JOIN ${URN_TABLE} u ON u.urn = j.value) t
+    FROM (SELECT u.id, u.urn FROM json_each(?) j JOIN ${URN_TABLE} u ON u.urn = j.value) h
+    CROSS JOIN (SELECT u.id, u.urn FROM json_each(?) j JOIN ${URN_TABLE} u ON u.urn = j.value) t
     CROSS JOIN ${EDGE_TABLE} r CROSS JOIN ${URN_TABLE} o
     WHERE r.${self} = h.id AND r.type = t.id AND o.id = r.${other}`)
-    .all(JSON.stringify(q.urns), JSON.stringify(q.types)) as (EdgeRow & { here: string; other: string })[];
+    .all(JSON.stringify([...new Set(q.urns)]), JSON.stringify([...new Set(q.types)])) as (EdgeRow & { here: string; other: string })[];
   return rows.map((r) => edgeOf({ ...r, source: self === 'source' ? r.here : r.other, destination: self === 'source' ? r.other : r.here }));
 }
 
