@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type { ChangeRecord, Store } from '../src/storage/types.js';
 import { forEachEngine, freshSharedDatabaseUrl, storeFor } from './support/engines.js';
 import { entriesAsFirstRead } from './support/log-entries.js';
+import { sqliteBeforeMigration19 } from './support/before-migration-19.js';
 import { sqliteBeforeMigration18 } from './support/series-log.js';
 
 /**
@@ -116,6 +117,68 @@ forEachEngine('change log entries by reference', (ctx) => {
       }
       const entries = await store.changesAfter(from, 100, true);
       assert.deepEqual(entries.map((e) => JSON.parse(e.valueJson!)), writes.map((w) => w.value));
+    });
+  }
+
+  // Declared on SQLite only: PostgreSQL keeps its entries' urns and actors as text.
+  if (ctx.engine === 'sqlite') {
+    test('SQLite: entries name their urn, entity type, aspect and actor by number (migration 19); entries from before read as they did; the oldest are trimmed by offset', async () => {
+      const file = ctx.url.slice('sqlite:'.length);
+      const urns = [ds(300), ds(301)];
+      const write = (i: number) => store.writeAspects(urns.map((urn) => ({ urn, entityType: 'dataset', aspect: 'subTypes',
+        value: { typeNames: [`N${i}`] }, actor: A })), 3);
+      const from = await store.lastChangeSeq();
+      await write(0);
+      await store.upsertTimeseries([{ urn: urns[0]!, entityType: 'dataset', aspect: 'datasetProfile', timestampMillis: 5,
+        partition: '', granularity: '', messageId: '', value: { timestampMillis: 5, rowCount: 1 }, actor: 'urn:li:corpuser:bob' }]);
+      await store.deleteEntity(urns[1]!, 'urn:li:corpuser:carol');
+      const before = { bare: await store.changesAfter(from, 100), whole: await store.changesAfter(from, 100, true) };
+      const entities = await store.listEntities({ count: 10_000 });
+      assert.ok(entities.some((e) => e.urn === urns[0]), 'an entity written');
+      assert.deepEqual(before.bare.map((e) => [e.urn, e.aspect, e.changeType, e.actor]), [
+        [urns[0], 'subTypes', 'UPSERT', A], [urns[1], 'subTypes', 'UPSERT', A], [urns[0], 'datasetProfile', 'UPSERT', 'urn:li:corpuser:bob'],
+        [urns[1], 'subTypes', 'DELETE', 'urn:li:corpuser:carol']]);
+      await store.close();
+      let db = new Database(file);
+      const stored = () => db.prepare(`SELECT l.urn, l.entity_type, l.aspect, l.actor, u.urn, t.urn, p.urn, a.urn FROM almanac_change_log l
+        LEFT JOIN almanac_urns u ON u.id = l.urn_id LEFT JOIN almanac_urns t ON t.id = l.type_id LEFT JOIN almanac_urns p ON p.id = l.aspect_id
+        LEFT JOIN almanac_urns a ON a.id = l.actor_id WHERE l.seq > ? ORDER BY l.seq`).raw().all(from);
+      const numbered = (e: ChangeRecord) => [null, '', null, '', e.urn, e.entityType, e.aspect, e.actor];
+      assert.deepEqual(stored(), before.bare.map(numbered), 'urns, types, aspects and actors stored once, named by number');
+      // Back to the form before migration 19 (every entry's urn and actor as text), then upgraded again at the start.
+      sqliteBeforeMigration19(db);
+      db.close();
+      store = await storeFor(ctx);
+      assert.deepEqual({ bare: await store.changesAfter(from, 100), whole: await store.changesAfter(from, 100, true) }, before);
+      // The entities table keyed by its urn alone from migration 19, every entity kept.
+      assert.deepEqual(await store.listEntities({ count: 10_000 }), entities);
+      await write(1);
+      const after19 = await store.changesAfter(from, 100, true);
+      assert.deepEqual(after19.slice(0, 4), before.whole);
+      assert.deepEqual(after19.slice(4).map((e) => [e.urn, e.actor, e.valueJson]), urns.map((u) => [u, A, '{"typeNames":["N1"]}']));
+      await store.close();
+      db = new Database(file);
+      assert.deepEqual(stored().slice(4), after19.slice(4).map(numbered), 'new entries by number');
+      assert.match(db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'almanac_entities'`).pluck().get() as string, /WITHOUT ROWID$/);
+      assert.deepEqual(stored().slice(0, 4), after19.slice(0, 4).map((e) => [e.urn, e.entityType, e.aspect, e.actor, null, null, null, null]),
+        'entries from before keep their text');
+      // Trimming: every consumer past the head; the entries up to the second of ours older than the cut, and one later
+      // entry too, which waits behind a newer one.
+      const seqs = after19.map((e) => e.seq);
+      db.prepare(`UPDATE almanac_consumers SET seq = ?`).run(seqs[seqs.length - 1]);
+      db.prepare(`UPDATE almanac_change_log SET at = 0 WHERE seq <= ? OR seq = ?`).run(seqs[1], seqs[3]);
+      db.close();
+      store = await storeFor(ctx);
+      const old = (await store.changesAfter(0, 100_000)).filter((e) => e.seq <= seqs[1]!).length;
+      assert.equal(await store.trimChanges(1000, 100_000), old);
+      assert.deepEqual((await store.changesAfter(0, 100)).map((e) => e.seq), seqs.slice(2));
+      assert.equal(await store.trimChanges(1000, 100_000), 0);
+      // The bound of a batch: one at a time.
+      const db2 = new Database(file);
+      db2.prepare(`UPDATE almanac_change_log SET at = 0`).run();
+      db2.close();
+      assert.equal(await store.trimChanges(1000, 1), 1);
+      assert.deepEqual((await store.changesAfter(0, 100)).map((e) => e.seq), seqs.slice(3));
     });
   }
 });

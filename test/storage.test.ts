@@ -495,7 +495,7 @@ forEachEngine('aspect store', (ctx) => {
           // The versions' entries got their values copied when the aspect was deleted; the time-series entry names its
           // row (migration 18), which holds the compressed event.
           const kinds = raw.prepare(`SELECT typeof(value) AS value, typeof(previous_value) AS previous FROM almanac_change_log
-            WHERE urn = ? ORDER BY seq`).all(urn);
+            WHERE urn_id = (SELECT id FROM almanac_urns WHERE urn = ?) ORDER BY seq`).all(urn);
           assert.deepEqual(kinds, [{ value: 'blob', previous: 'null' }, { value: 'blob', previous: 'blob' }, { value: 'blob', previous: 'blob' },
             { value: 'null', previous: 'null' }, { value: 'null', previous: 'blob' }]);
           const event = raw.prepare('SELECT event FROM dataset_datasetprofileaspect_v1 WHERE urn = ?').pluck().get(urn) as Buffer;

@@ -1,5 +1,6 @@
 import { TIMESERIES_INDICES, findTimeseriesIndex } from '../registry/registry.js';
-import { changeLogReferenceStatements, changeLogStatements } from './change-log.js';
+import { changeLogNumberStatements, changeLogReferenceStatements, changeLogStatements } from './change-log.js';
+import { DEFERRED_INDEX_KEY } from './deferred-indexes.js';
 import { readJson, type StoredJson } from './stored-json.js';
 import type { AspectRecord, TableSize } from './types.js';
 
@@ -34,6 +35,13 @@ export const SEARCH_TERM_DOCS = 'almanac_search_term_docs';
 /** How many documents have each (field, value) per entity type and removal: facets without a query or filter read these. */
 export const SEARCH_COUNTS = 'almanac_search_counts';
 export const RELATIONSHIP_TABLE = 'almanac_relationships';
+/**
+ * SQLite (migration 19): each urn and relationship type an edge names, numbered once; RELATIONSHIP_TABLE is from then a
+ * view of EDGE_TABLE's numbers as text, for statements shared with PostgreSQL (where it stays a table of text).
+ */
+export const URN_TABLE = 'almanac_urns';
+/** SQLite (migration 19): the edges as numbers of URN_TABLE; its incoming index keeps the name `${RELATIONSHIP_TABLE}_incoming`. */
+export const EDGE_TABLE = 'almanac_edges';
 /** Per user: entities recently viewed and queries recently searched (migration 7). */
 export const ACTIVITY_TABLE = 'almanac_activity';
 /** The web app's usage events (its POSTs to /track), for the analytics charts (migration 8). */
@@ -225,6 +233,55 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
       version: 18,
       statements: [],
     },
+    {
+      // SQLite: urns as numbers. Each urn was stored in full in every edge and again in the incoming index (3.4 kB a
+      // dataset after a bulk load, 12 edges a dataset naming a few urns each), and in every change-log entry with its
+      // actor, entity type and aspect (1.5 kB); now numbered once, an edge a few integers, an entry's names four. And the
+      // entities table keyed by its urn alone (WITHOUT ROWID): the urn was stored twice, in the rows and the key's index.
+      version: 19,
+      statements: d === 'sqlite' ? [...edgeNumberStatements(), ...changeLogNumberStatements(), ...entityKeyStatements()] : [],
+    },
+  ];
+}
+
+/** The columns of RELATIONSHIP_TABLE as SQLite's view gives them (EDGE_COLUMNS), read from EDGE_TABLE `r` by `edgeJoins`. */
+export const EDGE_VIEW_COLUMNS = 's.urn AS source, t.urn AS type, d.urn AS destination, r.created_on, r.created_actor, r.updated_on, r.updated_actor, r.manual';
+export const edgeJoins = (r = 'r') => `JOIN ${URN_TABLE} s ON s.id = ${r}.source JOIN ${URN_TABLE} t ON t.id = ${r}.type
+  JOIN ${URN_TABLE} d ON d.id = ${r}.destination`;
+
+/** SQLite: the entities table rebuilt WITHOUT ROWID (its urn once, not in the rows and again in the key's index). */
+function entityKeyStatements(): string[] {
+  return [
+    `CREATE TABLE ${ENTITY_TABLE}_keyed (urn TEXT PRIMARY KEY, entity_type TEXT NOT NULL, created_on INTEGER NOT NULL) WITHOUT ROWID`,
+    `INSERT INTO ${ENTITY_TABLE}_keyed SELECT urn, entity_type, created_on FROM ${ENTITY_TABLE} ORDER BY urn`,
+    `DROP TABLE ${ENTITY_TABLE}`,
+    `ALTER TABLE ${ENTITY_TABLE}_keyed RENAME TO ${ENTITY_TABLE}`,
+    `CREATE INDEX ${ENTITY_TABLE}_type ON ${ENTITY_TABLE} (entity_type, urn)`,
+  ];
+}
+
+/**
+ * SQLite: the relationships table replaced by numbered urns and edges of numbers (source, type, destination keyed both
+ * ways, as before), with a view of the old name and columns over them. A bulk load interrupted with the old incoming
+ * index dropped kept its definition to build again (src/storage/deferred-indexes.ts): the new one is built here instead.
+ * The actors of the stamps stay text (one edge in twelve has one).
+ */
+function edgeNumberStatements(): string[] {
+  return [
+    `CREATE TABLE ${URN_TABLE} (id INTEGER PRIMARY KEY, urn TEXT NOT NULL UNIQUE)`,
+    `INSERT INTO ${URN_TABLE} (urn) SELECT source FROM ${RELATIONSHIP_TABLE} UNION SELECT type FROM ${RELATIONSHIP_TABLE}
+       UNION SELECT destination FROM ${RELATIONSHIP_TABLE} ORDER BY 1`,
+    `CREATE TABLE ${EDGE_TABLE} (source INTEGER NOT NULL, type INTEGER NOT NULL, destination INTEGER NOT NULL, created_on INTEGER,
+       created_actor TEXT, updated_on INTEGER, updated_actor TEXT, manual INTEGER NOT NULL DEFAULT 0,
+       PRIMARY KEY (source, type, destination)) WITHOUT ROWID`,
+    `INSERT INTO ${EDGE_TABLE} SELECT s.id, t.id, d.id, r.created_on, r.created_actor, r.updated_on, r.updated_actor, r.manual
+       FROM ${RELATIONSHIP_TABLE} r JOIN ${URN_TABLE} s ON s.urn = r.source JOIN ${URN_TABLE} t ON t.urn = r.type
+       JOIN ${URN_TABLE} d ON d.urn = r.destination ORDER BY 1, 2, 3`,
+    `DROP TABLE ${RELATIONSHIP_TABLE}`,
+    `DELETE FROM ${SETTINGS_TABLE} WHERE key = '${DEFERRED_INDEX_KEY}${RELATIONSHIP_TABLE}_incoming'`,
+    `CREATE INDEX ${RELATIONSHIP_TABLE}_incoming ON ${EDGE_TABLE} (destination, type, source)`,
+    `CREATE VIEW ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on, updated_actor, manual) AS
+       SELECT ${EDGE_VIEW_COLUMNS} FROM ${EDGE_TABLE} r ${edgeJoins()}`,
   ];
 }
 

@@ -1,27 +1,40 @@
-import { ASPECT_TABLE, tableFor, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from '../schema.js';
+import { ASPECT_TABLE, tableFor, URN_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from '../schema.js';
 import { deadLetterOf, webhookOf } from '../webhook-rows.js';
 import { readJson, readJsonOrNull, storeJson, type StoredJson } from '../stored-json.js';
-import { appendedEntry, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, LOG_REF_PREVIOUS, LOG_REF_SERIES, LOG_REF_VALUE, toChange,
+import { appendedEntry, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, LOG_REF_PREVIOUS, LOG_REF_SERIES, LOG_REF_VALUE, toChange,
   type ChangeLogRow, type ChangeRow } from '../change-log.js';
 import type { ChangeRecord, WebhookDeadLetter, WebhookRow } from '../types.js';
 import type { SqliteConnection } from './connection.js';
+import { urnNumberer } from './urn-numbers.js';
 
 /** The change log and its subscribers on SQLite: appending, reading and trimming the log, consumers' offsets, webhooks. */
 
-/** Statements of every write and every follower's step, their SQL built once. */
-const INSERT_CHANGE = `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}, refs)
-  VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')}, ?)`;
-const CHANGES_AFTER = `SELECT ${changeSelect(false)} FROM ${CHANGE_LOG_TABLE} WHERE seq > ? ORDER BY seq LIMIT ?`;
+/**
+ * Statements of every write and every follower's step, their SQL built once. From migration 19 an entry names its urn,
+ * entity type, aspect and actor by their numbers (`urn_id`, `type_id`, `aspect_id`, `actor_id`: the urn table of
+ * src/storage/sqlite/urn-numbers.ts), its `urn` and `aspect` NULL, `entity_type` and `actor` empty; entries written
+ * before keep their text. URN, ASPECT and NAMED read either.
+ */
+const INSERT_CHANGE = `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}, refs, urn_id, type_id, aspect_id, actor_id)
+  VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')}, ?, ?, ?, ?, ?)`;
+const NAMES = `LEFT JOIN ${URN_TABLE} lu ON lu.id = l.urn_id LEFT JOIN ${URN_TABLE} lt ON lt.id = l.type_id
+  LEFT JOIN ${URN_TABLE} lp ON lp.id = l.aspect_id LEFT JOIN ${URN_TABLE} la ON la.id = l.actor_id`;
+const URN = 'COALESCE(lu.urn, l.urn)';
+const ASPECT = 'COALESCE(lp.urn, l.aspect)';
+const NAMED = `${URN} AS urn, COALESCE(lt.urn, l.entity_type) AS entity_type, ${ASPECT} AS aspect, l.change_type, COALESCE(la.urn, l.actor) AS actor`;
+const CHANGES_AFTER = `SELECT l.seq, l.at, ${NAMED}, l.revision FROM ${CHANGE_LOG_TABLE} l ${NAMES} WHERE l.seq > ? ORDER BY l.seq LIMIT ?`;
 /** An entry's values: its own, or those of the versions it names (migration 16), found by their primary key. */
 const version = (alias: string, rev: string) => `LEFT JOIN ${ASPECT_TABLE} ${alias} ON l.refs & ${alias === 'v' ? LOG_REF_VALUE : LOG_REF_PREVIOUS}
-  AND ${alias}.urn = l.urn AND ${alias}.aspect = l.aspect AND ${alias}.version IN (0, ${rev}) AND ${alias}.revision = ${rev}`;
-const CHANGES_AFTER_WITH_VALUES = `SELECT l.seq, l.at, l.urn, l.entity_type, l.aspect, l.change_type, l.actor, l.revision, l.refs,
+  AND ${alias}.urn = ${URN} AND ${alias}.aspect = ${ASPECT} AND ${alias}.version IN (0, ${rev}) AND ${alias}.revision = ${rev}`;
+const CHANGES_AFTER_WITH_VALUES = `SELECT l.seq, l.at, ${NAMED}, l.revision, l.refs,
     CASE WHEN l.refs & ${LOG_REF_VALUE} THEN v.metadata ELSE l.value END AS value,
     CASE WHEN l.refs & ${LOG_REF_VALUE} THEN v.systemmetadata ELSE l.system_metadata END AS system_metadata,
     CASE WHEN l.refs & ${LOG_REF_PREVIOUS} THEN p.metadata ELSE l.previous_value END AS previous_value,
     CASE WHEN l.refs & ${LOG_REF_PREVIOUS} THEN p.systemmetadata ELSE l.previous_system_metadata END AS previous_system_metadata,
     v.urn IS NULL AS no_value, p.urn IS NULL AS no_previous
-  FROM ${CHANGE_LOG_TABLE} l ${version('v', 'l.revision')} ${version('p', 'l.revision - 1')} WHERE l.seq > ? ORDER BY l.seq LIMIT ?`;
+  FROM ${CHANGE_LOG_TABLE} l ${NAMES} ${version('v', 'l.revision')} ${version('p', 'l.revision - 1')} WHERE l.seq > ? ORDER BY l.seq LIMIT ?`;
+/** The urns of the entries after an offset (an index update's guard). */
+const URNS_AFTER = `SELECT DISTINCT ${URN} FROM ${CHANGE_LOG_TABLE} l LEFT JOIN ${URN_TABLE} lu ON lu.id = l.urn_id WHERE l.seq > ?`;
 
 type StoredChangeLogRow = Omit<ChangeLogRow, 'value' | 'previous_value'> & { value?: StoredJson | null; previous_value?: StoredJson | null;
   refs?: number | null; no_value?: number; no_previous?: number };
@@ -35,6 +48,7 @@ export function appendChanges(c: SqliteConnection, rows: readonly ChangeRow[], k
   entries?: ChangeRecord[], refs?: readonly number[]): number[] {
   if (rows.length === 0) return [];
   const insert = c.stmt(INSERT_CHANGE);
+  const number = urnNumberer(c);
   const encode = (text: string | null) => {
     if (text === null) return null;
     let stored = known?.get(text);
@@ -45,13 +59,14 @@ export function appendChanges(c: SqliteConnection, rows: readonly ChangeRow[], k
     return stored;
   };
   return rows.map((r, i) => {
-    const [at, urn, entityType, aspect, changeType, value, previous, sys, previousSys, ...rest] = r;
+    const [at, urn, entityType, aspect, changeType, value, previous, sys, previousSys, actor, revision] = r;
     const ref = refs?.[i] ?? 0;
     // What the entry names a version or a time-series row for (LOG_REF_*) is not copied.
     const byValue = (ref & (LOG_REF_VALUE | LOG_REF_SERIES)) !== 0;
     const byPrevious = (ref & LOG_REF_PREVIOUS) !== 0;
-    const seq = Number(insert.run(at, urn, entityType, aspect, changeType, byValue ? null : encode(value), byPrevious ? null : encode(previous),
-      byValue ? null : sys, byPrevious ? null : previousSys, ...rest, ref || null).lastInsertRowid);
+    const seq = Number(insert.run(at, null, '', null, changeType, byValue ? null : encode(value), byPrevious ? null : encode(previous),
+      byValue ? null : sys, byPrevious ? null : previousSys, '', revision, ref || null, urn === null ? null : number(urn), number(entityType),
+      aspect === null ? null : number(aspect), number(actor)).lastInsertRowid);
     // Noted for the follower (src/storage/change-log.ts OwnEntries); `entries` gets them when the caller hands them on.
     c.own?.appended(seq);
     entries?.push(appendedEntry(seq, r));
@@ -77,6 +92,10 @@ export function changesAfter(c: SqliteConnection, after: number, limit: number, 
     }
     return toChange({ ...r, value: readJsonOrNull(r.value), previous_value: readJsonOrNull(r.previous_value) });
   });
+}
+
+export function urnsChangedAfter(c: SqliteConnection, after: number): (string | null)[] {
+  return c.stmt(URNS_AFTER).pluck().all(after) as (string | null)[];
 }
 
 export function lastChangeSeq(c: SqliteConnection): number {
@@ -112,11 +131,18 @@ export function removeConsumer(c: SqliteConnection, name: string): void {
   c.stmt(`DELETE FROM ${CONSUMER_TABLE} WHERE name = ?`).run(name);
 }
 
+/**
+ * The oldest entries, up to the first not older than `beforeTime` (offsets follow time, bar a clock moved back: such an
+ * entry waits for the ones before it), walked by offset: the log keeps no index by time (migration 19).
+ */
 export function trimChanges(c: SqliteConnection, beforeTime: number, batchSize: number): number {
   return c.db.transaction(() => {
     const keepFrom = c.stmt(`SELECT MIN(seq) FROM ${CONSUMER_TABLE}`).pluck().get() as number | null;
-    return c.stmt(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq IN (SELECT seq FROM ${CHANGE_LOG_TABLE}
-      WHERE at < ? AND seq <= ? ORDER BY seq LIMIT ?)`).run(beforeTime, keepFrom ?? Number.MAX_SAFE_INTEGER, batchSize).changes;
+    const oldest = c.stmt(`SELECT seq, at FROM ${CHANGE_LOG_TABLE} WHERE seq <= ? ORDER BY seq LIMIT ?`)
+      .all(keepFrom ?? Number.MAX_SAFE_INTEGER, batchSize) as { seq: number; at: number }[];
+    const newer = oldest.findIndex((r) => r.at >= beforeTime);
+    const last = oldest[(newer === -1 ? oldest.length : newer) - 1];
+    return last === undefined ? 0 : c.stmt(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq <= ?`).run(last.seq).changes;
   }).immediate();
 }
 

@@ -1,4 +1,4 @@
-import { CHANGE_LOG_TABLE, CONSUMER_TABLE } from '../change-log.js';
+import { CONSUMER_TABLE } from '../change-log.js';
 import { SEARCH_CONSUMER } from '../facet-index.js';
 import { indexedWithoutEntitySql } from '../index-consistency.js';
 import type { IndexGuard, IndexUpdate } from '../types.js';
@@ -19,7 +19,7 @@ export function applyIndexUpdate(c: SqliteConnection, search: SqliteSearch, upda
         if (c.stmt(`SELECT seq FROM ${CONSUMER_TABLE} WHERE name = ?`).pluck().get(guard.consumer) !== guard.from) return false;
       } else if (guard.urns.length) {
         const wanted = new Set(guard.urns);
-        const later = c.stmt(`SELECT DISTINCT urn FROM ${CHANGE_LOG_TABLE} WHERE seq > ?`).pluck().all(guard.unchangedAfter) as (string | null)[];
+        const later = changeLog.urnsChangedAfter(c, guard.unchangedAfter);
         if (later.some((u) => u !== null && wanted.has(u))) return false;
       }
     }
@@ -35,5 +35,6 @@ export function applyIndexUpdate(c: SqliteConnection, search: SqliteSearch, upda
 
 /** Urns an index holds entries for that are not in the store: at most `limit`. */
 export function indexedWithoutEntity(c: SqliteConnection, index: 'search' | 'relationships', limit: number): string[] {
+  if (index === 'relationships') return relations.sourcesWithoutEntity(c, limit);
   return c.stmt(indexedWithoutEntitySql(index, '?')).pluck().all(limit) as string[];
 }
