@@ -17,6 +17,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   'ingest-single': async () => (await import('./write.js')).runIngestSingle,
   'ingest-batch': async () => (await import('./write.js')).runIngestBatch,
   'multi-server': async () => (await import('./multi-server.js')).run,
+  'multi-server-ab': async () => (await import('./multi-server-ab.js')).run,
   table: async () => (await import('./table.js')).run,
 };
 /** Run only when named. */
