@@ -103,7 +103,9 @@ export async function run(args: string[]) {
     console.log(`needs initdb in ${PG_BIN}`);
     return;
   }
-  const cluster = await Cluster.create(['shared_buffers=256MB', 'shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all']);
+  const kinds = args.includes('--statement-kinds');
+  const cluster = await Cluster.create(['shared_buffers=256MB', 'shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all',
+    ...(kinds ? ['pg_stat_statements.track_planning=on'] : [])]);
   const postmaster = Number(readFileSync(`${cluster.data}/postmaster.pid`, 'utf8').split('\n')[0]);
   const running: Proc[] = [];
   try {
@@ -123,6 +125,10 @@ export async function run(args: string[]) {
             if (WARMUP_READS) await autocannon({ url: s.base, connections: 8, amount: WARMUP_READS, requests: [readReq(token)] as never });
             if (WARMUP_WRITES) await autocannon({ url: s.base, connections: 8, amount: WARMUP_WRITES, requests: [ingestReq(token, next)] as never });
           }));
+          // The same state of PostgreSQL for each side: the warm-up's (and the last block's) writes vacuumed and analyzed
+          // here rather than by autovacuum during the next measurement (which then counted it against that side).
+          await cluster.sql('VACUUM ANALYZE', [], 'almanac');
+          await cluster.sql('CHECKPOINT', [], 'almanac');
           for (const load of loads) {
             // BENCH_SEPARATE=A|B: that build's servers each take proposals from a generator of their own (no dataset
             // written through two servers at once), instead of one generator shared by all.
@@ -156,6 +162,16 @@ export async function run(args: string[]) {
             const per = (x: number) => Math.round((x / Math.max(1, requests)) * 1000);
             console.log(`  round ${r + 1} ${key.padEnd(22)} ${per(m.user + m.system + m.pg)} (user ${per(m.user)} sys ${per(m.system)} pg ${per(m.pg)}) `
               + `${(m.statements / Math.max(1, requests)).toFixed(2)} stmt/req ${Math.round(m.rps)} req/s load ${os.loadavg()[0]!.toFixed(1)}${failed ? ` ${failed} FAILED` : ''}`);
+            if (kinds) {
+              // `--statement-kinds`: statements by text, per request: calls, planning and execution time.
+              const rows = await cluster.sql(`SELECT regexp_replace(left(s.query, 100), '\\s+', ' ', 'g') AS query, SUM(s.calls)::bigint AS calls,
+                SUM(s.total_plan_time)::float AS plan, SUM(s.total_exec_time)::float AS exec FROM pg_stat_statements s
+                WHERE s.query NOT LIKE '%pg_stat_statements%' GROUP BY 1 ORDER BY SUM(s.total_plan_time + s.total_exec_time) DESC LIMIT 14`, [], 'almanac');
+              for (const k of rows) {
+                console.log(`    ${(Number(k.calls) / requests).toFixed(3).padStart(7)} plan ${(Number(k.plan) / requests * 1000).toFixed(0).padStart(4)} exec `
+                  + `${(Number(k.exec) / requests * 1000).toFixed(0).padStart(4)} µs/req  ${k.query}`);
+              }
+            }
             if (args.includes('--threads')) console.log(`    threads: ${[...byThread].filter(([, v]) => v > 0).map(([k, v]) => `${k} ${per(v)}`).join(', ')}`);
           }
           while (running.length) await stop(running.pop()!);
