@@ -167,6 +167,9 @@ export async function run(args: string[]) {
               const rows = await cluster.sql(`SELECT regexp_replace(left(s.query, 100), '\\s+', ' ', 'g') AS query, SUM(s.calls)::bigint AS calls,
                 SUM(s.total_plan_time)::float AS plan, SUM(s.total_exec_time)::float AS exec FROM pg_stat_statements s
                 WHERE s.query NOT LIKE '%pg_stat_statements%' GROUP BY 1 ORDER BY SUM(s.total_plan_time + s.total_exec_time) DESC LIMIT 14`, [], 'almanac');
+              const log = await cluster.sql(`SELECT COALESCE(SUM(calls), 0)::bigint AS calls FROM pg_stat_statements
+                WHERE query LIKE '%FROM almanac_change_log WHERE seq >%'`, [], 'almanac');
+              console.log(`    ${(Number(log[0]!.calls) / requests).toFixed(3).padStart(7)} reads of the change log per request`);
               for (const k of rows) {
                 console.log(`    ${(Number(k.calls) / requests).toFixed(3).padStart(7)} plan ${(Number(k.plan) / requests * 1000).toFixed(0).padStart(4)} exec `
                   + `${(Number(k.exec) / requests * 1000).toFixed(0).padStart(4)} µs/req  ${k.query}`);
