@@ -94,7 +94,13 @@ async function measure(servers: Server[], postmaster: number, requests: object[]
  * mostly warm-up (a cost paid once per process, not per request), not coordination.
  */
 const WARMUP_READS = Number(process.env.BENCH_WARMUP_READS ?? 2500);
-const WARMUP_WRITES = Number(process.env.BENCH_WARMUP_WRITES ?? 1000);
+/**
+ * After 1,000 writes a server's threads other than the main one (V8 compiling, mostly: the same with
+ * `--single-threaded-gc`) still took 0.36–0.44 ms of CPU per write at four servers against 0.10–0.19 at one (which
+ * gets four times the writes meanwhile); after 4,000–6,000, 0.07–0.16 and 0.03–0.05 (bench/multi-server-ab.ts
+ * `--threads`, 2026-11-28, 2 shared cores). With fewer, the four-server ingest figure measured start-up, not coordination.
+ */
+const WARMUP_WRITES = Number(process.env.BENCH_WARMUP_WRITES ?? 4000);
 
 async function warmUp(started: Server[], token: string, next: () => Proposal): Promise<void> {
   await Promise.all(started.map(async (s) => {
