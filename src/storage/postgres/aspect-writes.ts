@@ -12,6 +12,7 @@ import * as changeLog from './change-log.js';
 import { runTogether } from './change-log.js';
 import { lockInOrder, lockInOrderSql, textArray, type PostgresConnection } from './connection.js';
 import * as timeseries from './timeseries.js';
+import { COPY_FROM_ROWS, copyRows } from './copy.js';
 
 /**
  * Aspect writes on PostgreSQL: new versions, their history and log entries, written by group commit under the
@@ -287,8 +288,18 @@ export class PostgresAspectWrites {
         WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version = 0`, [t.map((x) => x.urn), t.map((x) => x.aspect), t.map((x) => x.sys)]);
     }
     const copied = plan.copies;
-    const out = plan.rows;
+    let out = plan.rows;
     const trims = plan.trims;
+    if (out.length >= COPY_FROM_ROWS) {
+      // Many rows (a bulk load's batch): the new latest rows of aspects stored for the first time go by COPY, as plain
+      // inserts — none can exist, as the read under their locks found none — before the statement below, which writes
+      // the rest as usual (none of its parts reads or writes those rows: they copy and trim history of stored aspects).
+      const fresh = out.filter((r) => r.version === 0 && !stored.has(aspectKey(r)));
+      if (fresh.length) {
+        await copyRows(c, ASPECT_TABLE, ASPECT_COLUMNS, fresh.map((r) => [r.urn, r.aspect, r.version, r.json, r.sys, r.createdOn, r.createdBy, r.revision]));
+        out = out.filter((r) => r.version !== 0 || stored.has(aspectKey(r)));
+      }
+    }
 
     // One statement, so one round trip under the aspects' locks: the entities, the stored latest copied to history
     // under its revision, the new rows, the history beyond the cap, and (`appendLog`) the log entries. Its parts see
@@ -314,7 +325,7 @@ export class PostgresAspectWrites {
     if (out.length) {
       const [urn, aspect, version, metadata, sys, on, by, revision] = (['urn', 'aspect', 'version', 'json', 'sys', 'createdOn', 'createdBy', 'revision'] as const)
         .map((f) => $(out.map((r) => r[f])));
-      parts.push(`versions AS (INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+      parts.push(`versions AS (INSERT INTO ${ASPECT_TABLE} (${ASPECT_COLUMNS.join(', ')})
         SELECT * FROM UNNEST(${urn}::text[], ${aspect}::text[], ${version}::bigint[], ${metadata}::text[], ${sys}::text[], ${on}::bigint[],
         ${by}::text[], ${revision}::bigint[])
         ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata, systemmetadata = excluded.systemmetadata,
@@ -365,6 +376,9 @@ interface GroupedWrite {
   resolve: (r: AspectWriteResult[]) => void;
   reject: (e: unknown) => void;
 }
+
+/** The aspect table's columns as a write gives them (PlannedRow's order). */
+const ASPECT_COLUMNS = ['urn', 'aspect', 'version', 'metadata', 'systemmetadata', 'createdon', 'createdby', 'revision'] as const;
 
 type Outcome = { ok: true; value: AspectWriteResult[] } | { ok: false; error: unknown };
 
