@@ -9,6 +9,8 @@ import { changeFromProposal, type ChangeItem } from '../src/services/ingest-form
 import { RecordDecoders } from '../src/services/record-decoding.js';
 import { batches, generatedDatasets, referenceProposals, showcaseProposals } from './generate.js';
 import { decodedItems } from './support.js';
+import { ASPECT_TABLE } from '../src/storage/schema.js';
+import { CHANGE_LOG_TABLE } from '../src/storage/change-log.js';
 
 /**
  * PostgreSQL's bulk load measured in its two phases, with the CPU of this process and of PostgreSQL's processes (its
@@ -105,6 +107,18 @@ async function postgresMeter(db: string) {
   };
 }
 
+/** The aspects' and the log's tables (with TOAST and indexes), in kB a dataset. */
+async function sizesOf(db: string, n: number) {
+  const c = new pg.Client({ connectionString: urlOf(db) });
+  await c.connect();
+  try {
+    const { rows } = await c.query(`SELECT pg_total_relation_size('${ASPECT_TABLE}') AS a, pg_total_relation_size('${CHANGE_LOG_TABLE}') AS l`);
+    return { aspectsKbPerDataset: +(Number(rows[0].a) / 1000 / n).toFixed(1), logKbPerDataset: +(Number(rows[0].l) / 1000 / n).toFixed(1) };
+  } finally {
+    await c.end();
+  }
+}
+
 /** Wall time, this process's CPU (every thread) and its main thread's. */
 function nodeMeter() {
   const u0 = process.cpuUsage();
@@ -125,6 +139,11 @@ if (mode === 'writes') {
   await admin(async (c) => {
     await c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
     await c.query(`CREATE DATABASE ${db}`);
+    // BENCH_PG_SET='name=value;...': settings of the database for the run (an experiment's, e.g. default_toast_compression=lz4).
+    for (const kv of (process.env.BENCH_PG_SET ?? '').split(';').filter(Boolean)) {
+      const [k, v] = kv.split('=');
+      await c.query(`ALTER DATABASE ${db} SET ${k} = '${v}'`);
+    }
   });
   try {
     const catalog = await openCatalog(config(db));
@@ -149,7 +168,8 @@ if (mode === 'writes') {
       const node = stop();
       const postgres = await pgMeter.stop();
       await decoders?.close();
-      console.log(JSON.stringify({ mode, datasets: n, aspects, ...node, ...postgres, aspectsPerS: Math.round(aspects / node.wallS),
+      const sizes = await sizesOf(db, n);
+      console.log(JSON.stringify({ mode, datasets: n, aspects, ...node, ...postgres, ...sizes, aspectsPerS: Math.round(aspects / node.wallS),
         aspectsPerCpuS: Math.round(aspects / (node.nodeCpuS + postgres.pgBackendCpuS + postgres.pgSharedCpuS)),
         loadAverage: os.loadavg()[0]!.toFixed(1), kept: b ? db : null }));
     } finally {
