@@ -42,6 +42,17 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * BENCH_PG_SET='name=value;...': settings of the run's database (an experiment's, e.g. default_toast_compression=lz4,
+ * or log_min_duration_statement=100 to find the long statements in the server's log).
+ */
+async function settingsOf(c: pg.Client, db: string): Promise<void> {
+  for (const kv of (process.env.BENCH_PG_SET ?? '').split(';').filter(Boolean)) {
+    const [k, v] = kv.split('=');
+    await c.query(`ALTER DATABASE ${db} SET ${k} = '${v}'`);
+  }
+}
+
 /** CPU seconds (user + system) of a process, or null once it is gone. */
 function cpuOf(pid: number, mainThread = false): number | null {
   try {
@@ -139,11 +150,7 @@ if (mode === 'writes') {
   await admin(async (c) => {
     await c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
     await c.query(`CREATE DATABASE ${db}`);
-    // BENCH_PG_SET='name=value;...': settings of the database for the run (an experiment's, e.g. default_toast_compression=lz4).
-    for (const kv of (process.env.BENCH_PG_SET ?? '').split(';').filter(Boolean)) {
-      const [k, v] = kv.split('=');
-      await c.query(`ALTER DATABASE ${db} SET ${k} = '${v}'`);
-    }
+    await settingsOf(c, db);
   });
   try {
     const catalog = await openCatalog(config(db));
@@ -182,7 +189,10 @@ if (mode === 'writes') {
 } else if (mode === 'index') {
   const template = `almanac_bench_${a}`;
   const db = `almanac_bench_i${process.pid}`;
-  await admin((c) => c.query(`CREATE DATABASE ${db} TEMPLATE ${template}`));
+  await admin(async (c) => {
+    await c.query(`CREATE DATABASE ${db} TEMPLATE ${template}`);
+    await settingsOf(c, db);
+  });
   try {
     // The catalog opens without catching up (its start would apply the backlog in ordinary steps): the bulk call does.
     const catchUp = ChangeLogService.prototype.catchUpIndexes;
@@ -192,6 +202,17 @@ if (mode === 'writes') {
     try {
       if (process.env.BULK_KEY_ORDER === '1') catalog.changeLog.bulk.keyOrder = 'always';
       if (process.env.BULK_KEY_ORDER === '0') catalog.changeLog.bulk.keyOrder = 'never';
+      if (process.env.BENCH_DROP_EXTRA === '1') {
+        // Experiment: the words' and filter values' keys dropped too (built at the end with the deferred indexes).
+        const c = new pg.Client({ connectionString: urlOf(db) });
+        await c.connect();
+        await c.query(`INSERT INTO almanac_settings (key, value) SELECT 'deferred-index:' || indexname, indexdef FROM pg_indexes
+          WHERE indexname IN ('almanac_search_words_pkey','almanac_search_values_pkey','almanac_search_values_doc')`);
+        await c.query(`ALTER TABLE almanac_search_words DROP CONSTRAINT almanac_search_words_pkey`);
+        await c.query(`ALTER TABLE almanac_search_values DROP CONSTRAINT almanac_search_values_pkey`);
+        await c.query(`DROP INDEX almanac_search_values_doc`);
+        await c.end();
+      }
       const { head, consumers } = await catalog.changeLog.positions();
       const backlog = head - Math.min(...[...catalog.changeLog.consumers.keys()].map((k) => consumers.get(k) ?? 0));
       const pgMeter = await postgresMeter(db);
@@ -206,7 +227,9 @@ if (mode === 'writes') {
       await catalog.close();
     }
   } finally {
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`));
+    // BENCH_KEEP=1: the indexed copy kept, for a look at it (drop it by hand, `drop i<pid>`).
+    if (process.env.BENCH_KEEP === '1') console.log(`kept ${db}`);
+    else await admin((c) => c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`));
   }
 } else if (mode === 'drop') {
   await admin((c) => c.query(`DROP DATABASE IF EXISTS almanac_bench_${a} WITH (FORCE)`));

@@ -307,7 +307,10 @@ forEachEngine('bulk load', (ctx) => {
       assert.equal(await c.store.deferIndexes!(49_999), null);
       const restore = await c.store.deferIndexes!(1_000_000);
       assert.ok(restore, 'a backlog of a million entries over a few hundred documents is worth deferring');
-      assert.deepEqual(await indexNames(url), all.filter((n) => !deferred.includes(n)));
+      // PostgreSQL: the keys of the words and the filter values go too, the words found by document meanwhile through a stand-in.
+      const keys = ctx.engine === 'postgres' ? ['almanac_search_values_pkey', 'almanac_search_words_pkey'] : [];
+      const standIns = ctx.engine === 'postgres' ? ['almanac_search_words_bulk_doc'] : [];
+      assert.deepEqual((await indexNames(url)).sort(), [...all.filter((n) => !deferred.includes(n) && !keys.includes(n)), ...standIns].sort());
       if (ctx.engine === 'sqlite') assert.deepEqual(await ftsHashSize(url), [64 * 1024 * 1024], 'the full-text buffer of a bulk catch-up');
       await c.changeLog.catchUpIndexes(10_000);
     } finally {
@@ -332,6 +335,12 @@ forEachEngine('bulk load', (ctx) => {
     const revived = await open(url);
     try {
       assert.deepEqual(await indexNames(url), all);
+      if (ctx.engine === 'postgres') {
+        // The keys are primary keys again, not only unique indexes.
+        assert.deepEqual(await pgRows(url, `SELECT conrelid::regclass::text AS t, pg_get_constraintdef(oid) AS def FROM pg_constraint
+          WHERE contype = 'p' AND conrelid IN ('almanac_search_words'::regclass, 'almanac_search_values'::regclass) ORDER BY 1`),
+        [{ t: 'almanac_search_values', def: 'PRIMARY KEY (field, value, doc_id)' }, { t: 'almanac_search_words', def: 'PRIMARY KEY (word, doc_id)' }]);
+      }
       if (ctx.engine === 'sqlite') assert.deepEqual(await ftsHashSize(url), [1024 * 1024], 'the usual full-text buffer, put back');
       assert.deepEqual(await state(revived), expected);
     } finally {
