@@ -274,9 +274,7 @@ export class PostgresAspectWrites {
       stored = known ?? new Map();
     } else {
       const keys = [...new Map(writes.map((w) => [aspectKey(w), w])).values()];
-      const { rows } = await c.query(`SELECT a.urn, a.aspect, a.metadata, a.systemmetadata, a.revision FROM ${ASPECT_TABLE} a
-        JOIN UNNEST($1::text[], $2::text[]) AS k(urn, aspect) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`,
-      [keys.map((w) => w.urn), keys.map((w) => w.aspect)]);
+      const { rows } = await c.query(latestRowsSql('$1::text[]', '$2::text[]'), [keys.map((w) => w.urn), keys.map((w) => w.aspect)]);
       stored = new Map(rows.map((r) => [aspectKey(r), r as StoredLatest]));
     }
     const plan = planVersions(stored, writes, historyCap);
@@ -318,9 +316,9 @@ export class PostgresAspectWrites {
       ${$([...entities.values()].map((e) => e[0]))}::text[], ${$([...entities.values()].map((e) => e[1]))}::bigint[]) ON CONFLICT DO NOTHING)`);
     if (copied.length) {
       parts.push(`history AS (INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
-        SELECT a.urn, a.aspect, k.version, a.metadata, a.systemmetadata, a.createdon, a.createdby, a.revision FROM ${ASPECT_TABLE} a
-        JOIN UNNEST(${$(copied.map((m) => m.urn))}::text[], ${$(copied.map((m) => m.aspect))}::text[], ${$(copied.map((m) => m.version))}::bigint[])
-        AS k(urn, aspect, version) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0)`);
+        SELECT a.urn, a.aspect, k.version, a.metadata, a.systemmetadata, a.createdon, a.createdby, a.revision
+        FROM UNNEST(${$(copied.map((m) => m.urn))}::text[], ${$(copied.map((m) => m.aspect))}::text[], ${$(copied.map((m) => m.version))}::bigint[])
+        AS k(urn, aspect, version) CROSS JOIN LATERAL (${LATEST_OF_KEY}) a)`);
     }
     if (out.length) {
       const [urn, aspect, version, metadata, sys, on, by, revision] = (['urn', 'aspect', 'version', 'json', 'sys', 'createdOn', 'createdBy', 'revision'] as const)
@@ -395,10 +393,21 @@ function opening(group: readonly GroupedWrite[]): string[] {
   const unique = [...new Map(keys.map((k) => [aspectKey(k), k])).values()];
   return [
     lockInOrderSql(textArray(lockNames(keys))),
-    `SELECT a.* FROM ${ASPECT_TABLE} a JOIN UNNEST(${textArray(unique.map((k) => k.urn))}, ${textArray(unique.map((k) => k.aspect))})
-      AS k(urn, aspect) ON a.urn = k.urn AND a.aspect = k.aspect WHERE a.version = 0`,
+    latestRowsSql(textArray(unique.map((k) => k.urn)), textArray(unique.map((k) => k.aspect))),
     `SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY(${textArray(openingUrns(group))})`,
   ];
+}
+
+/**
+ * The latest row of the aspect `k` names, as a LATERAL subquery: one probe of the key per aspect. As a join, the
+ * planner took a bulk batch's 2,000 keys for a hash join over the whole table (never analyzed during a load, and
+ * thought small): 47 ms a batch at 5,000 generated datasets, growing with the catalog, against 3–4 ms so.
+ */
+const LATEST_OF_KEY = `SELECT * FROM ${ASPECT_TABLE} a WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version = 0 LIMIT 1`;
+
+/** The latest rows of the aspects named by two text[] expressions (urns, aspects), one probe each (LATEST_OF_KEY). */
+function latestRowsSql(urns: string, aspects: string): string {
+  return `SELECT a.* FROM UNNEST(${urns}, ${aspects}) AS k(urn, aspect) CROSS JOIN LATERAL (${LATEST_OF_KEY}) a`;
 }
 
 /** The entities whose existence a group's opening reads: those its aspects belong to and those that must exist. */
