@@ -4,6 +4,7 @@ import { deadLetterOf, webhookOf } from '../webhook-rows.js';
 import { CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, toChange, type ChangeLogRow, type ChangeRow, type OwnEntries } from '../change-log.js';
 import type { ChangeRecord, WebhookDeadLetter, WebhookRow } from '../types.js';
 import { unavailableOr, type PostgresConnection } from './connection.js';
+import { COPY_FROM_ROWS, copyRows } from './copy.js';
 
 /**
  * The change log and its subscribers on PostgreSQL: appending (in the writer's statement), reading and trimming the
@@ -29,7 +30,10 @@ const WATCH_BACKOFF_MAX = 10_000;
  */
 export async function runTogether(c: pg.PoolClient, parts: string[], params: unknown[], $: (v: unknown) => string,
   log: readonly ChangeRow[]): Promise<void> {
-  if (log.length) {
+  if (log.length >= COPY_FROM_ROWS) {
+    if (parts.length) await c.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
+    await copyChanges(c, log);
+  } else if (log.length) {
     parts.push(`logged AS (${logInsert(log, $)})`);
     // The announcement carries the entries (without values) when they fit, so that followers need not read them.
     const text = `WITH ${parts.join(',\n')} SELECT pg_notify(${$(CHANGE_CHANNEL)},
@@ -41,6 +45,20 @@ export async function runTogether(c: pg.PoolClient, parts: string[], params: unk
   } else if (parts.length) {
     await c.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
   }
+}
+
+/**
+ * Many entries (a bulk load's batch): sent by COPY (copy.ts) under the log's lock, taken first and held to the commit,
+ * then announced by their newest offset (too many to carry), the COMMIT sent with that when it is the transaction's
+ * last statement. The lock is held over one round trip more than runTogether's single statement holds it.
+ */
+async function copyChanges(c: pg.PoolClient, log: readonly ChangeRow[]): Promise<void> {
+  await c.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOG_LOCK]);
+  await copyRows(c, CHANGE_LOG_TABLE, CHANGE_COLUMNS, log);
+  // The offsets this session drew last (under the lock, so no other writer's came between).
+  const text = `SELECT pg_notify($1, x.last::text), x.last FROM (SELECT currval(pg_get_serial_sequence('${CHANGE_LOG_TABLE}', 'seq')) AS last) x`;
+  const { rows } = commitsWithLog.delete(c) ? await queryThenCommit(c, text, [CHANGE_CHANNEL]) : await c.query(text, [CHANGE_CHANNEL]);
+  noteOwnEntries(c, { last: rows[0].last as number, entries: null }, log.length);
 }
 
 /**

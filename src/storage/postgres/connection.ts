@@ -73,5 +73,13 @@ export function lockInOrderSql(names: string): string {
 
 /** A text[] literal of some strings, for a statement without parameters (each escaped as a literal of its own). */
 export function textArray(values: readonly string[]): string {
-  return `ARRAY[${values.map((v) => pg.escapeLiteral(v)).join(', ')}]::text[]`;
+  return `ARRAY[${values.map(literal).join(', ')}]::text[]`;
+}
+
+/**
+ * pg.escapeLiteral's result, without its walk through the string a character at a time where nothing needs escaping
+ * (most urns): a group commit of a bulk batch spells about 6,000 of them (locks, keys, entities), 0.2 s a batch so.
+ */
+function literal(v: string): string {
+  return v.includes("'") || v.includes('\\') ? pg.escapeLiteral(v) : `'${v}'`;
 }

@@ -27,7 +27,10 @@ export async function applyIndexUpdate(db: PostgresConnection, search: PostgresS
       if ('from' in guard) {
         if (at !== guard.from) return false;
       } else if (guard.urns.length
-        && (await c.query(`SELECT 1 FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 AND urn = ANY($2) LIMIT 1`, [guard.unchangedAfter, guard.urns])).rows.length) {
+        // In offset order: read from the log's key, from the offset on (few entries). Without it, on a log never analyzed
+        // (a bulk load's, just written) the planner took `seq >` for a third of the rows and scanned the whole log: 10 ms a
+        // page of a key-order catch-up at 5,000 generated datasets, growing with the log.
+        && (await c.query(`SELECT 1 FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 AND urn = ANY($2) ORDER BY seq LIMIT 1`, [guard.unchangedAfter, guard.urns])).rows.length) {
         return false;
       }
     }

@@ -15,8 +15,11 @@ export async function writeRelationships(c: pg.PoolClient, sources: readonly str
   {
     // Two replacements of one source's edges would otherwise deadlock on each other's uncommitted inserts.
     await lockInOrder(c, [...new Set(sources)].sort().map((source) => `${source}\n#relationships`));
+    // Each source's edges by a probe of the key (a LATERAL subquery kept apart: OFFSET 0). With `source = ANY`, the
+    // planner read a page of a bulk catch-up (800 sources) by scanning the whole table, never analyzed during the load.
     const stored = sources.length
-      ? (await c.query(`SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE source = ANY($1)`, [sources])).rows.map(edgeOf) : [];
+      ? (await c.query(`SELECT r.* FROM UNNEST($1::text[]) AS k(source) CROSS JOIN LATERAL (SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} r
+          WHERE r.source = k.source OFFSET 0) r`, [[...new Set(sources)]])).rows.map(edgeOf) : [];
     const { gone, added: edges } = edgeChanges(stored, wanted);
     if (gone.length) {
       await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} r USING UNNEST($1::text[], $2::text[], $3::text[]) AS g(source, type, destination)
