@@ -124,12 +124,19 @@ export function planVersions(stored: ReadonlyMap<string, StoredLatest>, writes: 
  */
 export function logReferences(plan: VersionsPlan): number[] {
   const kept = new Set(plan.rows);
-  const copied = new Set(plan.copies.map(aspectKey));
-  return plan.log.map(([, , , , , value, previous, sys, previousSys], i) => {
+  // Looked up only for a stored latest replaced (most writes of one aspect alone replace none, or are its only copy).
+  let copied: Set<string> | undefined;
+  const out: number[] = new Array(plan.log.length);
+  // Indexed rather than destructured: a per-entry array pattern goes through the iterator protocol, on every write.
+  for (let i = 0; i < plan.log.length; i++) {
+    const entry = plan.log[i]!;
     const { row, previous: before } = plan.logVersions[i]!;
-    return (kept.has(row) && row.json === value && row.sys === sys ? LOG_REF_VALUE : 0)
-      | ((before === 'stored' && copied.has(aspectKey(row))) || (before !== null && before !== 'stored' && kept.has(before)
-        && before.json === previous && before.sys === previousSys) ? LOG_REF_PREVIOUS : 0);
-  });
+    const byValue = kept.has(row) && row.json === entry[5] && row.sys === entry[7];
+    let byPrevious: boolean;
+    if (before === 'stored') byPrevious = (copied ??= new Set(plan.copies.map(aspectKey))).has(aspectKey(row));
+    else byPrevious = before !== null && kept.has(before) && before.json === entry[6] && before.sys === entry[8];
+    out[i] = (byValue ? LOG_REF_VALUE : 0) | (byPrevious ? LOG_REF_PREVIOUS : 0);
+  }
+  return out;
 }
 

@@ -45,13 +45,13 @@ export function appendChanges(c: SqliteConnection, rows: readonly ChangeRow[], k
     return stored;
   };
   return rows.map((r, i) => {
-    const [at, urn, entityType, aspect, changeType, value, previous, sys, previousSys, ...rest] = r;
     const ref = refs?.[i] ?? 0;
     // What the entry names a version or a time-series row for (LOG_REF_*) is not copied.
     const byValue = (ref & (LOG_REF_VALUE | LOG_REF_SERIES)) !== 0;
     const byPrevious = (ref & LOG_REF_PREVIOUS) !== 0;
-    const seq = Number(insert.run(at, urn, entityType, aspect, changeType, byValue ? null : encode(value), byPrevious ? null : encode(previous),
-      byValue ? null : sys, byPrevious ? null : previousSys, ...rest, ref || null).lastInsertRowid);
+    // The row's fields by index, in CHANGE_COLUMNS order (not destructured: that goes through the iterator protocol).
+    const seq = Number(insert.run(r[0], r[1], r[2], r[3], r[4], byValue ? null : encode(r[5]), byPrevious ? null : encode(r[6]),
+      byValue ? null : r[7], byPrevious ? null : r[8], r[9], r[10], ref || null).lastInsertRowid);
     // Noted for the follower (src/storage/change-log.ts OwnEntries); `entries` gets them when the caller hands them on.
     c.own?.appended(seq);
     entries?.push(appendedEntry(seq, r));

@@ -9,6 +9,9 @@ export function replaceRelationships(c: SqliteConnection, sources: readonly stri
   c.db.transaction(() => writeRelationships(c, sources, edges)).immediate();
 }
 
+const INSERT_EDGE = `INSERT OR IGNORE INTO ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on,
+  updated_actor, manual) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+
 /** Inside a write transaction. */
 export function writeRelationships(c: SqliteConnection, sources: readonly string[], edges: readonly Relationship[]): void {
   {
@@ -16,9 +19,9 @@ export function writeRelationships(c: SqliteConnection, sources: readonly string
     const { gone, added } = edgeChanges(stored, edges);
     const del = c.stmt(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = ? AND type = ? AND destination = ?`);
     for (const e of gone) del.run(e.source, e.type, e.destination);
+    const insert = c.stmt(INSERT_EDGE);
     for (const e of added) {
-      c.stmt(`INSERT OR IGNORE INTO ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on,
-        updated_actor, manual) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(e.source, e.type, e.destination, e.createdOn ?? null,
+      insert.run(e.source, e.type, e.destination, e.createdOn ?? null,
         e.createdActor ?? null, e.updatedOn ?? null, e.updatedActor ?? null, e.manual ? 1 : 0);
     }
   }
