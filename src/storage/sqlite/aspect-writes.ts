@@ -1,4 +1,4 @@
-import { addLatest, aspectKey, checkUpdate, entityMissing, planVersion } from '../aspect-updates.js';
+import { addLatest, aspectKey, checkUpdate, entityMissing, planVersion, type VersionPlan } from '../aspect-updates.js';
 import { CharBudgetMap } from '../char-budget-map.js';
 import { deleteChange, SYSTEM_ACTOR, type ChangeRow, type StoredLatest } from '../change-log.js';
 import type { ParsedValues } from '../parsed-values.js';
@@ -158,9 +158,11 @@ export class SqliteAspectWrites {
     /** The rows the batch's aspects had before it (what writeLocked plans from), by aspectKey. */
     let before = new Map<string, RawLatest | null>();
     let owners: { at: number; count: number }[] = [];
+    /** What each write of the batch does to its aspect's versions, worked out below against the latest it finds. */
+    let decided = new Map<AspectWrite, VersionPlan>();
     const flush = () => {
       if (batch.length === 0) return;
-      const results = this.writeLocked({ writes: batch }, historyCap, undefined, before);
+      const results = this.writeLocked({ writes: batch }, historyCap, undefined, before, decided);
       let from = 0;
       for (const o of owners) {
         outcomes[o.at] = { ok: true, value: results.slice(from, from + o.count) };
@@ -168,6 +170,7 @@ export class SqliteAspectWrites {
       }
       batch = [];
       before = new Map();
+      decided = new Map();
       owners = [];
     };
     for (const w of run) {
@@ -223,6 +226,7 @@ export class SqliteAspectWrites {
         }
         named.add(x.urn);
         batch.push(write);
+        decided.set(write, plan);
       }
       if (update.writes.length) owners.push({ at, count: update.writes.length });
     }
@@ -316,9 +320,10 @@ export class SqliteAspectWrites {
   /** Writes new versions of aspects, time-series rows and deletions, and logs each change; runs inside a write transaction. */
   /**
    * `read`: latest rows this transaction has just read (null: none stored), by aspectKey; the others are read here.
+   * `decided`: planVersion's answer for writes whose caller worked it out already (planVersions).
    */
   private writeLocked(update: AspectUpdate, historyCap: number, encoded?: ReadonlyMap<AspectWrite | TimeseriesWrite, EncodedValue>,
-    read?: ReadonlyMap<string, RawLatest | null>): AspectWriteResult[] {
+    read?: ReadonlyMap<string, RawLatest | null>, decided?: ReadonlyMap<AspectWrite, VersionPlan>): AspectWriteResult[] {
     const { getLatest, copyLatest, insertRow, replaceLatest, touch, trim, addEntity } = this.statements;
 
     // The stored form of each value text this call wrote or read, so that the log stores it without compressing again.
@@ -345,7 +350,7 @@ export class SqliteAspectWrites {
       known.set(metadata, raw.metadata);
       stored.set(k, { metadata, systemmetadata: raw.systemmetadata, revision: raw.revision });
     }
-    const plan = planVersions(stored, writes, historyCap, (w) => encoded?.get(w)?.json);
+    const plan = planVersions(stored, writes, historyCap, (w) => encoded?.get(w)?.json, decided);
     for (const w of writes) {
       const e = encoded?.get(w);
       if (e && !known.has(e.json)) known.set(e.json, e.stored);
