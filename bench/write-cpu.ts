@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cpuMs, freePort, graphqlRequest, loadCatalog, measure, once, type Request } from './harness.js';
+import { CLOCK_TICKS, cpuMs, freePort, graphqlRequest, loadCatalog, measure, once, type Request } from './harness.js';
 import { catalogProposals, generatedDatasets, SHOWCASE_FIELD, SHOWCASE_URN, type Proposal } from './generate.js';
 
 /**
@@ -14,6 +14,8 @@ import { catalogProposals, generatedDatasets, SHOWCASE_FIELD, SHOWCASE_URN, type
  * of one column with a new text each time. CPU is the server process's user + system time from /proc; req/s and
  * p99 are printed too but are noise on a shared machine. WRITE_CPU_PROFILE=dir runs the servers under --cpu-prof. A
  * checkout may be followed by `,NAME=value` settings its server gets (one build, two settings: `. .,ALMANAC_X=1`).
+ * Each run also says how much of that CPU was the main thread's (`main`; the rest is V8's GC helpers, libuv's pool
+ * and the worker threads: the WAL checkpointer, the index and compression workers).
  */
 const roots = process.argv.slice(2).filter((a) => !/^\d+$/.test(a));
 const rounds = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 3);
@@ -59,7 +61,21 @@ function requestOf(load: string): Request {
   return graphqlRequest(token, () => JSON.stringify({ query, variables: { d: `Order identifier, revision ${n++} of the benchmark.` } }));
 }
 
-const results = new Map<string, { cpu: number[]; rps: number[]; p99: number[] }>();
+/** CPU (ms) of each thread of a process, by thread id. */
+function threadCpuMs(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+        out.set(tid, ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS);
+      } catch { /* the thread ended */ }
+    }
+  } catch { /* the process ended */ }
+  return out;
+}
+
+const results = new Map<string, { cpu: number[]; main: number[]; rps: number[]; p99: number[] }>();
 for (let r = 0; r < rounds; r++) {
   const order = r % 2 === 0 ? roots : [...roots].reverse();
   for (const load of loads) {
@@ -74,13 +90,18 @@ for (let r = 0; r < rounds; r++) {
         if (first.status !== 200) throw new Error(`${load} failed on ${root}: ${first.status} ${first.text.slice(0, 300)}`);
         await measure(server.base, req, { amount: WARMUP });
         const c0 = cpuMs(server.pid);
+        const t0 = threadCpuMs(server.pid);
         const m = await measure(server.base, req, { amount: N });
         const perK = ((cpuMs(server.pid) - c0) / m.requests) * 1000;
+        const t1 = threadCpuMs(server.pid);
+        const mainPerK = (((t1.get(String(server.pid)) ?? NaN) - (t0.get(String(server.pid)) ?? NaN)) / m.requests) * 1000;
+        // The busiest other thread (the WAL checkpointer under writes).
+        const others = [...t1].filter(([tid]) => tid !== String(server.pid)).map(([tid, ms]) => ms - (t0.get(tid) ?? 0)).sort((a, b) => b - a);
         const key = `${load} ${root}`;
-        if (!results.has(key)) results.set(key, { cpu: [], rps: [], p99: [] });
+        if (!results.has(key)) results.set(key, { cpu: [], main: [], rps: [], p99: [] });
         const e = results.get(key)!;
-        e.cpu.push(perK); e.rps.push(m.rps); e.p99.push(m.p99);
-        console.log(`round ${r + 1} ${load.padEnd(8)} ${root.padEnd(40)} ${perK.toFixed(0).padStart(5)} ms CPU/1k req  ${m.rps.toFixed(0).padStart(5)} req/s  p99 ${m.p99} ms  WAL ${(statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0) >> 20} MB  (${m.requests} req, load ${os.loadavg()[0]!.toFixed(2)})`);
+        e.cpu.push(perK); e.main.push(mainPerK); e.rps.push(m.rps); e.p99.push(m.p99);
+        console.log(`round ${r + 1} ${load.padEnd(8)} ${root.padEnd(40)} ${perK.toFixed(0).padStart(5)} ms CPU/1k req (main ${mainPerK.toFixed(0)}, busiest other ${((others[0] ?? 0) / m.requests * 1000).toFixed(0)})  ${m.rps.toFixed(0).padStart(5)} req/s  p99 ${m.p99} ms  WAL ${(statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0) >> 20} MB  (${m.requests} req, load ${os.loadavg()[0]!.toFixed(2)})`);
       } finally {
         await server.stop();
       }
@@ -89,5 +110,5 @@ for (let r = 0; r < rounds; r++) {
 }
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2; };
 console.log(`\nmedians of ${rounds} rounds, ${N} requests each, 32 connections:`);
-for (const [key, e] of results) console.log(`${key.padEnd(50)} ${median(e.cpu).toFixed(0).padStart(5)} ms CPU/1k req  ${median(e.rps).toFixed(0).padStart(5)} req/s  p99 ${median(e.p99)} ms  [${e.cpu.map((x) => x.toFixed(0)).join(' ')}]`);
+for (const [key, e] of results) console.log(`${key.padEnd(50)} ${median(e.cpu).toFixed(0).padStart(5)} ms CPU/1k req (main ${median(e.main).toFixed(0)})  ${median(e.rps).toFixed(0).padStart(5)} req/s  p99 ${median(e.p99)} ms  [${e.cpu.map((x) => x.toFixed(0)).join(' ')}]`);
 rmSync(work, { recursive: true, force: true });

@@ -76,3 +76,23 @@ test('unknown extra fields are accepted and kept: stored and read back as sent, 
     await t.close();
   }
 });
+
+test('fitsSchema checks a frozen value once per schema, and a value that can still change every time', async () => {
+  const { fitsSchema, rec, str } = await import('../src/entities/schema.js');
+  const { deepFreeze } = await import('../src/model/deep-freeze.js');
+  const inner = rec({ name: str });
+  let checks = 0;
+  const counted = { ...inner, check: (v: unknown, p: (string | number)[]) => { checks++; return inner.check(v, p); } };
+  const frozen = deepFreeze({ name: 'orders' });
+  assert.deepEqual([fitsSchema(counted, frozen), fitsSchema(counted, frozen), checks], [true, true, 1]);
+  // Another schema (a registry that replaced the aspect's definition) checks it again.
+  const other = { ...inner, check: (v: unknown, p: (string | number)[]) => { checks++; return inner.check(v, p); } };
+  assert.deepEqual([fitsSchema(other, frozen), checks], [true, 2]);
+  const open: Record<string, unknown> = { name: 'orders' };
+  assert.equal(fitsSchema(counted, open), true);
+  open.name = 5;
+  assert.deepEqual([fitsSchema(counted, open), checks], [false, 4]);
+  // A frozen value that does not fit is not remembered as fitting.
+  const bad = deepFreeze({ name: 5 });
+  assert.deepEqual([fitsSchema(counted, bad), fitsSchema(counted, bad), checks], [false, false, 6]);
+});

@@ -267,6 +267,45 @@ forEachEngine('store.updateAspects: read-modify-write under lock', (ctx) => {
     assert.deepEqual([A, B].map((u) => latest.get(u)?.get('datasetProperties')?.value), [{ customProperties: { n: '40' } }, { customProperties: { n: '40' } }]);
   });
 
+  test('concurrent updates of one aspect leave the versions, log entries and answers that one after another leave', async () => {
+    // SQLite makes a group's read-modify-writes as one batch; they must come to what they do one by one (here on other
+    // entities): a history cap trimming within the group, a modify that throws, one that writes nothing, a value sent
+    // again with new system metadata, an edit of an entity the group creates, a deletion between the others.
+    const urnsOf = (run: string) => ({ urn: `urn:li:dataset:(urn:li:dataPlatform:hive,${run},PROD)`,
+      other: `urn:li:dataset:(urn:li:dataPlatform:hive,${run}_new,PROD)`, missing: `urn:li:dataset:(urn:li:dataPlatform:hive,${run}_missing,PROD)` });
+    const calls = (run: string) => {
+      const { urn, other, missing } = urnsOf(run);
+      const keys = [{ urn, aspect: 'datasetProperties' }, { urn, aspect: 'globalTags' }];
+      const edit = (i: number) => (current: Map<string, Map<string, any>>) => {
+        const n = count(urn)(current);
+        if (i % 9 === 4) throw new Error(`no ${i}`);
+        if (i % 11 === 6) return { writes: [] };
+        if (i % 10 === 7) return { writes: [{ ...write(urn, 'datasetProperties', current.get(urn)!.get('datasetProperties')!.value), systemMetadata: { runId: `r${i}` } }] };
+        const props = write(urn, 'datasetProperties', { customProperties: { n: String(n + 1) } });
+        if (i === 14) return { writes: [props], deletes: [{ urn, aspect: 'globalTags', actor: ROOT }] };
+        return { writes: [props, ...(i % 3 === 0 ? [write(urn, 'globalTags', { tags: [{ tag: `urn:li:tag:t${i}` }] })] : [])] };
+      };
+      return Array.from({ length: 40 }, (_, i) => () => (i % 8 === 5
+        ? store.updateAspects([{ urn: other, aspect: 'globalTags' }], (current) => ({ writes: [write(other, 'globalTags',
+          { tags: [{ tag: `urn:li:tag:n${i}` }, ...((current.get(other)?.get('globalTags')?.value as any)?.tags ?? [])] })] }), 5, i > 5 ? [other] : [])
+        : store.updateAspects(keys, edit(i), 5, i === 2 ? [urn, missing] : i > 0 ? [urn] : [])));
+    };
+    const settle = (p: Promise<unknown>) => p.then((value) => ({ value }), (e: Error) => ({ error: e.message }));
+    /** What a run left, its urns named as the first run's (deletions logged at the time they ran). */
+    const state = async (run: string, answers: unknown[]) => {
+      const { urn, other } = urnsOf(run);
+      const log = (await store.changesAfter(0, 100_000, true)).filter((e) => e.urn === urn || e.urn === other)
+        .map(({ seq: _, ...e }) => (e.changeType === 'DELETE' ? { ...e, time: 0 } : e));
+      const versions = await Promise.all([[urn, 'datasetProperties'], [urn, 'globalTags'], [other, 'globalTags']].map(([u, a]) => store.listVersions(u!, a!)));
+      return JSON.parse(JSON.stringify({ answers, versions, log }).replaceAll(run, 'RUN'));
+    };
+    const together = await Promise.all(calls('together').map((call) => settle(call())));
+    const alone = [];
+    for (const call of calls('alone')) alone.push(await settle(call()));
+    assert.deepEqual(together.flatMap((r, i) => ('error' in r ? [i] : [])), [2, 4, 22, 31], 'the missing entity and the throwing modifies fail, nothing else');
+    assert.deepEqual(await state('together', together), await state('alone', alone));
+  });
+
   test('a modify function that throws writes nothing, and its error comes back', async () => {
     const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,throws,PROD)';
     await assert.rejects(store.updateAspects([{ urn, aspect: 'globalTags' }], () => { throw new Error('no'); }, 5), { message: 'no' });

@@ -31,6 +31,22 @@ export type Infer<S> = S extends Schema<infer T> ? T : never;
 
 const schema = <T>(check: Check, example: () => T): Schema<T> => ({ check, example });
 
+/** Frozen values found to fit a schema, with that schema. */
+const fitted = new WeakMap<object, Schema<unknown>>();
+
+/**
+ * Whether a stored value still fits its schema (it did when written; a schema may have changed since). The search
+ * and relationship indexes ask it three times of every aspect of each entity they compute, at every step that names
+ * the entity; values read from the store are deep-frozen and shared between readers, so a frozen value's answer is
+ * kept (a value that could still change is checked every time).
+ */
+export function fitsSchema(s: Schema<unknown>, value: object): boolean {
+  if (fitted.get(value) === s) return true;
+  if (s.check(value, []) !== null) return false;
+  if (Object.isFrozen(value)) fitted.set(value, s);
+  return true;
+}
+
 const describe = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 
 function pathText(path: Path): string {

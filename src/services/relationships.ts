@@ -1,5 +1,6 @@
 import type { EdgeMeta } from '../entities/descriptor.js';
 import { aspectDef } from '../entities/index.js';
+import { fitsSchema } from '../entities/schema.js';
 import { tryParseUrn } from '../model/urn.js';
 import type { IndexUpdate, LatestAspects, Relationship, Store } from '../storage/types.js';
 
@@ -36,7 +37,7 @@ export function edgesOf(source: string, aspects: ReadonlyMap<string, unknown>): 
   for (const [name, value] of aspects) {
     const def = aspectDef(name);
     // Stored values passed validation when written; a value that no longer fits its schema declares nothing.
-    if (!def?.edges || value === null || typeof value !== 'object' || def.schema.check(value, []) !== null) continue;
+    if (!def?.edges || value === null || typeof value !== 'object' || !fitsSchema(def.schema, value)) continue;
     def.edges(value, add);
   }
   return out;

@@ -2,6 +2,7 @@ import { aspectDef, aspectsOf, descriptorOfUrn, ENTITY_DESCRIPTORS, entityDescri
 import { defaultBrowsePath, defaultBrowsePathV2 } from '../entities/graphql-fields.js';
 import { browsePathV2Key } from '../entities/shared-aspects.js';
 import type { AnyAspect, EntityDescriptor, KeyValues } from '../entities/descriptor.js';
+import { fitsSchema } from '../entities/schema.js';
 import { decodeUrnPart, tryParseUrn } from '../model/urn.js';
 import type { IndexUpdate, LatestAspects, SearchDoc, Store } from '../storage/types.js';
 
@@ -60,7 +61,7 @@ function nameKeys(urnName: string, own: string): { nameKey: string; qualifiedKey
 /** An aspect's value when it still fits its schema (stored values passed it when written). */
 function fitting(name: string, value: unknown): AnyAspect | undefined {
   const def = aspectDef(name);
-  return def && value !== null && typeof value === 'object' && def.schema.check(value, []) === null ? def : undefined;
+  return def && value !== null && typeof value === 'object' && fitsSchema(def.schema, value) ? def : undefined;
 }
 
 /** The entity's name as words from its urn: the descriptor's, else every urn part that is not itself a urn. */

@@ -1,4 +1,4 @@
-import { aspectKey, planVersion } from './aspect-updates.js';
+import { aspectKey, planVersion, type VersionPlan } from './aspect-updates.js';
 import { LOG_REF_PREVIOUS, LOG_REF_VALUE, upsertChange, type ChangeRow, type StoredLatest } from './change-log.js';
 import { valueJsonOf, type AspectWrite, type AspectWriteResult } from './types.js';
 
@@ -52,10 +52,11 @@ export interface VersionsPlan {
 
 /**
  * `stored`: the latest row of each aspect written that has one (by aspectKey). `jsonOf`: a write's text when the
- * caller has it already (SQLite encodes values ahead of the lock).
+ * caller has it already (SQLite encodes values ahead of the lock). `decided`: what planVersion gave for a write against
+ * the latest this plan leaves it (SQLite's batches of read-modify-writes worked it out as they went).
  */
 export function planVersions(stored: ReadonlyMap<string, StoredLatest>, writes: readonly AspectWrite[], historyCap: number,
-  jsonOf?: (w: AspectWrite) => string | undefined): VersionsPlan {
+  jsonOf?: (w: AspectWrite) => string | undefined, decided?: ReadonlyMap<AspectWrite, VersionPlan>): VersionsPlan {
   const latest = new Map<string, PlannedLatest>();
   for (const w of writes) {
     const k = aspectKey(w);
@@ -76,7 +77,7 @@ export function planVersions(stored: ReadonlyMap<string, StoredLatest>, writes: 
     const sys = w.systemMetadata ? JSON.stringify(w.systemMetadata) : null;
     const k = aspectKey(w);
     const cur = latest.get(k);
-    const plan = planVersion(cur, text, sys, historyCap);
+    const plan = decided?.get(w) ?? planVersion(cur, text, sys, historyCap);
     if (plan.unchanged) {
       if (plan.touch !== null) {
         if (cur!.stored) touches.set(k, { urn: w.urn, aspect: w.aspect, sys: plan.touch });
@@ -124,12 +125,19 @@ export function planVersions(stored: ReadonlyMap<string, StoredLatest>, writes: 
  */
 export function logReferences(plan: VersionsPlan): number[] {
   const kept = new Set(plan.rows);
-  const copied = new Set(plan.copies.map(aspectKey));
-  return plan.log.map(([, , , , , value, previous, sys, previousSys], i) => {
+  // Looked up only for a stored latest replaced (most writes of one aspect alone replace none, or are its only copy).
+  let copied: Set<string> | undefined;
+  const out: number[] = new Array(plan.log.length);
+  // Indexed rather than destructured: a per-entry array pattern goes through the iterator protocol, on every write.
+  for (let i = 0; i < plan.log.length; i++) {
+    const entry = plan.log[i]!;
     const { row, previous: before } = plan.logVersions[i]!;
-    return (kept.has(row) && row.json === value && row.sys === sys ? LOG_REF_VALUE : 0)
-      | ((before === 'stored' && copied.has(aspectKey(row))) || (before !== null && before !== 'stored' && kept.has(before)
-        && before.json === previous && before.sys === previousSys) ? LOG_REF_PREVIOUS : 0);
-  });
+    const byValue = kept.has(row) && row.json === entry[5] && row.sys === entry[7];
+    let byPrevious: boolean;
+    if (before === 'stored') byPrevious = (copied ??= new Set(plan.copies.map(aspectKey))).has(aspectKey(row));
+    else byPrevious = before !== null && kept.has(before) && before.json === entry[6] && before.sys === entry[8];
+    out[i] = (byValue ? LOG_REF_VALUE : 0) | (byPrevious ? LOG_REF_PREVIOUS : 0);
+  }
+  return out;
 }
 

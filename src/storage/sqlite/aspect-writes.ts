@@ -1,8 +1,9 @@
-import { addLatest, aspectKey, checkUpdate, entityMissing } from '../aspect-updates.js';
+import { addLatest, aspectKey, checkUpdate, entityMissing, planVersion, type VersionPlan } from '../aspect-updates.js';
 import { CharBudgetMap } from '../char-budget-map.js';
 import { deleteChange, SYSTEM_ACTOR, type ChangeRow, type StoredLatest } from '../change-log.js';
 import type { ParsedValues } from '../parsed-values.js';
-import { ASPECT_TABLE, ENTITY_TABLE, type AspectRow } from '../schema.js';
+import { deepFreeze } from '../../model/deep-freeze.js';
+import { ASPECT_TABLE, ENTITY_TABLE, recordOf, type AspectRow } from '../schema.js';
 import { readJson, sameStored, storeJson, storeJsonBatch, type StoredJson } from '../stored-json.js';
 import { valueJsonOf, type AspectKey, type AspectUpdate, type AspectWrite, type AspectWriteResult, type ChangeRecord, type LatestAspects, type TimeseriesWrite } from '../types.js';
 import { logReferences, planVersions, type PlannedRow } from '../version-plan.js';
@@ -24,13 +25,22 @@ export class SqliteAspectWrites {
     private readonly justWritten: RecentTexts) {
     // Made once: better-sqlite3 builds a transaction function's wrappers each time one is made.
     this.plainGroupTransaction = conn.db.transaction((group: readonly GroupedWrite[], outcomes: Outcome[], failed: { write: boolean }) => {
-      for (const w of group) {
+      for (let i = 0; i < group.length;) {
+        // Consecutive read-modify-writes (updateAspects) are planned and written together (updateRun).
+        let end = i;
+        while (end < group.length && group[end]!.update && group[end]!.update!.historyCap === group[i]!.update?.historyCap) end++;
+        if (end - i >= 2) {
+          this.updateRun(group.slice(i, end), outcomes, failed);
+          i = end;
+          continue;
+        }
         try {
-          outcomes.push({ ok: true, value: w.write() });
+          outcomes.push({ ok: true, value: group[i]!.write() });
         } catch (error) {
           failed.write = true;
           throw error;
         }
+        i++;
       }
     });
     const savepoint = conn.db.transaction((write: () => AspectWriteResult[]) => write());
@@ -98,6 +108,7 @@ export class SqliteAspectWrites {
   async updateAspects(keys: readonly AspectKey[], modify: (current: LatestAspects) => AspectUpdate, historyCap: number,
     mustExist?: readonly string[]): Promise<AspectWriteResult[]> {
     const { readLatestRow: read, entityExists } = this.statements;
+    // Alone (or in a group retried write by write), it reads and writes for itself; beside others, updateRun.
     return this.grouped(() => {
       for (const urn of mustExist ?? []) if (entityExists.get(urn) === undefined) throw entityMissing(urn);
       const current: LatestAspects = new Map();
@@ -109,7 +120,117 @@ export class SqliteAspectWrites {
         if (row) addLatest(current, this.latestValues.record(row));
       }
       return this.writeLocked(checkUpdate(keys, modify(current)), historyCap, undefined, rows);
-    });
+    }, undefined, { keys, modify, historyCap, mustExist });
+  }
+
+  /**
+   * Read-modify-writes that follow one another in a group, made as one batch: each modify sees what those before it
+   * wrote (their new latest rows, kept here as SQLite would give them back), and their writes are planned together
+   * and written by one writeLocked, as a batch of ingested aspects is. Writes of one aspect in a row (concurrent edits
+   * of a dataset's columns) then cost one read of it, one replacement of its latest and one trim of its history,
+   * where each alone copied the latest to history, replaced it and trimmed a history row (whose trigger rewrites two
+   * log entries); versions the history cap drops are never written. The rows and log entries are those the writes
+   * leave one after another (planVersions plans a batch that way). A modify that throws writes nothing and fails
+   * alone, as in its own savepoint; a write that also deletes or writes time series, or only for a new entity, runs
+   * alone after what came before it. Fills `outcomes` in the order of `run`; throws (with `failed.write`) when a
+   * statement fails, and the group is then made again write by write.
+   */
+  private updateRun(run: readonly GroupedWrite[], outcomes: Outcome[], failed: { write: boolean }): void {
+    try {
+      this.updateRunOrThrow(run, outcomes);
+    } catch (error) {
+      failed.write = true;
+      throw error;
+    }
+  }
+
+  private updateRunOrThrow(run: readonly GroupedWrite[], outcomes: Outcome[]): void {
+    const { readLatestRow: read, entityExists } = this.statements;
+    const historyCap = run[0]!.update!.historyCap;
+    /**
+     * The latest row of each aspect read or written so far (null: none); one this run wrote has its text (the row's
+     * `metadata` too). Its value once a modify has read it: ParsedValues's for a row read, else parsed and frozen here.
+     */
+    const latest = new Map<string, { row: AspectRow; text?: string; value?: unknown } | null>();
+    /** Urns the writes so far name: their entity rows exist once those are written. */
+    const named = new Set<string>();
+    let batch: AspectWrite[] = [];
+    /** The rows the batch's aspects had before it (what writeLocked plans from), by aspectKey. */
+    let before = new Map<string, RawLatest | null>();
+    let owners: { at: number; count: number }[] = [];
+    /** What each write of the batch does to its aspect's versions, worked out below against the latest it finds. */
+    let decided = new Map<AspectWrite, VersionPlan>();
+    const flush = () => {
+      if (batch.length === 0) return;
+      const results = this.writeLocked({ writes: batch }, historyCap, undefined, before, decided);
+      let from = 0;
+      for (const o of owners) {
+        outcomes[o.at] = { ok: true, value: results.slice(from, from + o.count) };
+        from += o.count;
+      }
+      batch = [];
+      before = new Map();
+      decided = new Map();
+      owners = [];
+    };
+    for (const w of run) {
+      const { keys, modify, mustExist } = w.update!;
+      const at = outcomes.length;
+      outcomes.push({ ok: true, value: [] });
+      let update: AspectUpdate;
+      try {
+        for (const urn of mustExist ?? []) if (!named.has(urn) && entityExists.get(urn) === undefined) throw entityMissing(urn);
+        const current: LatestAspects = new Map();
+        for (const k of keys) {
+          const key = aspectKey(k);
+          let entry = latest.get(key);
+          if (entry === undefined) {
+            const row = (read.get(k.urn, k.aspect) as AspectRow | undefined) ?? null;
+            before.set(key, row);
+            latest.set(key, (entry = row && { row }));
+          }
+          if (!entry) continue;
+          // Each modify gets records of its own, sharing the frozen values (as ParsedValues hands them out).
+          entry.value ??= entry.text === undefined ? this.latestValues.record(entry.row).value : deepFreeze(JSON.parse(entry.text));
+          addLatest(current, recordOf(entry.row, entry.value));
+        }
+        update = checkUpdate(keys, modify(current));
+      } catch (error) {
+        // Nothing of this write was made; a failure that ended the transaction ends the group.
+        if (!this.conn.db.inTransaction) throw error;
+        outcomes[at] = { ok: false, error };
+        continue;
+      }
+      if (update.deletes?.length || update.timeseriesDeletes?.length || update.timeseries?.length || update.writes.some((x) => x.onlyNewEntity)) {
+        flush();
+        outcomes[at] = { ok: true, value: this.writeLocked(update, historyCap) };
+        // What it wrote is read again by the writes after it.
+        latest.clear();
+        continue;
+      }
+      for (const x of update.writes) {
+        const key = aspectKey(x);
+        const entry = latest.get(key) ?? null;
+        const text = valueJsonOf(x);
+        const sys = x.systemMetadata ? JSON.stringify(x.systemMetadata) : null;
+        // Planned with its text and time fixed now, so that the batch stores what this run hands the writes after it.
+        const write: AspectWrite = { ...x, json: text, time: x.time ?? Date.now() };
+        const cur = entry ? { metadata: entry.text ?? this.justWritten.text(x.urn, x.aspect, entry.row.metadata), systemmetadata: entry.row.systemmetadata,
+          revision: entry.row.revision } : undefined;
+        const plan = planVersion(cur, text, sys, historyCap);
+        if (plan.unchanged) {
+          if (plan.touch !== null) latest.set(key, { ...entry!, row: { ...entry!.row, systemmetadata: plan.touch } });
+        } else {
+          latest.set(key, { row: { urn: x.urn, aspect: x.aspect, version: 0, metadata: text, systemmetadata: sys, createdon: write.time!,
+            createdby: x.actor, revision: plan.revision }, text });
+        }
+        named.add(x.urn);
+        batch.push(write);
+        decided.set(write, plan);
+      }
+      if (update.writes.length) owners.push({ at, count: update.writes.length });
+    }
+    flush();
   }
 
   /** Aspect writes waiting for the group commit scheduled on the event loop's next turn. */
@@ -128,10 +249,10 @@ export class SqliteAspectWrites {
    * that could still be lost; reads made meanwhile see the state before the group, as they would have before the
    * writes started.
    */
-  private grouped(write: () => AspectWriteResult[], prepared?: Promise<void>): Promise<AspectWriteResult[]> {
+  private grouped(write: () => AspectWriteResult[], prepared?: Promise<void>, update?: GroupedWrite['update']): Promise<AspectWriteResult[]> {
     return new Promise((resolve, reject) => {
       // Settled into an outcome at once, so that a failed encoding is never an unhandled rejection while it waits.
-      this.groupWaiting.push({ write, resolve, reject, prepared: prepared?.then(() => null, (error: unknown) => ({ error })) });
+      this.groupWaiting.push({ write, resolve, reject, prepared: prepared?.then(() => null, (error: unknown) => ({ error })), ...(update ? { update } : {}) });
       if (this.groupWaiting.length === 1) setImmediate(() => this.takeGroup());
     });
   }
@@ -199,9 +320,10 @@ export class SqliteAspectWrites {
   /** Writes new versions of aspects, time-series rows and deletions, and logs each change; runs inside a write transaction. */
   /**
    * `read`: latest rows this transaction has just read (null: none stored), by aspectKey; the others are read here.
+   * `decided`: planVersion's answer for writes whose caller worked it out already (planVersions).
    */
   private writeLocked(update: AspectUpdate, historyCap: number, encoded?: ReadonlyMap<AspectWrite | TimeseriesWrite, EncodedValue>,
-    read?: ReadonlyMap<string, RawLatest | null>): AspectWriteResult[] {
+    read?: ReadonlyMap<string, RawLatest | null>, decided?: ReadonlyMap<AspectWrite, VersionPlan>): AspectWriteResult[] {
     const { getLatest, copyLatest, insertRow, replaceLatest, touch, trim, addEntity } = this.statements;
 
     // The stored form of each value text this call wrote or read, so that the log stores it without compressing again.
@@ -228,7 +350,7 @@ export class SqliteAspectWrites {
       known.set(metadata, raw.metadata);
       stored.set(k, { metadata, systemmetadata: raw.systemmetadata, revision: raw.revision });
     }
-    const plan = planVersions(stored, writes, historyCap, (w) => encoded?.get(w)?.json);
+    const plan = planVersions(stored, writes, historyCap, (w) => encoded?.get(w)?.json, decided);
     for (const w of writes) {
       const e = encoded?.get(w);
       if (e && !known.has(e.json)) known.set(e.json, e.stored);
@@ -343,6 +465,8 @@ interface GroupedWrite {
    * nothing outside the transaction but caches that hold only what matches the stored bytes (RecentTexts, ParsedValues).
    */
   write: () => AspectWriteResult[];
+  /** A read-modify-write (updateAspects): what `write` does, for a group to make it together with others (updateRun). */
+  update?: { keys: readonly AspectKey[]; modify: (current: LatestAspects) => AspectUpdate; historyCap: number; mustExist?: readonly string[] };
   resolve: (r: AspectWriteResult[]) => void;
   reject: (e: unknown) => void;
   /** Settles when its values are encoded: null, or why they could not be. */

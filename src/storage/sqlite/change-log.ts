@@ -59,14 +59,14 @@ export function appendChanges(c: SqliteConnection, rows: readonly ChangeRow[], k
     return stored;
   };
   return rows.map((r, i) => {
-    const [at, urn, entityType, aspect, changeType, value, previous, sys, previousSys, actor, revision] = r;
     const ref = refs?.[i] ?? 0;
     // What the entry names a version or a time-series row for (LOG_REF_*) is not copied.
     const byValue = (ref & (LOG_REF_VALUE | LOG_REF_SERIES)) !== 0;
     const byPrevious = (ref & LOG_REF_PREVIOUS) !== 0;
-    const seq = Number(insert.run(at, null, '', null, changeType, byValue ? null : encode(value), byPrevious ? null : encode(previous),
-      byValue ? null : sys, byPrevious ? null : previousSys, '', revision, ref || null, urn === null ? null : number(urn), number(entityType),
-      aspect === null ? null : number(aspect), number(actor)).lastInsertRowid);
+    // The row's fields by index, in CHANGE_COLUMNS order (not destructured: that goes through the iterator protocol).
+    const seq = Number(insert.run(r[0], null, '', null, r[4], byValue ? null : encode(r[5]), byPrevious ? null : encode(r[6]),
+      byValue ? null : r[7], byPrevious ? null : r[8], '', r[10], ref || null, r[1] === null ? null : number(r[1]), number(r[2]),
+      r[3] === null ? null : number(r[3]), number(r[9])).lastInsertRowid);
     // Noted for the follower (src/storage/change-log.ts OwnEntries); `entries` gets them when the caller hands them on.
     c.own?.appended(seq);
     entries?.push(appendedEntry(seq, r));

@@ -10,7 +10,6 @@ import { urnNumber, urnNumberer } from './urn-numbers.js';
  * the urns it was given back into those urns itself and looks up only the other end's.
  */
 
-
 const STORED = `SELECT r.source AS s, r.type AS t, r.destination AS d, ${EDGE_VIEW_COLUMNS} FROM ${EDGE_TABLE} r ${edgeJoins()}
   WHERE r.source = ?`;
 const DELETE_EDGE = `DELETE FROM ${EDGE_TABLE} WHERE source = ? AND type = ? AND destination = ?`;

@@ -230,6 +230,19 @@ export class SqliteSearch {
 }
 
 /**
+ * The terms' statements, their texts built once: each is looked up by its text once per term of every document
+ * written, and a text built anew is hashed anew.
+ */
+const TERM_SQL = {
+  link: `INSERT INTO ${SEARCH_TERM_DOCS} (term, doc_id) VALUES (?, ?)`,
+  unlink: `DELETE FROM ${SEARCH_TERM_DOCS} WHERE term = ? AND doc_id = ?`,
+  held: `SELECT 1 FROM ${SEARCH_TERM_DOCS} WHERE term = ? LIMIT 1`,
+  remove: `DELETE FROM ${SEARCH_TERMS} WHERE id = ? RETURNING field, value`,
+  find: `SELECT id FROM ${SEARCH_TERMS} WHERE field = ? AND value = ?`,
+  add: `INSERT INTO ${SEARCH_TERMS} (field, value, num) VALUES (?, ?, ?)`,
+};
+
+/**
  * The filter values' terms (migration 17) within one write transaction: each (field, value) numbered once, the
  * numbers found here kept for the rest of the transaction, and a term no document has any more deleted (so that the
  * terms are always exactly the values some document has, whichever path wrote them).
@@ -242,15 +255,15 @@ class SearchTerms {
   /** Gives the document these (field, value) pairs, numbering the new ones. */
   link(values: readonly (readonly [string, string])[], doc: number): void {
     // One row a statement: inserting 32 rows a statement took 1.7 times the CPU (measured on a bulk load's values).
-    const insert = this.c.stmt(`INSERT INTO ${SEARCH_TERM_DOCS} (term, doc_id) VALUES (?, ?)`);
+    const insert = this.c.stmt(TERM_SQL.link);
     for (const [field, value] of values) insert.run(this.id(field, value), doc);
   }
 
   /** Takes a term from the document, and deletes the term if no document has it any more. */
   unlink(term: number, doc: number): void {
-    this.c.stmt(`DELETE FROM ${SEARCH_TERM_DOCS} WHERE term = ? AND doc_id = ?`).run(term, doc);
-    if (this.c.stmt(`SELECT 1 FROM ${SEARCH_TERM_DOCS} WHERE term = ? LIMIT 1`).get(term) !== undefined) return;
-    const gone = this.c.stmt(`DELETE FROM ${SEARCH_TERMS} WHERE id = ? RETURNING field, value`).raw().get(term) as [string, string] | undefined;
+    this.c.stmt(TERM_SQL.unlink).run(term, doc);
+    if (this.c.stmt(TERM_SQL.held).get(term) !== undefined) return;
+    const gone = this.c.stmt(TERM_SQL.remove).raw().get(term) as [string, string] | undefined;
     if (gone) this.ids.delete(termKey(gone[0], gone[1]));
   }
 
@@ -258,8 +271,8 @@ class SearchTerms {
     const key = termKey(field, value);
     let id = this.ids.get(key);
     if (id === undefined) {
-      id = this.c.stmt(`SELECT id FROM ${SEARCH_TERMS} WHERE field = ? AND value = ?`).pluck().get(field, value) as number | undefined;
-      id ??= Number(this.c.stmt(`INSERT INTO ${SEARCH_TERMS} (field, value, num) VALUES (?, ?, ?)`).run(field, value, numeric(value)).lastInsertRowid);
+      id = this.c.stmt(TERM_SQL.find).pluck().get(field, value) as number | undefined;
+      id ??= Number(this.c.stmt(TERM_SQL.add).run(field, value, numeric(value)).lastInsertRowid);
       this.ids.set(key, id);
     }
     return id;
