@@ -14,7 +14,7 @@ export function deferredIndexes(d: 'sqlite' | 'postgres'): string[] {
   return d === 'sqlite' ? [...common, `${SEARCH_DOCS}_name_length`] : [...common, `${SEARCH_DOCS}_name_words`];
 }
 
-export const DEFERRED_INDEX_KEY = 'deferred-index:';
+export { DEFERRED_INDEX_KEY } from './schema.js';
 
 /**
  * Worth it when the backlog is most of what the indexes will hold: at least this many log entries and four times the

@@ -1,6 +1,5 @@
 import { TIMESERIES_INDICES, findTimeseriesIndex } from '../registry/registry.js';
 import { CHANGE_LOG_TABLE, changeLogNumberStatements, changeLogReferenceStatements, changeLogStatements } from './change-log.js';
-import { DEFERRED_INDEX_KEY } from './deferred-indexes.js';
 import { readJson, type StoredJson } from './stored-json.js';
 import type { AspectRecord, TableSize } from './types.js';
 
@@ -11,6 +10,8 @@ import type { AspectRecord, TableSize } from './types.js';
 export const ASPECT_TABLE = 'metadata_aspect_v2';
 export const ENTITY_TABLE = 'almanac_entities';
 export const SETTINGS_TABLE = 'almanac_settings';
+/** The settings rows holding the definitions of the indexes a bulk load dropped (src/storage/deferred-indexes.ts). */
+export const DEFERRED_INDEX_KEY = 'deferred-index:';
 export const MIGRATIONS_TABLE = 'almanac_migrations';
 /** Before migration 5: one table of urn, type and text. */
 export const SEARCH_TABLE_V1 = 'almanac_search';
