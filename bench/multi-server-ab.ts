@@ -6,9 +6,8 @@ import autocannon from 'autocannon';
 import { Cluster, HAVE_PG_BIN, PG_BIN } from '../test/support/pg-cluster.js';
 import { freePort } from '../test/support/processes.js';
 import { CLOCK_TICKS, CONNECTIONS, flag, loadCatalog, SECONDS } from './harness.js';
-import { catalogProposals, generatedDatasets, SHOWCASE_URN, type Proposal } from './generate.js';
-import { clusterCpuMs } from './multi-server.js';
-import { READ_QUERY } from './read.js';
+import { catalogProposals, generatedDatasets, type Proposal } from './generate.js';
+import { clusterCpuMs, ingestReq, readReq } from './multi-server.js';
 import { median } from './support.js';
 
 /**
@@ -81,12 +80,6 @@ async function stop(p: Proc): Promise<void> {
   await exited;
 }
 
-const readReq = (token: string) => ({ method: 'POST', path: '/api/graphql',
-  headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ query: READ_QUERY, variables: { urn: SHOWCASE_URN } }) });
-const ingestReq = (token: string, next: () => Proposal) => ({ method: 'POST', path: '/aspects?action=ingestProposal',
-  headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-restli-protocol-version': '2.0.0' },
-  setupRequest: (r: object) => ({ ...r, body: JSON.stringify({ proposal: next() }) }) });
 const LOADS: Record<string, (token: string, next: () => Proposal) => object[]> = {
   reads: (t) => [readReq(t)],
   'ingest-single': (t, n) => [ingestReq(t, n)],

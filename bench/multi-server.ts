@@ -45,10 +45,11 @@ interface Load {
   requests: (token: string, next: () => Proposal) => object[];
 }
 
-const readReq = (token: string) => ({ method: 'POST', path: '/api/graphql',
+/** A point read of the showcase dataset, and a single-proposal ingest of the next generated proposal (also bench/multi-server-ab.ts). */
+export const readReq = (token: string) => ({ method: 'POST', path: '/api/graphql',
   headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
   body: JSON.stringify({ query: READ_QUERY, variables: { urn: SHOWCASE_URN } }) });
-const ingestReq = (token: string, next: () => Proposal) => ({ method: 'POST', path: '/aspects?action=ingestProposal',
+export const ingestReq = (token: string, next: () => Proposal) => ({ method: 'POST', path: '/aspects?action=ingestProposal',
   headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-restli-protocol-version': '2.0.0' },
   setupRequest: (r: object) => ({ ...r, body: JSON.stringify({ proposal: next() }) }) });
 

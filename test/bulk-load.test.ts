@@ -15,6 +15,7 @@ import { deferredIndexes } from '../src/storage/deferred-indexes.js';
 import { ASPECT_TABLE } from '../src/storage/schema.js';
 import { PostgresStore } from '../src/storage/postgres.js';
 import { SqliteStore } from '../src/storage/sqlite.js';
+import { queryRows } from './support/db-dump.js';
 import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
 
 /**
@@ -155,24 +156,7 @@ async function rowsOf(url: string, sql: string): Promise<Record<string, unknown>
  */
 async function aspectRows(url: string): Promise<unknown[]> {
   const sql = `SELECT urn, aspect, version, metadata, systemmetadata, createdby, revision FROM ${ASPECT_TABLE} ORDER BY urn, aspect, version`;
-  const rows = url.startsWith('sqlite:')
-    ? (() => {
-      const db = new Database(url.slice('sqlite:'.length), { readonly: true });
-      try {
-        return db.prepare(sql).raw().all() as unknown[][];
-      } finally {
-        db.close();
-      }
-    })()
-    : await (async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      try {
-        return (await c.query({ text: sql, rowMode: 'array' })).rows as unknown[][];
-      } finally {
-        await c.end();
-      }
-    })();
+  const rows = await queryRows(url, sql);
   return withoutNow(rows.map((r) => r.map((v) => (Buffer.isBuffer(v) ? `bytes:${v.toString('hex')}` : typeof v === 'object' && v !== null ? JSON.stringify(v) : v))));
 }
 

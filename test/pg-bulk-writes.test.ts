@@ -8,23 +8,13 @@ import { openCatalog } from '../src/catalog.js';
 import { changeFromProposal } from '../src/services/ingest-format.js';
 import { COPY_FROM_ROWS, copyField } from '../src/storage/postgres/copy.js';
 import { ASPECT_TABLE } from '../src/storage/schema.js';
+import { queryRows } from './support/db-dump.js';
 import { forEachEngine, freshDatabaseUrl, PG_ADMIN_URL } from './support/engines.js';
 
 /**
  * PostgreSQL's bulk writes: a large batch's new aspect rows and log entries go by COPY (src/storage/postgres/copy.ts)
  * and are stored exactly as the statements of small batches store them; the large values' columns are LZ4-compressed.
  */
-
-/** A query's rows, over a connection of its own. */
-async function rows(url: string, sql: string): Promise<unknown[][]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query({ text: sql, rowMode: 'array' })).rows as unknown[][];
-  } finally {
-    await c.end();
-  }
-}
 
 /** Times of a run (write times, `lastObserved` defaults) as 0: each run has its own. */
 function withoutNow<T>(x: T): T {
@@ -79,7 +69,7 @@ forEachEngine('bulk writes', (ctx) => {
     test('the large values are compressed with LZ4 (migration 20)', async () => {
       const c = await openCatalog(loadConfig({ DATABASE_URL: ctx.url, LOG_LEVEL: 'silent' }));
       await c.close();
-      assert.deepEqual(await rows(ctx.url, `SELECT attrelid::regclass::text, attname FROM pg_attribute WHERE attcompression = 'l' ORDER BY 1, 2`), [
+      assert.deepEqual(await queryRows(ctx.url, `SELECT attrelid::regclass::text, attname FROM pg_attribute WHERE attcompression = 'l' ORDER BY 1, 2`), [
         ['almanac_change_log', 'previous_system_metadata'], ['almanac_change_log', 'previous_value'], ['almanac_change_log', 'system_metadata'],
         ['almanac_change_log', 'value'], ['almanac_search_text', 'tsv'], [ASPECT_TABLE, 'metadata'], [ASPECT_TABLE, 'systemmetadata'],
       ]);
@@ -115,9 +105,9 @@ forEachEngine('bulk writes', (ctx) => {
           await c.close();
         }
         return withoutNow({
-          aspects: await rows(url, `SELECT urn, aspect, version, metadata, systemmetadata, createdby, revision FROM ${ASPECT_TABLE}
+          aspects: await queryRows(url, `SELECT urn, aspect, version, metadata, systemmetadata, createdby, revision FROM ${ASPECT_TABLE}
             ORDER BY urn, aspect, version`),
-          log: await rows(url, `SELECT urn, entity_type, aspect, change_type, value, previous_value, system_metadata, previous_system_metadata,
+          log: await queryRows(url, `SELECT urn, entity_type, aspect, change_type, value, previous_value, system_metadata, previous_system_metadata,
             actor, revision FROM almanac_change_log ORDER BY urn, aspect, revision, seq`),
         });
       };

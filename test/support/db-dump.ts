@@ -59,3 +59,22 @@ export async function openDump(databaseUrl: string): Promise<DatabaseDump> {
     },
   };
 }
+
+/** A query's rows as arrays, over a connection of its own (either engine): what the store committed. */
+export async function queryRows(databaseUrl: string, sql: string): Promise<unknown[][]> {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const db = new Database(databaseUrl.slice('sqlite:'.length), { readonly: true, fileMustExist: true });
+    try {
+      return db.prepare(sql).raw().all() as unknown[][];
+    } finally {
+      db.close();
+    }
+  }
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    return (await c.query({ text: sql, rowMode: 'array' })).rows as unknown[][];
+  } finally {
+    await c.end();
+  }
+}
