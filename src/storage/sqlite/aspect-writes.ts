@@ -29,18 +29,18 @@ export class SqliteAspectWrites {
         // Consecutive read-modify-writes (updateAspects) are planned and written together (updateRun).
         let end = i;
         while (end < group.length && group[end]!.update && group[end]!.update!.historyCap === group[i]!.update?.historyCap) end++;
-        if (end - i >= 2) {
-          this.updateRun(group.slice(i, end), outcomes, failed);
-          i = end;
-          continue;
-        }
         try {
-          outcomes.push({ ok: true, value: group[i]!.write() });
+          if (end - i >= 2) {
+            this.updateRun(group.slice(i, end), outcomes);
+            i = end;
+          } else {
+            outcomes.push({ ok: true, value: group[i]!.write() });
+            i++;
+          }
         } catch (error) {
           failed.write = true;
           throw error;
         }
-        i++;
       }
     });
     const savepoint = conn.db.transaction((write: () => AspectWriteResult[]) => write());
@@ -132,19 +132,10 @@ export class SqliteAspectWrites {
    * log entries); versions the history cap drops are never written. The rows and log entries are those the writes
    * leave one after another (planVersions plans a batch that way). A modify that throws writes nothing and fails
    * alone, as in its own savepoint; a write that also deletes or writes time series, or only for a new entity, runs
-   * alone after what came before it. Fills `outcomes` in the order of `run`; throws (with `failed.write`) when a
-   * statement fails, and the group is then made again write by write.
+   * alone after what came before it. Fills `outcomes` in the order of `run`; throws when a statement fails, and the
+   * group is then made again write by write.
    */
-  private updateRun(run: readonly GroupedWrite[], outcomes: Outcome[], failed: { write: boolean }): void {
-    try {
-      this.updateRunOrThrow(run, outcomes);
-    } catch (error) {
-      failed.write = true;
-      throw error;
-    }
-  }
-
-  private updateRunOrThrow(run: readonly GroupedWrite[], outcomes: Outcome[]): void {
+  private updateRun(run: readonly GroupedWrite[], outcomes: Outcome[]): void {
     const { readLatestRow: read, entityExists } = this.statements;
     const historyCap = run[0]!.update!.historyCap;
     /**
