@@ -95,7 +95,13 @@ async function state(c: Catalog) {
     .sort();
   const offsets = await store.consumerOffsets();
   const head = await store.lastChangeSeq();
-  return withoutNow({ aspects, edges, searches, log, indexed: ['search', 'relationships'].map((n) => offsets.get(n) === head) });
+  // The filter values as stored (SQLite: the numbered terms themselves, a term no document holds included).
+  const url = c.config.databaseUrl;
+  const values = await queryRows(url, url.startsWith('sqlite:') ? `SELECT field, value FROM almanac_search_terms ORDER BY 1, 2`
+    : `SELECT DISTINCT field, value FROM almanac_search_values ORDER BY 1, 2`);
+  const pairs = await queryRows(url, `SELECT COUNT(*) FROM almanac_search_values`);
+  return withoutNow({ aspects, edges, searches, log, values, pairs: Number(pairs[0]![0]),
+    indexed: ['search', 'relationships'].map((n) => offsets.get(n) === head) });
 }
 
 /** Times of the runs (defaults such as `lastObserved`, the built-in entities' stamps) as 0: each run has its own. */

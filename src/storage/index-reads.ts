@@ -8,7 +8,7 @@ import type { LatestAspects, Store } from './types.js';
  * The reads an index's computation makes (which entities exist, their latest aspects), over a connection of its own
  * to the database a store holds: what a worker thread computing a bulk load's index updates reads through, so that
  * reading the values back, decompressing and parsing them happens on another core than the writes'. Values are
- * parsed fresh (not shared, so not frozen). Read only.
+ * parsed fresh (not shared). Read only.
  */
 export type IndexReads = Pick<Store, 'existing' | 'getLatest'> & { close(): Promise<void> };
 
@@ -57,9 +57,18 @@ export async function openIndexReads(databaseUrl: string): Promise<IndexReads> {
   };
 }
 
-/** Rows as records, their values parsed fresh. */
+/**
+ * Rows as records, their values parsed fresh. Each value is frozen at its top (not deeply: that would walk it once
+ * more) so that its schema check is done once a step rather than at each of the three places that ask
+ * (src/entities/schema.ts fitsSchema keeps the answer for a frozen value); the computations never change a value
+ * they read (in the main thread they read deep-frozen ones).
+ */
 function records(rows: readonly AspectRow[]): LatestAspects {
   const out: LatestAspects = new Map();
-  for (const row of rows) addLatest(out, toRecord(row));
+  for (const row of rows) {
+    const r = toRecord(row);
+    if (typeof r.value === 'object' && r.value !== null) Object.freeze(r.value);
+    addLatest(out, r);
+  }
   return out;
 }

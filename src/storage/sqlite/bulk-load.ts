@@ -1,5 +1,5 @@
 import { DEFERRED_INDEX_KEY, deferredIndexes } from '../deferred-indexes.js';
-import { SEARCH_FTS, SETTINGS_TABLE } from '../schema.js';
+import { SEARCH_FTS, SEARCH_TERM_DOCS, SEARCH_TERMS, SETTINGS_TABLE } from '../schema.js';
 import type { SqliteConnection } from './connection.js';
 import { optimizePlanner } from './planner-statistics.js';
 
@@ -43,6 +43,8 @@ export function restoreIndexes(c: SqliteConnection): void {
       if (!c.stmt(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?`).get(name)) c.db.exec(r.value);
       c.stmt(`DELETE FROM ${SETTINGS_TABLE} WHERE key = ?`).run(r.key);
     }
+    // The terms the catch-up left without a document (it could not tell without the index by term: SearchTerms.unlink).
+    c.db.exec(`DELETE FROM ${SEARCH_TERMS} WHERE NOT EXISTS (SELECT 1 FROM ${SEARCH_TERM_DOCS} p WHERE p.term = ${SEARCH_TERMS}.id)`);
   }).immediate();
   optimizePlanner(c.db);
 }
