@@ -1,5 +1,5 @@
 import { badRequest, conflict, notFound, unprocessable } from '../errors.js';
-import type { AnyAspect, AspectValue } from '../entities/descriptor.js';
+import type { AnyAspect, AspectValue, EntityDescriptor, KeyValues } from '../entities/descriptor.js';
 import { aspectDef, entityDescriptor, entityHasAspect, keyDisagreement, keyValuesOf, urnKeyProblem } from '../entities/index.js';
 import { validateOrThrow } from '../registry/aspect-schemas.js';
 import { aspectSpec, entitySpec } from '../registry/registry.js';
@@ -179,7 +179,7 @@ export class EntityService {
       const key = keyValuesOf(d, u);
       // With the system metadata of the (first) proposal that brought it, as DataHub derives it from that proposal.
       if (key) {
-        keyWrites.push({ urn, entityType: d.name, aspect: d.key.name, value: { ...key }, systemMetadata: versionedSys(firstOf.get(urn)!), actor: actor.urn,
+        keyWrites.push({ urn, entityType: d.name, aspect: d.key.name, value: keyAspectValue(d, key), systemMetadata: versionedSys(firstOf.get(urn)!), actor: actor.urn,
           time: now, ...(sendsKey.has(urn) ? {} : { onlyNewEntity: true }) });
       }
     }
@@ -195,7 +195,7 @@ export class EntityService {
           // The value written for a sent key aspect is the one derived from the urn (whatever was sent: see warnKeyDisagreements).
           if (keyWritten.has(item.urn)) continue;
           const key = keyValuesOf(d, parseUrn(item.urn));
-          if (key) versioned.push({ urn: item.urn, entityType, aspect: item.aspect, value: { ...key }, systemMetadata: versionedSys(item), actor: actor.urn, time: now });
+          if (key) versioned.push({ urn: item.urn, entityType, aspect: item.aspect, value: keyAspectValue(d, key), systemMetadata: versionedSys(item), actor: actor.urn, time: now });
           continue;
         }
         if (aspectSpec(item.aspect)!.timeseries) timeseries.push(toTimeseriesWrite(item, entityType, withDefaultSystemMetadata(item.systemMetadata, now)));
@@ -438,6 +438,17 @@ export class EntityService {
     await this.committed();
     return result;
   }
+}
+
+/**
+ * The key aspect's value written for a urn: its key fields in order, as a plain object of its own. Made field by field:
+ * spreading the key (a lookup table, whose null prototype gives it no fixed shape) was a fifth of this service's own
+ * CPU per single-proposal ingest, which writes a new entity's key aspect with every proposal.
+ */
+function keyAspectValue(d: EntityDescriptor, key: KeyValues): Record<string, string> {
+  const value: Record<string, string> = {};
+  for (const f of d.key.fields) value[f.name] = key[f.name]!;
+  return value;
 }
 
 /** The runId DataHub gives metadata sent without one: never rolled back. */
