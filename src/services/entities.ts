@@ -162,7 +162,7 @@ export class EntityService {
     if (!opts.validated) for (const item of input) checkBeforeWrite(item);
     const now = Date.now();
     // System metadata as DataHub stores it and sends it in the change log: the one sent, else a default (see below).
-    const versionedSys = (i: ChangeItem) => withLastRunId(withDefaultSystemMetadata(i.systemMetadata, now));
+    const versionedSys = (i: ChangeItem) => versionedSystemMetadata(i.systemMetadata, now);
     // DataHub writes the key aspect of every entity it has not seen; so do we (identical writes are no-ops). Whether the
     // entity exists is decided by the write itself, in its transaction (onlyNewEntity), unless the batch sends that
     // key aspect too: then it is asked first, so that a sent key aspect of an entity that exists is written as sent.
@@ -306,7 +306,7 @@ export class EntityService {
           this.validate({ urn, entityType, aspect, changeType: 'UPSERT', value, systemMetadata: null });
           const name = entitySpec(entityType)!.name;
           touched.set(urn, name);
-          writes.push({ urn, entityType: name, aspect, value, systemMetadata: withLastRunId(withDefaultSystemMetadata(null, now)), actor: actor.urn, time: now });
+          writes.push({ urn, entityType: name, aspect, value, systemMetadata: versionedSystemMetadata(null, now), actor: actor.urn, time: now });
         }
       }
       return { writes };
@@ -463,11 +463,14 @@ export function withDefaultSystemMetadata(sent: SystemMetadata | null, now: numb
 }
 
 /**
- * A versioned aspect's system metadata also names the run that last wrote it, `lastRunId` (EntityServiceImpl
- * ingestAspectToLocalDB): the write's `runId`, when it has one. Time-series rows keep the metadata as sent.
+ * A versioned aspect's system metadata: withDefaultSystemMetadata's, also naming the run that last wrote it, `lastRunId`
+ * (EntityServiceImpl ingestAspectToLocalDB): the write's `runId`, when it has one. Time-series rows keep the metadata as
+ * sent. A copy: the item's own is left as it was.
  */
-function withLastRunId(sys: SystemMetadata): SystemMetadata {
-  return typeof sys.runId === 'string' ? { ...sys, lastRunId: sys.runId } : sys;
+function versionedSystemMetadata(sent: SystemMetadata | null, now: number): SystemMetadata {
+  // withDefaultSystemMetadata's copy and this one made as one (a second spread of the sent object cost a microsecond or two a write).
+  if (!sent) return { runId: DEFAULT_RUN_ID, lastObserved: now, lastRunId: DEFAULT_RUN_ID };
+  return typeof sent.runId === 'string' ? { ...sent, lastRunId: sent.runId } : { ...sent };
 }
 
 /**
