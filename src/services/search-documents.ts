@@ -24,12 +24,20 @@ export const SEARCHABLE: { has(entityType: string): boolean } = { has: (t) => en
  */
 export const FOUND_ONLY_WHEN_NAMED: readonly string[] = ENTITY_DESCRIPTORS.filter((d) => d.search?.onlyWhenNamed).map((d) => d.name);
 
+/**
+ * A chunk words() keeps whole: lower case letters after at most one capital, capitals only, or digits only (none has a
+ * lower-to-upper, capital-before-capitalised-word or letter-digit boundary).
+ */
+const UNSPLIT = /^(?:[A-Z]?[a-z]*|[A-Z]*|[0-9]*)$/;
+
 /** `SampleKafkaDataset.fct_users2` → `samplekafkadataset sample kafka dataset fct users 2 …`. */
 export function words(text: string): string[] {
   const out: string[] = [];
   for (const chunk of text.split(/[^A-Za-z0-9]+/)) {
     if (!chunk) continue;
     out.push(chunk.toLowerCase());
+    // Most chunks (plain words, numbers) have no place to split: the test costs a fraction of the lookbehind split.
+    if (UNSPLIT.test(chunk)) continue;
     const parts = chunk.split(/(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])/);
     if (parts.length > 1) for (const p of parts) out.push(p.toLowerCase());
   }
