@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import { forEachEngine } from './support/engines.js';
 import { startApp, type TestApp } from './support/app.js';
 import { rng } from './support/random.js';
+import { lineagePaging } from '../src/graphql/resolvers/lineage.js';
 
 /**
  * searchAcrossLineage and scrollAcrossLineage over random graphs, against brute force: a breadth-first walk over the
@@ -174,11 +175,22 @@ forEachEngine('lineage paging', (ctx) => {
     }
   }
 
+  // Every entity count paged by degree, then none (every match listed and sorted).
+  const byDegreeFrom = lineagePaging.byDegreeFrom;
+  after(() => { lineagePaging.byDegreeFrom = byDegreeFrom; });
+
   test('every page of random lineage searches is brute force paged', async () => {
+    lineagePaging.byDegreeFrom = 0;
     await randomCases(24, 'random');
   });
 
+  test('every page of random lineage searches is brute force paged, listing every match', async () => {
+    lineagePaging.byDegreeFrom = Infinity;
+    await randomCases(8, 'random, listed');
+  });
+
   test('after edges are added and removed (read-your-writes), the pages follow', async () => {
+    lineagePaging.byDegreeFrom = 0;
     for (let round = 0; round < 3; round++) {
       for (let k = 0; k < 6; k++) {
         const d = ds(1 + Math.floor(r() * (DATASETS - 1)));
