@@ -132,11 +132,17 @@ export class LineageService {
     const stamps = options.stamps !== false || (w?.startTimeMillis != null && w.endTimeMillis != null);
     for (let degree = 1; degree <= maxHops && frontier.length > 0; degree++) {
       const found = await this.step(frontier, direction, w, stamps);
-      // Candidates in (entity, parent, type) order: the first for each entity not reached yet wins.
-      found.sort((a, b) => cmp(a.other, b.other) || cmp(a.parent, b.parent) || cmp(a.edge.type, b.edge.type));
-      const next: string[] = [];
+      // For each entity not reached yet, the candidate first in (parent, type) order (the first found among equals);
+      // then the entities in urn order: one sort of the entities rather than of every candidate by all three.
+      const best = new Map<string, (typeof found)[number]>();
       for (const c of found) {
         if (paths.has(c.other)) continue;
+        const cur = best.get(c.other);
+        if (!cur || cmp(c.parent, cur.parent) < 0 || (c.parent === cur.parent && cmp(c.edge.type, cur.edge.type) < 0)) best.set(c.other, c);
+      }
+      const next: string[] = [];
+      for (const other of [...best.keys()].sort(cmp)) {
+        const c = best.get(other)!;
         if (hits.length >= maxEntities) return { hits, truncated: true };
         const path = [...paths.get(c.parent)!, c.other];
         paths.set(c.other, path);

@@ -152,16 +152,18 @@ export class SearchService {
     const specs = wanted.map(facetSpec);
     // Facets counted alike under one condition are counted once (`_entityType` and the legacy `entity` are one count).
     const byCondition = new Map<string, { where: SearchCondition; specs: Map<string, number[]> }>();
+    // The request's urns (a lineage search's thousands of entities reached) are in every condition: keyed by a mark.
+    const key = (where: SearchCondition) => JSON.stringify(where, (_k, v: unknown) => (req.urns && v === req.urns ? '\u0000urns' : v));
     wanted.forEach((f, i) => {
       const where = requestCondition(req, f);
-      const k = JSON.stringify(where);
+      const k = key(where);
       const entry = byCondition.get(k) ?? { where, specs: new Map<string, number[]>() };
       const spec = JSON.stringify(specs[i]);
       entry.specs.set(spec, [...(entry.specs.get(spec) ?? []), i]);
       byCondition.set(k, entry);
     });
     const counts: FacetCount[][] = new Array(wanted.length);
-    const countedKey = counted && JSON.stringify(counted.where);
+    const countedKey = counted && key(counted.where);
     await Promise.all([...byCondition].map(async ([k, { where, specs: same }]) => {
       const groups = [...same.values()];
       const res = await this.store.searchFacets({ terms, where }, groups.map((idx) => specs[idx[0]!]!), k === countedKey ? counted!.total : undefined);

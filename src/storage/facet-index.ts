@@ -315,15 +315,16 @@ export class FacetIndex {
     if (this.state === 'ready') await this.fresh().catch(() => {});
     const docs = this.docs;
     if (this.state !== 'ready' || !docs) return null;
-    const urnDocs = await this.urnDocs(q.where);
-    if (!docs.answers(q.where, urnDocs ?? undefined) || docs !== this.docs) return null;
     const key = JSON.stringify([q.terms, q.where]);
     const now = Date.now();
     if (!keep) {
+      // Before the urn conditions' lookup: the search that kept it looked them up (a lineage search's thousands).
       const hit = this.recent.get(key);
       this.recent.delete(key);
       if (hit && hit.generation === this.generation && now - hit.at < RECENT_MS) return hit.m;
     }
+    const urnDocs = await this.urnDocs(q.where);
+    if (!docs.answers(q.where, urnDocs ?? undefined) || docs !== this.docs) return null;
     const generation = this.generation;
     const m = await this.matches(docs, q, urnDocs ?? undefined);
     for (const [k, v] of this.recent) if (v.generation !== this.generation || now - v.at >= RECENT_MS) this.recent.delete(k);
