@@ -409,12 +409,13 @@ forEachEngine('facet bitmaps built in a worker thread', (ctx) => {
 
   test('a build superseded or closed while its worker runs stops it; a worker that cannot read leaves the build to the main thread', async () => {
     const c = await open();
+    let workerBuilds = 0;
     try {
       // Superseded twice before the first worker answers: the last build is the one kept.
       facetsOf(c).invalidate();
       facetsOf(c).invalidate();
       await checkAll(c, 'after two invalidations', ctx.engine);
-      const workerBuilds = facetsOf(c).stats.workerBuilds;
+      workerBuilds = facetsOf(c).stats.workerBuilds;
       // A database the worker cannot open: the build falls back to this thread, and counts stay exact.
       const engine = engineOf(c);
       const real = engine.databaseUrl;
@@ -426,11 +427,12 @@ forEachEngine('facet bitmaps built in a worker thread', (ctx) => {
         engine.databaseUrl = real;
       }
       assert.equal(facetsOf(c).stats.workerBuilds, workerBuilds, 'the failed worker built nothing');
-      facetsOf(c).invalidate();
     } finally {
-      // Closed while the last build's worker runs.
+      // Closed as a build starts: its worker is not started (or stopped), its result never taken.
+      facetsOf(c).invalidate();
       await c.close();
     }
+    assert.equal(facetsOf(c).stats.workerBuilds, workerBuilds, 'the build closed as it started handed nothing over');
     const again = await open();
     try {
       await checkAll(again, 'reopened', ctx.engine);

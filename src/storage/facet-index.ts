@@ -168,6 +168,7 @@ export class FacetIndex {
     // Read before the build's reads: what is written meanwhile is read back from here (or applied from `queued`).
     const at = (await this.engine.consumerOffsets()).get(SEARCH_CONSUMER) ?? 0;
     let docs: FacetDocs | null = null;
+    if (!current()) return;
     if (databaseUrl && this.inWorker) {
       const stop = new AbortController();
       const mine = () => stop.abort();
