@@ -194,6 +194,31 @@ test('FacetDocs: thousands of random replacements and removals leave exactly the
   assert.equal(docs.answers({ field: 'fieldPaths', op: 'EQUAL', values: ['v1'] }), false, 'a field held in SQL only is not answered here');
 });
 
+test('FacetDocs: past 65,536 values the ordinal lists widen from 16 to 32 bits, counts unchanged, written or built', () => {
+  // Document k has tag `t${k}` (one value each, 70,000 in all) and owner `o${k % 3}`; written one at a time, so that
+  // the lists widen while documents hold some, and built from values (finishLoad) to lay them out at 32 bits at once.
+  const N = 70_000;
+  const written = new FacetDocs();
+  for (let k = 1; k <= N; k++) written.setMany([{ id: k, urn: `u${k}`, entityType: 'dataset', removed: false, values: [['tags', `t${k}`], ['owners', `o${k % 3}`]] }]);
+  const built = new FacetDocs();
+  built.setMany(Array.from({ length: N }, (_, i) => ({ id: i + 1, urn: `u${i + 1}`, entityType: 'dataset', removed: false, values: [] })));
+  for (let k = 1; k <= N; k++) built.loadValue('tags', `t${k}`, [k]);
+  for (let o = 0; o < 3; o++) built.loadValue('owners', `o${o}`, Array.from({ length: N }, (_, i) => i + 1).filter((k) => k % 3 === o));
+  built.finishLoad();
+  const unpacked = (() => { const { packed, transfer } = written.pack(); return FacetDocs.unpack(structuredClone(packed, { transfer })); })();
+  const specs: FacetSpec[] = [{ kind: 'field', field: 'owners' }, { kind: 'field', field: 'tags' }];
+  // Few documents: their ordinal lists are walked (what the widening changes); the last ones have ordinals above 65,535.
+  const few = new RoaringBitmap32([3, 65_536, 65_537, 69_999, 70_000]);
+  const want = [sorted([{ value: 'o0', count: 2 }, { value: 'o1', count: 2 }, { value: 'o2', count: 1 }]),
+    sorted(['t3', 't65536', 't65537', 't69999', 't70000'].map((value) => ({ value, count: 1 })))];
+  for (const [label, d] of [['written', unpacked], ['built', built]] as const) {
+    assert.deepEqual(d.count(few, specs).map(sorted), want, `${label}: counts of five documents`);
+    d.remove(70_000);
+    assert.deepEqual(d.count(new RoaringBitmap32([69_999, 70_000]), specs).map(sorted), [[{ value: 'o0', count: 1 }], [{ value: 't69999', count: 1 }]],
+      `${label}: a removed document's values go with it`);
+  }
+});
+
 test('FacetDocs: packed, moved to another thread and unpacked, a structure counts as the original and takes further writes', () => {
   const r = rng(19);
   const fields = ['platform', 'tags', 'owners', 'domains'];
