@@ -65,12 +65,13 @@ async function bundle(out) {
   }
   const dir = path.join(out, 'bundle');
   await esbuild.build({
-    // The worker threads' modules, which a worker starts by file name (src/services/module-workers.ts looks for them
+    // The worker threads' modules, which a worker starts by file name (src/storage/module-workers.ts looks for them
     // beside the code that starts them, here in the bundle's folder): entries of their own, sharing the CLI's chunks.
     entryPoints: {
       almanac: path.join(out, 'cli/main.js'),
       'index-worker': path.join(out, 'changelog/index-worker.js'),
       'record-decoder-worker': path.join(out, 'services/record-decoder-worker.js'),
+      'facet-build-worker': path.join(out, 'storage/facet-build-worker.js'),
     },
     outdir: dir,
     bundle: true,

@@ -4,12 +4,12 @@ import { loadConfig } from '../src/config.js';
 import { systemActor } from '../src/model/actor.js';
 import { openCatalog, type OpenedCatalog } from '../src/catalog.js';
 import type { ChangeItem } from '../src/services/ingest-format.js';
-import { FacetDocs, RoaringBitmap32, type FacetDoc } from '../src/storage/facet-bitmaps.js';
-import type { FacetIndex } from '../src/storage/facet-index.js';
+import { FacetDocs, RoaringBitmap32, urnHash as urnHashOf, type FacetDoc } from '../src/storage/facet-bitmaps.js';
+import type { FacetEngine, FacetIndex } from '../src/storage/facet-index.js';
 import { countable } from '../src/storage/search-sql.js';
 import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchDocQuery } from '../src/storage/types.js';
 import { rng } from './support/random.js';
-import { forEachEngine } from './support/engines.js';
+import { forEachEngine, freshSharedDatabaseUrl } from './support/engines.js';
 
 /**
  * Facet counts from the in-memory bitmaps (src/storage/facet-index.ts) against brute force: the counts computed
@@ -194,6 +194,106 @@ test('FacetDocs: thousands of random replacements and removals leave exactly the
   assert.equal(docs.answers({ field: 'fieldPaths', op: 'EQUAL', values: ['v1'] }), false, 'a field held in SQL only is not answered here');
 });
 
+test('FacetDocs: past 65,536 values the ordinal lists widen from 16 to 32 bits, counts unchanged, written or built', () => {
+  // Document k has tag `t${k}` (one value each, 70,000 in all) and owner `o${k % 3}`; written one at a time, so that
+  // the lists widen while documents hold some, and built from values (finishLoad) to lay them out at 32 bits at once.
+  const N = 70_000;
+  const written = new FacetDocs();
+  for (let k = 1; k <= N; k++) written.setMany([{ id: k, urn: `u${k}`, entityType: 'dataset', removed: false, values: [['tags', `t${k}`], ['owners', `o${k % 3}`]] }]);
+  const built = new FacetDocs();
+  built.setMany(Array.from({ length: N }, (_, i) => ({ id: i + 1, urn: `u${i + 1}`, entityType: 'dataset', removed: false, values: [] })));
+  for (let k = 1; k <= N; k++) built.loadValue('tags', `t${k}`, [k]);
+  for (let o = 0; o < 3; o++) built.loadValue('owners', `o${o}`, Array.from({ length: N }, (_, i) => i + 1).filter((k) => k % 3 === o));
+  built.finishLoad();
+  const unpacked = (() => { const { packed, transfer } = written.pack(); return FacetDocs.unpack(structuredClone(packed, { transfer })); })();
+  const specs: FacetSpec[] = [{ kind: 'field', field: 'owners' }, { kind: 'field', field: 'tags' }];
+  // Few documents: their ordinal lists are walked (what the widening changes); the last ones have ordinals above 65,535.
+  const few = new RoaringBitmap32([3, 65_536, 65_537, 69_999, 70_000]);
+  const want = [sorted([{ value: 'o0', count: 2 }, { value: 'o1', count: 2 }, { value: 'o2', count: 1 }]),
+    sorted(['t3', 't65536', 't65537', 't69999', 't70000'].map((value) => ({ value, count: 1 })))];
+  for (const [label, d] of [['written', unpacked], ['built', built]] as const) {
+    assert.deepEqual(d.count(few, specs).map(sorted), want, `${label}: counts of five documents`);
+    d.remove(70_000);
+    assert.deepEqual(d.count(new RoaringBitmap32([69_999, 70_000]), specs).map(sorted), [[{ value: 'o0', count: 1 }], [{ value: 't69999', count: 1 }]],
+      `${label}: a removed document's values go with it`);
+  }
+});
+
+test('FacetDocs: packed, moved to another thread and unpacked, a structure counts as the original and takes further writes', () => {
+  const r = rng(19);
+  const fields = ['platform', 'tags', 'owners', 'domains'];
+  const randomDoc = (id: number): FacetDoc => ({ id, urn: `u${id}`, entityType: r() < 0.7 ? 'dataset' : 'chart', removed: r() < 0.1,
+    values: Array.from({ length: Math.floor(r() * 6) }, () => [fields[Math.floor(r() * 4)]!, `v${Math.floor(r() * 12)}`] as const) });
+  const original = new FacetDocs();
+  const twin = new FacetDocs();
+  const state = new Map<number, FacetDoc>();
+  // Replacements and removals, so that the ordinal pool holds garbage when packed.
+  for (let step = 0; step < 3000; step++) {
+    const id = 1 + Math.floor(r() * 500);
+    if (r() < 0.15) { original.remove(id); twin.remove(id); state.delete(id); continue; }
+    const d = randomDoc(id);
+    original.setMany([d]);
+    twin.setMany([d]);
+    state.set(id, d);
+  }
+  const { packed, transfer } = twin.pack();
+  // As postMessage hands it over: the buffers moved (detached here), the rest cloned.
+  const copy = FacetDocs.unpack(structuredClone(packed, { transfer }));
+  assert.equal(packed.pool.byteLength, 0, 'the pool was moved, not copied');
+  const specs: FacetSpec[] = [{ kind: 'entityType' }, { kind: 'field', field: 'tags' }, { kind: 'entityTypeThen', field: 'platform' },
+    { kind: 'field', field: 'domains' }];
+  const compare = (label: string) => {
+    assert.equal(copy.size, original.size, `${label}: as many documents`);
+    for (const c of [{ all: [] }, { all: [{ column: 'removed' as const, value: false }] }, { field: 'owners', op: 'EQUAL' as const, values: ['v3', 'v7'] },
+      { all: [{ field: 'tags', op: 'EXISTS' as const, values: [] }, { column: 'entityType' as const, values: ['chart'] }] }]) {
+      const m = original.evaluate(c);
+      assert.deepEqual(copy.evaluate(c).toArray(), m.toArray(), `${label}: the documents of ${JSON.stringify(c)}`);
+      // Both ways of counting: all the bitmaps intersected, and (a few documents) their ordinal lists walked.
+      assert.deepEqual(copy.count(m, specs).map(sorted), original.count(m, specs).map(sorted), `${label}: counts of ${JSON.stringify(c)}`);
+      const few = new RoaringBitmap32(m.toArray().slice(0, 5));
+      assert.deepEqual(copy.count(few, specs).map(sorted), original.count(few, specs).map(sorted), `${label}: counts of 5 of ${JSON.stringify(c)}`);
+    }
+    assert.deepEqual(copy.idsWithHash(new Set([urnHashOf('u7'), urnHashOf('u300')])), original.idsWithHash(new Set([urnHashOf('u7'), urnHashOf('u300')])),
+      `${label}: documents found by their urn's hash`);
+  };
+  compare('unpacked');
+  for (let step = 0; step < 2000; step++) {
+    const id = 1 + Math.floor(r() * 900);
+    if (r() < 0.15) { original.remove(id); copy.remove(id); continue; }
+    const d = randomDoc(id);
+    original.setMany([d]);
+    copy.setMany([d]);
+  }
+  compare('after 2,000 more writes to both');
+});
+
+/** Every query shape counted by `c`'s store from its bitmaps equals brute force over the documents now stored. */
+async function checkAll(c: OpenedCatalog, label: string, engine: 'sqlite' | 'postgres') {
+  const facets = facetsOf(c);
+  assert.equal(await facets.ready(), true, `${label}: the facet index is built (${String(facets.error)})`);
+  const urns = await allUrns(c);
+  const docs = (await c.search.documents(urns)).search!.upsert;
+  // Twice: the words read from the text index the first time, from their kept bitmaps the second (SQLite).
+  let wordReads = 0;
+  for (const [k, q] of [...QUERIES, ...QUERIES].entries()) {
+    if (k === QUERIES.length) wordReads = facets.stats.wordReads;
+    const before = facets.stats.memory;
+    const got = (await c.store.searchFacets(q, SPECS)).map(sorted);
+    // Without words or field conditions, the counts table answers (constant time); every other query the bitmaps.
+    assert.equal(facets.stats.memory, before + (countable(q) ? 0 : 1), `${label}: counted from the bitmaps: ${JSON.stringify(q)}`);
+    assert.deepEqual(got, bruteForce(docs, q), `${label}: ${JSON.stringify(q)}`);
+    const { total } = await c.store.searchDocs({ ...q, sort: { by: 'name', descending: false }, start: 0, count: 0, facetsFollow: true });
+    assert.equal(total, docs.filter((d) => bruteForce([d], q)[0]!.length > 0).length, `${label}: total of ${JSON.stringify(q)}`);
+  }
+  if (engine === 'sqlite') assert.equal(facets.stats.wordReads, wordReads, `${label}: the second time, every word from its kept bitmap`);
+}
+
+async function allUrns(c: OpenedCatalog): Promise<string[]> {
+  const q = { terms: [], where: { all: [] }, sort: { by: 'name' as const, descending: false } };
+  const { total } = await c.store.searchDocs({ ...q, start: 0, count: 0 });
+  return (await c.store.searchDocs({ ...q, start: 0, count: total })).urns;
+}
+
 forEachEngine('search facets from bitmaps', (ctx) => {
   let catalog: OpenedCatalog;
   const r = rng(42);
@@ -212,35 +312,8 @@ forEachEngine('search facets from bitmaps', (ctx) => {
   });
   after(async () => catalog?.close());
 
-  /** Every query shape counted by `c`'s store from its bitmaps equals brute force over the documents now stored. */
-  async function checkAll(c: OpenedCatalog, label: string) {
-    const facets = facetsOf(c);
-    assert.equal(await facets.ready(), true, `${label}: the facet index is built (${String(facets.error)})`);
-    const urns = await allUrns(c);
-    const docs = (await c.search.documents(urns)).search!.upsert;
-    // Twice: the words read from the text index the first time, from their kept bitmaps the second (SQLite).
-    let wordReads = 0;
-    for (const [k, q] of [...QUERIES, ...QUERIES].entries()) {
-      if (k === QUERIES.length) wordReads = facets.stats.wordReads;
-      const before = facets.stats.memory;
-      const got = (await c.store.searchFacets(q, SPECS)).map(sorted);
-      // Without words or field conditions, the counts table answers (constant time); every other query the bitmaps.
-      assert.equal(facets.stats.memory, before + (countable(q) ? 0 : 1), `${label}: counted from the bitmaps: ${JSON.stringify(q)}`);
-      assert.deepEqual(got, bruteForce(docs, q), `${label}: ${JSON.stringify(q)}`);
-      const { total } = await c.store.searchDocs({ ...q, sort: { by: 'name', descending: false }, start: 0, count: 0, facetsFollow: true });
-      assert.equal(total, docs.filter((d) => bruteForce([d], q)[0]!.length > 0).length, `${label}: total of ${JSON.stringify(q)}`);
-    }
-    if (ctx.engine === 'sqlite') assert.equal(facets.stats.wordReads, wordReads, `${label}: the second time, every word from its kept bitmap`);
-  }
-
-  async function allUrns(c: OpenedCatalog): Promise<string[]> {
-    const q = { terms: [], where: { all: [] }, sort: { by: 'name' as const, descending: false } };
-    const { total } = await c.store.searchDocs({ ...q, start: 0, count: 0 });
-    return (await c.store.searchDocs({ ...q, start: 0, count: total })).urns;
-  }
-
   test('counts equal brute force for every query shape on a generated catalog', async () => {
-    await checkAll(catalog, 'loaded');
+    await checkAll(catalog, 'loaded', ctx.engine);
   });
 
   test('after inserts, updates that change facet values, soft deletes and hard deletes (the writer sees them at once)', async () => {
@@ -254,7 +327,7 @@ forEachEngine('search facets from bitmaps', (ctx) => {
     await catalog.changeLog.catchUpIndexes();
     assert.equal(facetsOf(catalog).stats.builds, 1, 'kept up to date, not rebuilt');
     const wordReads = facetsOf(catalog).stats.wordReads;
-    await checkAll(catalog, 'after writes');
+    await checkAll(catalog, 'after writes', ctx.engine);
     // SQLite: every word's bitmap, kept from the first test, was updated by the writes rather than read again.
     if (ctx.engine === 'sqlite') assert.equal(facetsOf(catalog).stats.wordReads, wordReads, 'the kept word bitmaps followed the writes');
     const removed = await catalog.store.searchFacets({ terms: [], where: { all: [{ column: 'removed', value: true }] } }, [{ kind: 'entityType' }]);
@@ -264,11 +337,11 @@ forEachEngine('search facets from bitmaps', (ctx) => {
   test('after a restart the bitmaps are rebuilt from the tables', async () => {
     await catalog.close();
     catalog = await open();
-    await checkAll(catalog, 'restarted');
+    await checkAll(catalog, 'restarted', ctx.engine);
     // A wholesale rewrite: built again, the second build superseding the first.
     facetsOf(catalog).invalidate();
     facetsOf(catalog).invalidate();
-    await checkAll(catalog, 'invalidated twice');
+    await checkAll(catalog, 'invalidated twice', ctx.engine);
   });
 
   test("another server's writes are read back through the change log before the next count", async () => {
@@ -285,10 +358,111 @@ forEachEngine('search facets from bitmaps', (ctx) => {
       await other.entities.deleteEntity(urnOf(17));
       await other.changeLog.catchUpIndexes();
       const builds = facetsOf(catalog).stats.builds;
-      await checkAll(catalog, 'written by another server');
+      await checkAll(catalog, 'written by another server', ctx.engine);
       assert.equal(facetsOf(catalog).stats.builds, builds, 'followed through the log, not rebuilt');
     } finally {
       await other.close();
+    }
+  });
+});
+
+forEachEngine('facet bitmaps built in a worker thread', (ctx) => {
+  // SQLite on a file (a worker's connection cannot open an in-memory database); PostgreSQL as the suite made it.
+  let url = '';
+  let cleanup = async () => {};
+  const r = rng(43);
+  const N = 200;
+  const open = async () => {
+    const c = await openCatalog(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' }));
+    facetsOf(c).words.min = 0;
+    return c;
+  };
+  const engineOf = (c: OpenedCatalog) => (facetsOf(c) as unknown as { engine: FacetEngine }).engine;
+
+  before(async () => {
+    if (ctx.engine === 'sqlite') ({ url, cleanup } = await freshSharedDatabaseUrl('sqlite'));
+    else url = ctx.url;
+    const c = await open();
+    await c.entities.ingest(Array.from({ length: N }, (_, i) => dataset(i, r)).flat(), systemActor());
+    await c.changeLog.catchUpIndexes();
+    await c.close();
+  });
+  after(async () => cleanup());
+
+  test('a start builds in a worker; counts equal brute force, and equal a build in the main thread', async () => {
+    const c = await open();
+    try {
+      await checkAll(c, 'built in a worker', ctx.engine);
+      assert.deepEqual([facetsOf(c).stats.builds, facetsOf(c).stats.workerBuilds], [1, 1], 'one build, in a worker');
+      facetsOf(c).inWorker = false;
+      facetsOf(c).invalidate();
+      await checkAll(c, 'built in the main thread', ctx.engine);
+      assert.deepEqual([facetsOf(c).stats.builds, facetsOf(c).stats.workerBuilds], [2, 1], 'the second build in the main thread');
+    } finally {
+      await c.close();
+    }
+  });
+
+  test("writes of this server and of another one while the worker builds are all in the structure it hands over", async () => {
+    const other = await open();
+    const c = await open();
+    try {
+      // Written at once, while c's worker is starting or reading (its snapshot may or may not hold them).
+      const mine: ChangeItem[] = [];
+      for (let i = 0; i < 40; i += 3) mine.push(...dataset(i, r, 7));
+      mine.push(...dataset(N + 1, r));
+      mine.push({ urn: urnOf(5), entityType: 'dataset', aspect: 'status', changeType: 'UPSERT', value: { removed: true }, systemMetadata: null });
+      const theirs: ChangeItem[] = [];
+      for (let i = 1; i < 40; i += 3) theirs.push(...dataset(i, r, 8));
+      theirs.push(...dataset(N + 2, r));
+      await Promise.all([
+        (async () => { await c.entities.ingest(mine, systemActor()); await c.changeLog.catchUpIndexes(); await c.entities.deleteEntity(urnOf(11)); })(),
+        (async () => { await other.entities.ingest(theirs, systemActor()); await other.changeLog.catchUpIndexes(); })(),
+      ]);
+      await c.changeLog.catchUpIndexes();
+      // Not while c's index consumer runs: a consumer step of c that covers another server's deletion it did not make
+      // itself moves c's offset past it unseen (a flaw of the main build too, reported with this change).
+      await other.entities.deleteEntity(urnOf(13));
+      await other.changeLog.catchUpIndexes();
+      await checkAll(c, 'written during the build', ctx.engine);
+      assert.equal(facetsOf(c).stats.workerBuilds, 1, 'built in a worker');
+    } finally {
+      await other.close();
+      await c.close();
+    }
+  });
+
+  test('a build superseded or closed while its worker runs stops it; a worker that cannot read leaves the build to the main thread', async () => {
+    const c = await open();
+    let workerBuilds = 0;
+    try {
+      // Superseded twice before the first worker answers: the last build is the one kept.
+      facetsOf(c).invalidate();
+      facetsOf(c).invalidate();
+      await checkAll(c, 'after two invalidations', ctx.engine);
+      workerBuilds = facetsOf(c).stats.workerBuilds;
+      // A database the worker cannot open: the build falls back to this thread, and counts stay exact.
+      const engine = engineOf(c);
+      const real = engine.databaseUrl;
+      engine.databaseUrl = () => (ctx.engine === 'sqlite' ? 'sqlite:/nonexistent/almanac.db' : 'postgres://postgres@127.0.0.1:5432/almanac_no_such_database');
+      try {
+        facetsOf(c).invalidate();
+        await checkAll(c, 'built in the main thread after the worker failed', ctx.engine);
+      } finally {
+        engine.databaseUrl = real;
+      }
+      assert.equal(facetsOf(c).stats.workerBuilds, workerBuilds, 'the failed worker built nothing');
+    } finally {
+      // Closed as a build starts: its worker is not started (or stopped), its result never taken.
+      facetsOf(c).invalidate();
+      await c.close();
+    }
+    assert.equal(facetsOf(c).stats.workerBuilds, workerBuilds, 'the build closed as it started handed nothing over');
+    const again = await open();
+    try {
+      await checkAll(again, 'reopened', ctx.engine);
+    } finally {
+      await again.close();
     }
   });
 });

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../services/module-workers.js';
+import { startModuleWorker } from '../storage/module-workers.js';
 import type { IndexUpdate } from '../storage/types.js';
 
 /** One step's computation asked of the worker: each index's entities (src/changelog/index-worker.ts). */

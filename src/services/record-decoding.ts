@@ -3,7 +3,7 @@ import type { Worker } from 'node:worker_threads';
 import { mentionsPrototypeKey } from '../model/safe-keys.js';
 import { checkBeforeWrite } from './entities.js';
 import { changesFromFileRecord, ChangeWithText, describeFailure, type ChangeItem, type FileRecordKind } from './ingest-format.js';
-import { startModuleWorker } from './module-workers.js';
+import { startModuleWorker } from '../storage/module-workers.js';
 
 /**
  * What a record of DataHub's file format comes to before it is written: its change items, each checked as the entity

@@ -1,4 +1,5 @@
 import { BITMAP_FIELDS, FacetDocs, RoaringBitmap32, urnHash, type Bitmap, type FacetDoc, type FacetOp, type UrnDocs } from './facet-bitmaps.js';
+import { buildFacetDocsInWorker, docOf, loadFacetDocs } from './facet-build.js';
 import { SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, type Dialect } from './schema.js';
 import { countable, SqlParams, textQuery, wordDocsSql, type Statement } from './search-sql.js';
 import type { FacetCount, FacetSpec, SearchCondition, SearchDocQuery } from './types.js';
@@ -8,9 +9,10 @@ import { WordBitmaps } from './word-bitmaps.js';
  * Keeps a FacetDocs in step with the search tables and answers facet counts from it, the same for both engines (each
  * supplies a FacetEngine: how to run a read and what the change log holds).
  *
- * - Start: built in the background from the tables (a page at a time, between requests); until it is ready every
- *   count comes from SQL. Built from the search consumer's offset read first; what was written meanwhile is applied
- *   after (this process's commits, queued) or read back through the log (other processes').
+ * - Start: built in the background from the tables, in a worker thread with a connection of its own when the
+ *   database can be opened twice (src/storage/facet-build.ts), else here a page at a time between requests; until it
+ *   is ready every count comes from SQL. Built from the search consumer's offset read first; what was written
+ *   meanwhile is applied after (this process's commits, queued) or read back through the log (other processes').
  * - This process's writes of the search tables: the engine collects them as FacetOps during the transaction and hands
  *   them over right after the commit (`committed`): a search right after a write sees it, facets included.
  * - Other processes' writes: before each count, the search consumer's offset is read (one small query); when it moved
@@ -28,13 +30,13 @@ export interface FacetEngine {
   changesAfter(after: number, limit: number): Promise<readonly { seq: number; urn: string | null }[]>;
   firstChangeSeq(): Promise<number | null>;
   consumerOffsets(): Promise<Map<string, number>>;
+  /** The database as another connection opens it (`sqlite:<file>`, a PostgreSQL URL), when it can: builds then run in a worker thread. */
+  databaseUrl(): string | null;
 }
 
 /** The search index's change-log consumer (src/catalog.ts registers it under this name). */
 export const SEARCH_CONSUMER = 'search';
 
-const DOC_PAGE = 5_000;
-const VALUE_PAGE = 25_000;
 const URN_BATCH = 500;
 const LOG_BATCH = 5_000;
 /** Above this many entities changed by other processes, the structure is built again rather than read back by urn. */
@@ -62,7 +64,7 @@ export class FacetIndex {
   /** The build under way (a newer one, after invalidate(), supersedes it). */
   private buildId = 0;
   /** How many counts were answered here and how many by SQL, and how many query words read from the text index (tests, diagnostics). */
-  readonly stats = { memory: 0, sql: 0, builds: 0, wordReads: 0 };
+  readonly stats = { memory: 0, sql: 0, builds: 0, workerBuilds: 0, wordReads: 0 };
   /** Moves on with every change of the structure: match sets computed before are stale. */
   private generation = 0;
   /**
@@ -75,7 +77,11 @@ export class FacetIndex {
   /** SQLite: frequent query words' documents, kept in step with `docs` (emptied whenever it is replaced). */
   readonly words = new WordBitmaps();
 
-  constructor(private readonly engine: FacetEngine) {}
+  /** Stops the build's worker, while one runs. */
+  private stopWorker: (() => void) | null = null;
+
+  /** `inWorker`: whether builds run in a worker thread when the engine names its database (tests turn it off to compare). */
+  constructor(private readonly engine: FacetEngine, public inWorker = true) {}
 
   /** Starts building in the background (once). */
   start(): void {
@@ -91,6 +97,7 @@ export class FacetIndex {
     if (this.state === 'closed' || this.state === 'new') return;
     this.docs = null;
     this.words.clear();
+    this.stopWorker?.();
     this.rebuild();
   }
 
@@ -116,6 +123,7 @@ export class FacetIndex {
 
   async close(): Promise<void> {
     this.state = 'closed';
+    this.stopWorker?.();
     await this.building;
     await this.refreshing?.catch(() => {});
     this.docs = null;
@@ -156,48 +164,23 @@ export class FacetIndex {
   private async build(id: number): Promise<void> {
     const current = () => this.state === 'building' && id === this.buildId;
     const { dialect } = this.engine;
+    const databaseUrl = this.engine.databaseUrl();
+    // Read before the build's reads: what is written meanwhile is read back from here (or applied from `queued`).
     const at = (await this.engine.consumerOffsets()).get(SEARCH_CONSUMER) ?? 0;
-    const docs = new FacetDocs();
-    for (let after = 0; ;) {
-      const p = new SqlParams(dialect);
-      const rows = await this.engine.rows({ sql: `SELECT id, urn, entity_type, removed FROM ${SEARCH_DOCS} WHERE id > ${p.add(after)}
-        ORDER BY id LIMIT ${p.add(DOC_PAGE)}`, params: p.list });
-      if (!current()) return;
-      docs.setMany(rows.map(docOf));
-      if (rows.length < DOC_PAGE) break;
-      after = Number(rows[rows.length - 1]!.id);
-      await pause();
-    }
-    for (const field of BITMAP_FIELDS) {
-      let cursor: [string, number] | null = null;
-      for (;;) {
-        // A page of (value, id) pairs in key order, handed over grouped by value: one JSON array of ids a value
-        // rather than a row a pair (several times quicker to read).
-        const p = new SqlParams(dialect);
-        let page = `SELECT value, doc_id FROM ${SEARCH_VALUES} WHERE field = ${p.add(field)}`;
-        if (cursor) page += ` AND (value, doc_id) > (${p.add(cursor[0])}, ${p.add(cursor[1])})`;
-        page += ` ORDER BY value, doc_id LIMIT ${p.add(VALUE_PAGE)}`;
-        const agg = dialect === 'sqlite' ? 'json_group_array(doc_id)' : 'json_agg(doc_id)';
-        const rows = await this.engine.rows({ sql: `SELECT value, ${agg} AS ids, COUNT(*) AS n, MAX(doc_id) AS last FROM (${page}) p
-          GROUP BY value ORDER BY value`, params: p.list });
-        if (!current()) return;
-        let n = 0;
-        for (const r of rows) {
-          const ids = (typeof r.ids === 'string' ? JSON.parse(r.ids) : r.ids) as number[];
-          docs.loadValue(field, r.value as string, ids);
-          n += Number(r.n);
-        }
-        if (n < VALUE_PAGE) break;
-        const last = rows[rows.length - 1]!;
-        cursor = [last.value as string, Number(last.last)];
-        await pause();
-      }
+    let docs: FacetDocs | null = null;
+    if (!current()) return;
+    if (databaseUrl && this.inWorker) {
+      const stop = new AbortController();
+      const mine = () => stop.abort();
+      this.stopWorker = mine;
+      // A worker that fails or cannot start leaves the build to this thread (which reports a real failure).
+      docs = await buildFacetDocsInWorker(databaseUrl, stop.signal).catch(() => null);
+      if (this.stopWorker === mine) this.stopWorker = null;
+      if (docs) this.stats.workerBuilds++;
     }
     if (!current()) return;
-    for (const _ of docs.finishLoadSteps()) {
-      await pause();
-      if (!current()) return;
-    }
+    docs ??= await loadFacetDocs(dialect, (s) => this.engine.rows(s), async () => { await pause(); return current(); });
+    if (!docs || !current()) return;
     this.docs = docs;
     this.generation++;
     this.syncedTo = at;
@@ -439,8 +422,4 @@ function bitmapOf(ids: ArrayLike<number>): Bitmap {
 
 function idsIn(p: SqlParams, ids: readonly number[]): string {
   return p.dialect === 'sqlite' ? `IN (SELECT value FROM json_each(${p.add(JSON.stringify(ids))}))` : `= ANY(${p.add(ids)}::bigint[])`;
-}
-
-function docOf(r: Record<string, unknown>): FacetDoc {
-  return { id: Number(r.id), urn: r.urn as string, entityType: r.entity_type as string, removed: r.removed === true || r.removed === 1, values: [] };
 }

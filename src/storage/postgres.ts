@@ -80,6 +80,7 @@ export class PostgresStore implements Store {
     changesAfter: (after, limit) => this.changesAfter(after, limit),
     firstChangeSeq: () => this.firstChangeSeq(),
     consumerOffsets: () => this.consumerOffsets(),
+    databaseUrl: () => this.clientConfig.connectionString ?? null,
   });
   private readonly facetTx = new Map<pg.PoolClient, FacetChanges>();
   private readonly search: PostgresSearch;

@@ -62,7 +62,10 @@ export class SqliteStore implements Store {
     changesAfter: (after, limit) => this.changesAfter(after, limit),
     firstChangeSeq: () => this.firstChangeSeq(),
     consumerOffsets: () => this.consumerOffsets(),
+    databaseUrl: () => this.databaseUrl,
   });
+  /** The database file as another connection opens it (a facet build's worker), or null when in memory. */
+  private databaseUrl: string | null = null;
 
   /** Prepared statements are cached by their SQL text; each text is always used in the same mode. */
   private stmt(sql: string): Database.Statement {
@@ -78,6 +81,7 @@ export class SqliteStore implements Store {
     if (onDisk) {
       fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
       openPrivately(file);
+      this.databaseUrl = `sqlite:${path.resolve(file)}`;
     }
     this.db = new Database(file);
     this.conn = { db: this.db, stmt: (sql) => this.stmt(sql), sizes: new TableSizes(), own: this.own };
