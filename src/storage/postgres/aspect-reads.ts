@@ -1,6 +1,6 @@
 import { ASPECT_TABLE, ENTITY_TABLE, toRecord, type AspectRow } from '../schema.js';
 import type { AspectRecord, EntityRow, RunAspectRow, RunSummary } from '../types.js';
-import type { PostgresConnection } from './connection.js';
+import { prepared, type PostgresConnection } from './connection.js';
 
 /** Reads of entities, aspect versions and ingestion runs on PostgreSQL (the latest values: the store, which caches them parsed). */
 
@@ -13,8 +13,8 @@ const RUN_ROWS = `SELECT a.urn AS urn, a.aspect AS aspect, a.sm ->> 'runId' AS r
   WHERE jsonb_typeof(a.sm -> 'runId') = 'string'`;
 
 export async function getVersion(db: PostgresConnection, urn: string, aspect: string, version: number): Promise<AspectRecord | null> {
-  const { rows } = await db.query(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version = $3`,
-    [urn, aspect, version]);
+  const { rows } = await db.query(prepared(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND aspect = $2 AND version = $3`,
+    [urn, aspect, version]));
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
@@ -26,7 +26,7 @@ export async function listVersions(db: PostgresConnection, urn: string, aspect: 
 
 export async function existing(db: Pick<PostgresConnection, 'query'>, urns: readonly string[]): Promise<Set<string>> {
   if (urns.length === 0) return new Set();
-  const { rows } = await db.query(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY($1)`, [urns]);
+  const { rows } = await db.query(prepared(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY($1)`, [urns]));
   return new Set(rows.map((r) => r.urn as string));
 }
 
@@ -41,10 +41,10 @@ export async function latestRows(db: Pick<PostgresConnection, 'query'>, urns: re
   // statistics never gathered during the load: 37 ms a page at 5,000 generated datasets, growing with the catalog.
   const unique = [...new Set(urns)];
   const { rows } = aspects
-    ? await db.query(`SELECT a.* FROM UNNEST($1::text[]) AS k(urn) CROSS JOIN LATERAL (SELECT * FROM ${ASPECT_TABLE} a
-        WHERE a.urn = k.urn AND a.version = 0 AND a.aspect = ANY($2) OFFSET 0) a`, [unique, aspects])
-    : await db.query(`SELECT a.* FROM UNNEST($1::text[]) AS k(urn) CROSS JOIN LATERAL (SELECT * FROM ${ASPECT_TABLE} a
-        WHERE a.urn = k.urn AND a.version = 0 OFFSET 0) a`, [unique]);
+    ? await db.query(prepared(`SELECT a.* FROM UNNEST($1::text[]) AS k(urn) CROSS JOIN LATERAL (SELECT * FROM ${ASPECT_TABLE} a
+        WHERE a.urn = k.urn AND a.version = 0 AND a.aspect = ANY($2) OFFSET 0) a`, [unique, aspects]))
+    : await db.query(prepared(`SELECT a.* FROM UNNEST($1::text[]) AS k(urn) CROSS JOIN LATERAL (SELECT * FROM ${ASPECT_TABLE} a
+        WHERE a.urn = k.urn AND a.version = 0 OFFSET 0) a`, [unique]));
   return rows as AspectRow[];
 }
 
