@@ -156,7 +156,9 @@ export class ReplicaSet {
       return onPrimary();
     }
     try {
-      const result = await replica.pool.query(statement as string, params);
+      // Unnamed on a replica: with named (prepared) statements, reads hung while a standby stopped and started again
+      // (test/pg-replicas.test.ts, 17 requests in 35 s against hundreds); the cause was not found.
+      const result = await replica.pool.query((typeof statement === 'object' ? { text: statement.text, values: statement.values } : statement) as string, params);
       this.stats.replica++;
       return result;
     } catch (e) {

@@ -3,7 +3,7 @@ import type { ActivityEvent, PoolUse, UsageEventCountQuery, UsageEventRow } from
 import type { PostgresConnection } from './postgres/connection.js';
 import * as usage from './postgres/usage.js';
 import * as changeLog from './postgres/change-log.js';
-import { isDatabaseUnreachable, unavailableOr } from './postgres/connection.js';
+import { isDatabaseUnreachable, prepared, staleNamedPlan, unavailableOr } from './postgres/connection.js';
 import * as relations from './postgres/relationships.js';
 import * as reads from './postgres/aspect-reads.js';
 import * as bulk from './postgres/bulk-load.js';
@@ -145,6 +145,8 @@ export class PostgresStore implements Store {
       if (this.replicas) return await this.replicas.query(text, params, () => this.pool.query(text as string, params));
       return await this.pool.query(text as string, params);
     } catch (e) {
+      // A prepared statement whose table changed shape under it (a migration by another server): once more, prepared anew.
+      if (typeof text === 'object' && text.name && staleNamedPlan(e)) return this.query(prepared(text.text, text.values ?? []), params);
       throw unavailableOr(e);
     }
   }
@@ -190,6 +192,8 @@ export class PostgresStore implements Store {
         lost = e;
         throw unavailableOr(e);
       }
+      // Named anew from now on; the caller's retry (a group's writes one by one, an index step's next try) prepares them.
+      staleNamedPlan(e);
       await c.query('ROLLBACK').catch(() => {});
       throw e;
     } finally {

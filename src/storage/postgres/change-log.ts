@@ -3,7 +3,7 @@ import { WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from '../schema.js';
 import { deadLetterOf, webhookOf } from '../webhook-rows.js';
 import { CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, toChange, type ChangeLogRow, type ChangeRow, type OwnEntries } from '../change-log.js';
 import type { ChangeRecord, WebhookDeadLetter, WebhookRow } from '../types.js';
-import { unavailableOr, type PostgresConnection } from './connection.js';
+import { prepared, unavailableOr, type PostgresConnection } from './connection.js';
 import { COPY_FROM_ROWS, copyRows } from './copy.js';
 
 /**
@@ -31,7 +31,7 @@ const WATCH_BACKOFF_MAX = 10_000;
 export async function runTogether(c: pg.PoolClient, parts: string[], params: unknown[], $: (v: unknown) => string,
   log: readonly ChangeRow[]): Promise<void> {
   if (log.length >= COPY_FROM_ROWS) {
-    if (parts.length) await c.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
+    if (parts.length) await c.query(prepared(`WITH ${parts.join(',\n')} SELECT 1`, params));
     await copyChanges(c, log);
   } else if (log.length) {
     parts.push(`logged AS (${logInsert(log, $)})`);
@@ -40,10 +40,10 @@ export async function runTogether(c: pg.PoolClient, parts: string[], params: unk
       CASE WHEN octet_length(x.entries) <= ${MAX_ANNOUNCED_BYTES} THEN x.entries ELSE x.last::text END), x.last, x.entries
       FROM (SELECT MAX(seq) AS last, json_agg(json_build_array(${ANNOUNCED_COLUMNS}) ORDER BY seq)
         FILTER (WHERE ${$(log.length <= MAX_ANNOUNCED_ENTRIES)}::boolean)::text AS entries FROM logged) x`;
-    const { rows } = commitsWithLog.delete(c) ? await queryThenCommit(c, text, params) : await c.query(text, params);
+    const { rows } = commitsWithLog.delete(c) ? await queryThenCommit(c, text, params) : await c.query(prepared(text, params));
     noteOwnEntries(c, rows[0] as { last: string | number | null; entries: string | null } | undefined, log.length);
   } else if (parts.length) {
-    await c.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
+    await c.query(prepared(`WITH ${parts.join(',\n')} SELECT 1`, params));
   }
 }
 
@@ -82,7 +82,7 @@ async function queryThenCommit(c: pg.PoolClient, text: string, params: unknown[]
   let result: PromiseSettledResult<pg.QueryResult>;
   let committed: PromiseSettledResult<pg.QueryResult>;
   try {
-    [result, committed] = await Promise.allSettled([c.query(text, params), c.query('COMMIT')]);
+    [result, committed] = await Promise.allSettled([c.query(prepared(text, params)), c.query('COMMIT')]);
   } finally {
     client.pipeline = false;
   }

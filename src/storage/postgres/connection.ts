@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { databaseUnavailable } from '../../errors.js';
 import type { ReplicaSet } from '../postgres-replicas.js';
@@ -62,7 +63,7 @@ export const NO_TIME_LIMIT = 2 ** 31 - 1;
 /** Transaction-scoped advisory locks on some names, taken in the order given (callers sort them: no deadlocks). */
 export async function lockInOrder(c: pg.PoolClient, names: readonly string[]): Promise<void> {
   if (names.length === 0) return;
-  await c.query(lockInOrderSql(`$1::text[]`), [names]);
+  await c.query(prepared(lockInOrderSql(`$1::text[]`), [names]));
 }
 
 /** lockInOrder's statement, with the names given as an array expression (`$1::text[]`, or textArray's literal). */
@@ -82,4 +83,39 @@ export function textArray(values: readonly string[]): string {
  */
 function literal(v: string): string {
   return v.includes("'") || v.includes('\\') ? pg.escapeLiteral(v) : `'${v}'`;
+}
+
+/**
+ * A statement prepared once per connection under a name taken from its text: later runs send only Bind and Execute,
+ * and PostgreSQL keeps its plan (from the sixth run a generic plan, when that is estimated no dearer than the custom
+ * ones) instead of parsing and planning it each time. Planning was ~40 % of PostgreSQL's time on the hot point reads,
+ * which went unnamed. Only for statements whose text does not vary with their arguments (lists as array parameters,
+ * `= ANY($1)`) and whose best plan does not depend on them (key probes, set-based writes): the names per connection stay
+ * few, and past PREPARED_TEXTS different texts in a process a statement goes unnamed. Names live in a session:
+ * PgBouncer's session mode keeps them; transaction mode does not (docs/scale-out.md).
+ */
+export function prepared(text: string, values: unknown[]): pg.QueryConfig {
+  let name = preparedNames.get(text);
+  if (name === undefined) {
+    if (preparedNames.size >= PREPARED_TEXTS) return { text, values };
+    name = `almanac_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    preparedNames.set(text, name);
+  }
+  return { name: planGeneration === 0 ? name : `${name}_${planGeneration}`, text, values };
+}
+const preparedNames = new Map<string, string>();
+const PREPARED_TEXTS = 500;
+/**
+ * Bumped when a prepared statement's result columns changed under it (a migration run by another server: PostgreSQL
+ * refuses to run the statement, "cached plan must not change result type"): statements get names not yet prepared on
+ * any connection, and are parsed anew.
+ */
+let planGeneration = 0;
+
+/** Whether a statement failed because its prepared plan's result type changed; if so, prepared() names it anew. */
+export function staleNamedPlan(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | null;
+  const stale = !!err && err.code === '0A000' && typeof err.message === 'string' && err.message.includes('cached plan must not change result type');
+  if (stale) planGeneration++;
+  return stale;
 }

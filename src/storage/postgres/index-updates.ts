@@ -3,7 +3,7 @@ import { CHANGE_LOG_TABLE, CONSUMER_TABLE } from '../change-log.js';
 import { SEARCH_CONSUMER } from '../facet-index.js';
 import { indexedWithoutEntitySql } from '../index-consistency.js';
 import type { IndexGuard, IndexUpdate } from '../types.js';
-import type { PostgresConnection } from './connection.js';
+import { prepared, type PostgresConnection } from './connection.js';
 import * as relations from './relationships.js';
 import type { FacetChanges, PostgresSearch } from './search.js';
 
@@ -19,7 +19,7 @@ export async function applyIndexUpdate(db: PostgresConnection, search: PostgresS
     // The consumers' rows, locked first and in one order: updates of one index (and a rebuild's batches) wait for
     // each other, and two updates of several indexes cannot deadlock.
     const names = [...new Set(guards.map((g) => g.consumer))].sort();
-    const { rows } = await c.query(`SELECT name, seq FROM ${CONSUMER_TABLE} WHERE name = ANY($1) ORDER BY name FOR UPDATE`, [names]);
+    const { rows } = await c.query(prepared(`SELECT name, seq FROM ${CONSUMER_TABLE} WHERE name = ANY($1) ORDER BY name FOR UPDATE`, [names]));
     const held = new Map(rows.map((r) => [r.name as string, Number(r.seq)]));
     for (const guard of guards) {
       const at = held.get(guard.consumer);
@@ -39,8 +39,8 @@ export async function applyIndexUpdate(db: PostgresConnection, search: PostgresS
     const searchMove = moves.find((m) => m.consumer === SEARCH_CONSUMER);
     if (searchMove) facetTx.get(c)!.move = { from: searchMove.from, to: searchMove.to };
     if (moves.length) {
-      await c.query(`UPDATE ${CONSUMER_TABLE} c SET seq = m.seq, updated_on = $3 FROM UNNEST($1::text[], $2::bigint[]) AS m(name, seq)
-        WHERE c.name = m.name`, [moves.map((m) => m.consumer), moves.map((m) => m.to), Date.now()]);
+      await c.query(prepared(`UPDATE ${CONSUMER_TABLE} c SET seq = m.seq, updated_on = $3 FROM UNNEST($1::text[], $2::bigint[]) AS m(name, seq)
+        WHERE c.name = m.name`, [moves.map((m) => m.consumer), moves.map((m) => m.to), Date.now()]));
     }
     if (update.search) {
       await search.writeSearchDocs(c, update.search.upsert);

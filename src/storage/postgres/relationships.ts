@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { RELATIONSHIP_TABLE } from '../schema.js';
 import { EDGE_COLUMNS, EDGE_KEY_COLUMNS, edgeChanges, edgeOf } from '../edges.js';
 import type { Relationship } from '../types.js';
-import { lockInOrder, type PostgresConnection } from './connection.js';
+import { lockInOrder, prepared, type PostgresConnection } from './connection.js';
 
 /** Relationships on PostgreSQL: the edges each source's aspects name, replaced per source, read in either direction. */
 
@@ -18,21 +18,21 @@ export async function writeRelationships(c: pg.PoolClient, sources: readonly str
     // Each source's edges by a probe of the key (a LATERAL subquery kept apart: OFFSET 0). With `source = ANY`, the
     // planner read a page of a bulk catch-up (800 sources) by scanning the whole table, never analyzed during the load.
     const stored = sources.length
-      ? (await c.query(`SELECT r.* FROM UNNEST($1::text[]) AS k(source) CROSS JOIN LATERAL (SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} r
-          WHERE r.source = k.source OFFSET 0) r`, [[...new Set(sources)]])).rows.map(edgeOf) : [];
+      ? (await c.query(prepared(`SELECT r.* FROM UNNEST($1::text[]) AS k(source) CROSS JOIN LATERAL (SELECT ${EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} r
+          WHERE r.source = k.source OFFSET 0) r`, [[...new Set(sources)]]))).rows.map(edgeOf) : [];
     const { gone, added: edges } = edgeChanges(stored, wanted);
     if (gone.length) {
-      await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} r USING UNNEST($1::text[], $2::text[], $3::text[]) AS g(source, type, destination)
+      await c.query(prepared(`DELETE FROM ${RELATIONSHIP_TABLE} r USING UNNEST($1::text[], $2::text[], $3::text[]) AS g(source, type, destination)
         WHERE r.source = g.source AND r.type = g.type AND r.destination = g.destination`,
-      [gone.map((e) => e.source), gone.map((e) => e.type), gone.map((e) => e.destination)]);
+      [gone.map((e) => e.source), gone.map((e) => e.type), gone.map((e) => e.destination)]));
     }
     if (edges.length) {
-      await c.query(`INSERT INTO ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on, updated_actor, manual)
+      await c.query(prepared(`INSERT INTO ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on, updated_actor, manual)
         SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::int[])
         ON CONFLICT DO NOTHING`,
       [edges.map((e) => e.source), edges.map((e) => e.type), edges.map((e) => e.destination), edges.map((e) => e.createdOn ?? null),
         edges.map((e) => e.createdActor ?? null), edges.map((e) => e.updatedOn ?? null), edges.map((e) => e.updatedActor ?? null),
-        edges.map((e) => (e.manual ? 1 : 0))]);
+        edges.map((e) => (e.manual ? 1 : 0))]));
     }
   }
 }
@@ -56,7 +56,7 @@ export async function countRelationships(db: PostgresConnection, upTo?: number):
 export async function relationshipsOf(db: PostgresConnection, q: { urns: readonly string[]; direction: 'INCOMING' | 'OUTGOING'; types: readonly string[]; stamps?: boolean }): Promise<Relationship[]> {
   if (q.urns.length === 0 || q.types.length === 0) return [];
   const self = q.direction === 'INCOMING' ? 'destination' : 'source';
-  const { rows } = await db.query(`SELECT ${q.stamps === false ? EDGE_KEY_COLUMNS : EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} = ANY($1) AND type = ANY($2)`,
-    [[...q.urns], [...q.types]]);
+  const { rows } = await db.query(prepared(`SELECT ${q.stamps === false ? EDGE_KEY_COLUMNS : EDGE_COLUMNS} FROM ${RELATIONSHIP_TABLE} WHERE ${self} = ANY($1) AND type = ANY($2)`,
+    [[...q.urns], [...q.types]]));
   return rows.map(edgeOf);
 }

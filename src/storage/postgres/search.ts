@@ -7,7 +7,7 @@ import {
   textWords, valueChanges, type CountedDoc, type FacetRow, type PageRow,
 } from '../search-sql.js';
 import type { FacetCount, FacetSpec, SearchDoc, SearchDocQuery, SearchSort } from '../types.js';
-import type { PostgresConnection } from './connection.js';
+import { prepared, type PostgresConnection } from './connection.js';
 
 /** Filter-only searches matching at most this many documents are paged from the facet index's match set. */
 const FEW_MATCHES = 20_000;
@@ -41,16 +41,16 @@ export class PostgresSearch {
     const sorted = [...byUrn.values()].sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
     const urns = sorted.map((d) => d.urn);
     const digests = new Map(sorted.map((d) => [d.urn, textDigest(d.name, d.text)]));
-    const lock = (list: string[]) => c.query(`SELECT id, urn, entity_type, removed, text_digest FROM ${SEARCH_DOCS}
-      WHERE urn = ANY($1) ORDER BY urn COLLATE "C" FOR UPDATE`, [list]);
+    const lock = (list: string[]) => c.query(prepared(`SELECT id, urn, entity_type, removed, text_digest FROM ${SEARCH_DOCS}
+      WHERE urn = ANY($1) ORDER BY urn COLLATE "C" FOR UPDATE`, [list]));
     const held = new Map((await lock(urns)).rows.map((r) => [r.urn as string, r]));
     const ids = new Map([...held].map(([urn, r]) => [urn, Number(r.id)]));
     const fresh = sorted.filter((d) => !held.has(d.urn));
     if (fresh.length) {
-      const { rows } = await c.query(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key, text_words)
+      const { rows } = await c.query(prepared(`INSERT INTO ${SEARCH_DOCS} (urn, entity_type, removed, sort_name, text_digest, name_key, qualified_key, text_words)
         SELECT * FROM UNNEST($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[]) ON CONFLICT (urn) DO NOTHING RETURNING id, urn`,
       [fresh.map((d) => d.urn), fresh.map((d) => d.entityType), fresh.map((d) => d.removed), fresh.map((d) => d.sortName), fresh.map((d) => digests.get(d.urn)),
-        fresh.map((d) => docKeys(d)[0]), fresh.map((d) => docKeys(d)[1]), fresh.map(textWords)]);
+        fresh.map((d) => docKeys(d)[0]), fresh.map((d) => docKeys(d)[1]), fresh.map(textWords)]));
       for (const r of rows) ids.set(r.urn as string, Number(r.id));
       // Inserted meanwhile by a writer outside the index's consumer lock: taken as existing documents.
       const raced = fresh.filter((d) => !ids.has(d.urn)).map((d) => d.urn);
@@ -59,13 +59,13 @@ export class PostgresSearch {
     const kept = sorted.filter((d) => held.has(d.urn));
     const oldValues = new Map<number, (readonly [string, string])[]>();
     if (kept.length) {
-      await c.query(`UPDATE ${SEARCH_DOCS} d SET entity_type = u.entity_type, removed = u.removed, sort_name = u.sort_name, text_digest = u.digest,
+      await c.query(prepared(`UPDATE ${SEARCH_DOCS} d SET entity_type = u.entity_type, removed = u.removed, sort_name = u.sort_name, text_digest = u.digest,
           name_key = u.name_key, qualified_key = u.qualified_key, text_words = u.text_words
         FROM UNNEST($1::bigint[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[])
           AS u(id, entity_type, removed, sort_name, digest, name_key, qualified_key, text_words) WHERE d.id = u.id`,
       [kept.map((d) => ids.get(d.urn)), kept.map((d) => d.entityType), kept.map((d) => d.removed), kept.map((d) => d.sortName), kept.map((d) => digests.get(d.urn)),
-        kept.map((d) => docKeys(d)[0]), kept.map((d) => docKeys(d)[1]), kept.map(textWords)]);
-      const { rows } = await c.query(`SELECT doc_id, field, value FROM ${SEARCH_VALUES} WHERE doc_id = ANY($1)`, [kept.map((d) => ids.get(d.urn))]);
+        kept.map((d) => docKeys(d)[0]), kept.map((d) => docKeys(d)[1]), kept.map(textWords)]));
+      const { rows } = await c.query(prepared(`SELECT doc_id, field, value FROM ${SEARCH_VALUES} WHERE doc_id = ANY($1)`, [kept.map((d) => ids.get(d.urn))]));
       for (const r of rows) {
         const id = Number(r.doc_id);
         if (!oldValues.has(id)) oldValues.set(id, []);
@@ -74,10 +74,10 @@ export class PostgresSearch {
     }
     const rewritten = sorted.filter((d) => held.get(d.urn)?.text_digest !== digests.get(d.urn));
     if (rewritten.length) {
-      await c.query(`INSERT INTO ${SEARCH_TEXT} (doc_id, tsv)
+      await c.query(prepared(`INSERT INTO ${SEARCH_TEXT} (doc_id, tsv)
         SELECT id, setweight(to_tsvector('simple', name), 'A') || setweight(to_tsvector('simple', body), 'B')
         FROM UNNEST($1::bigint[], $2::text[], $3::text[]) AS u(id, name, body)
-        ON CONFLICT (doc_id) DO UPDATE SET tsv = excluded.tsv`, [rewritten.map((d) => ids.get(d.urn)), rewritten.map((d) => d.name), rewritten.map((d) => d.text)]);
+        ON CONFLICT (doc_id) DO UPDATE SET tsv = excluded.tsv`, [rewritten.map((d) => ids.get(d.urn)), rewritten.map((d) => d.name), rewritten.map((d) => d.text)]));
     }
     const deltas = new Map<string, number>();
     const gone: [string, string, number][] = [];
@@ -94,12 +94,12 @@ export class PostgresSearch {
       this.facetTx.get(c)?.ops.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values } });
     }
     if (gone.length) {
-      await c.query(`DELETE FROM ${SEARCH_VALUES} v USING UNNEST($1::text[], $2::text[], $3::bigint[]) AS g(field, value, doc_id)
-        WHERE v.field = g.field AND v.value = g.value AND v.doc_id = g.doc_id`, [gone.map((x) => x[0]), gone.map((x) => x[1]), gone.map((x) => x[2])]);
+      await c.query(prepared(`DELETE FROM ${SEARCH_VALUES} v USING UNNEST($1::text[], $2::text[], $3::bigint[]) AS g(field, value, doc_id)
+        WHERE v.field = g.field AND v.value = g.value AND v.doc_id = g.doc_id`, [gone.map((x) => x[0]), gone.map((x) => x[1]), gone.map((x) => x[2])]));
     }
     if (added.length) {
-      await c.query(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num) SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[], $4::float8[])`,
-        [added.map((x) => x[0]), added.map((x) => x[1]), added.map((x) => x[2]), added.map((x) => numeric(x[1]))]);
+      await c.query(prepared(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num) SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[], $4::float8[])`,
+        [added.map((x) => x[0]), added.map((x) => x[1]), added.map((x) => x[2]), added.map((x) => numeric(x[1]))]));
     }
     await this.applyCounts(c, deltas);
   }
@@ -118,11 +118,11 @@ export class PostgresSearch {
     const changes = countChanges(deltas);
     if (changes.length === 0) return;
     const cols = [changes.map((x) => x.field), changes.map((x) => x.removed), changes.map((x) => x.entityType), changes.map((x) => x.value)];
-    await c.query(`INSERT INTO ${SEARCH_COUNTS} AS t (field, removed, entity_type, value, n)
+    await c.query(prepared(`INSERT INTO ${SEARCH_COUNTS} AS t (field, removed, entity_type, value, n)
       SELECT * FROM UNNEST($1::text[], $2::boolean[], $3::text[], $4::text[], $5::bigint[])
-      ON CONFLICT (field, removed, entity_type, value) DO UPDATE SET n = t.n + excluded.n`, [...cols, changes.map((x) => x.n)]);
-    await c.query(`DELETE FROM ${SEARCH_COUNTS} WHERE n <= 0 AND (field, removed, entity_type, value) IN
-      (SELECT * FROM UNNEST($1::text[], $2::boolean[], $3::text[], $4::text[]))`, cols);
+      ON CONFLICT (field, removed, entity_type, value) DO UPDATE SET n = t.n + excluded.n`, [...cols, changes.map((x) => x.n)]));
+    await c.query(prepared(`DELETE FROM ${SEARCH_COUNTS} WHERE n <= 0 AND (field, removed, entity_type, value) IN
+      (SELECT * FROM UNNEST($1::text[], $2::boolean[], $3::text[], $4::text[]))`, cols));
   }
 
   /** Runs inside a write transaction. */
