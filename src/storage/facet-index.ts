@@ -56,7 +56,7 @@ export class FacetIndex {
   /** The search consumer's offset the structure reflects. */
   private syncedTo = 0;
   /** This process's commits while building, applied once built. */
-  private queued: { ops: readonly FacetOp[]; move?: Move }[] = [];
+  private queued: { ops: readonly FacetOp[]; move?: Move; absent: readonly string[] }[] = [];
   /** Ids this process changed while a read back was under way (its result is older for them: left alone). */
   private touched: Set<number> | null = null;
   private refreshing: Promise<void> | null = null;
@@ -135,13 +135,18 @@ export class FacetIndex {
     return this.docs ? this.docs.bytes() + this.words.bytes() : 0;
   }
 
-  /** This process committed these changes of the search tables (and, with `move`, the search consumer's offset). */
-  committed(ops: readonly FacetOp[], move?: Move): void {
-    if (this.state === 'building') this.queued.push({ ops, move });
-    else if (this.state === 'ready') this.apply(ops, move);
+  /**
+   * This process committed these changes of the search tables (and, with `move`, the search consumer's offset).
+   * `absent`: urns an index step was to remove that had no document. Another process may have removed one with its
+   * entity (in the deletion's own transaction), unseen here: while a document with such a urn's hash is held, the
+   * offset is not taken, and the next count reads that stretch of the log back by urn (refresh).
+   */
+  committed(ops: readonly FacetOp[], move?: Move, absent: readonly string[] = []): void {
+    if (this.state === 'building') this.queued.push({ ops, move, absent });
+    else if (this.state === 'ready') this.apply(ops, move, absent);
   }
 
-  private apply(ops: readonly FacetOp[], move?: Move): void {
+  private apply(ops: readonly FacetOp[], move?: Move, absent: readonly string[] = []): void {
     const docs = this.docs!;
     if (ops.length) this.generation++;
     let sets: FacetDoc[] = [];
@@ -158,6 +163,7 @@ export class FacetIndex {
     }
     flush();
     this.words.apply(ops);
+    if (absent.some((urn) => docs.holdsUrnHash(urnHash(urn)))) return;
     if (move && move.from <= this.syncedTo && move.to > this.syncedTo) this.syncedTo = move.to;
   }
 
@@ -185,7 +191,7 @@ export class FacetIndex {
     this.generation++;
     this.syncedTo = at;
     this.state = 'ready';
-    for (const q of this.queued) this.apply(q.ops, q.move);
+    for (const q of this.queued) this.apply(q.ops, q.move, q.absent);
     this.queued = [];
     await this.fresh();
   }

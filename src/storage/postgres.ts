@@ -185,7 +185,7 @@ export class PostgresStore implements Store {
       if (this.replicas) await this.replicas.committed(c).catch(() => {});
       // This process's changes of the search tables, to its facet index right after they commit.
       this.facetTx.delete(c);
-      if (changes.ops.length || changes.move) this.facets.committed(changes.ops, changes.move);
+      if (changes.ops.length || changes.move) this.facets.committed(changes.ops, changes.move, changes.absent);
       return r;
     } catch (e) {
       if (isDatabaseUnreachable(e)) {

@@ -16,6 +16,8 @@ const FEW_MATCHES = 20_000;
 export interface FacetChanges {
   ops: FacetOp[];
   move?: { from: number; to: number };
+  /** Urns the transaction was to remove that had no document (FacetIndex.committed). */
+  absent?: string[];
 }
 
 /**
@@ -130,7 +132,11 @@ export class PostgresSearch {
     const deltas = new Map<string, number>();
     for (const u of [...urns].sort()) {
       const old = await this.takeSearchDoc(c, u);
-      if (!old) continue;
+      if (!old) {
+        const changes = this.facetTx.get(c);
+        if (changes) (changes.absent ??= []).push(u);
+        continue;
+      }
       await c.query(`DELETE FROM ${SEARCH_DOCS} WHERE id = $1`, [old.id]);
       await c.query(`DELETE FROM ${SEARCH_TEXT} WHERE doc_id = $1`, [old.id]);
       this.facetTx.get(c)?.ops.push({ remove: old.id });

@@ -42,6 +42,8 @@ export function idList(joined: string): ArrayLike<number> {
 export class SqliteSearch {
   /** A write transaction's changes for the facet index. */
   private facetOps: FacetOp[] = [];
+  /** Urns the transaction was to remove that had no document (FacetIndex.committed). */
+  private absent: string[] = [];
   /** The full-text changes of the documents a call writes or removes, made at its end (writeText). */
   private textOps: ({ id: number; remove: true } | { id: number; text: [string, string, string] })[] = [];
   /** Search documents written since the planner's statistics were last refreshed. */
@@ -162,7 +164,10 @@ export class SqliteSearch {
     this.textOps = [];
     for (const u of urns) {
       const old = this.takeSearchDoc(u, terms);
-      if (!old) continue;
+      if (!old) {
+        this.absent.push(u);
+        continue;
+      }
       this.c.stmt(`DELETE FROM ${SEARCH_DOCS} WHERE id = ?`).run(old.id);
       addCountDeltas(deltas, old.doc, undefined);
       this.facetOps.push({ remove: old.id });
@@ -244,12 +249,14 @@ export class SqliteSearch {
   withFacets<T>(tx: () => T, move?: { from: number; to: number }): T {
     if (this.c.db.inTransaction) return tx();
     this.facetOps = [];
+    this.absent = [];
     try {
       const r = tx();
-      this.facets.committed(this.facetOps, r === false ? undefined : move);
+      this.facets.committed(this.facetOps, r === false ? undefined : move, this.absent);
       return r;
     } finally {
       this.facetOps = [];
+      this.absent = [];
     }
   }
 }
