@@ -5,7 +5,7 @@ import { systemActor } from '../src/model/actor.js';
 import { openCatalog, type OpenedCatalog } from '../src/catalog.js';
 import type { ChangeItem } from '../src/services/ingest-format.js';
 import { FacetDocs, RoaringBitmap32, urnHash as urnHashOf, type FacetDoc } from '../src/storage/facet-bitmaps.js';
-import type { FacetEngine, FacetIndex } from '../src/storage/facet-index.js';
+import { FacetIndex, type FacetEngine } from '../src/storage/facet-index.js';
 import { countable } from '../src/storage/search-sql.js';
 import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchDocQuery } from '../src/storage/types.js';
 import { rng } from './support/random.js';
@@ -397,7 +397,10 @@ forEachEngine('facet bitmaps built in a worker thread', (ctx) => {
   };
   const engineOf = (c: OpenedCatalog) => (facetsOf(c) as unknown as { engine: FacetEngine }).engine;
 
+  // Built in a worker however small the catalog (the usual threshold is FacetIndex.workerFrom documents).
+  const workerFrom = FacetIndex.workerFrom;
   before(async () => {
+    FacetIndex.workerFrom = 0;
     if (ctx.engine === 'sqlite') ({ url, cleanup } = await freshSharedDatabaseUrl('sqlite'));
     else url = ctx.url;
     const c = await open();
@@ -405,7 +408,7 @@ forEachEngine('facet bitmaps built in a worker thread', (ctx) => {
     await c.changeLog.catchUpIndexes();
     await c.close();
   });
-  after(async () => cleanup());
+  after(async () => { FacetIndex.workerFrom = workerFrom; await cleanup(); });
 
   test('a start builds in a worker; counts equal brute force, and equal a build in the main thread', async () => {
     const c = await open();
