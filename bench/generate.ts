@@ -284,10 +284,10 @@ export function* catalogProposals(opts: GenerateOptions): Generator<Proposal> {
 }
 
 /** Only the generated datasets (and extras), for loading more into a catalog that has the reference entities already. */
-export function* generatedDatasets(opts: GenerateOptions, from = 0, to = opts.datasets): Generator<Proposal> {
+export function* generatedDatasets(opts: GenerateOptions, from = 0): Generator<Proposal> {
   const seed = opts.seed ?? 42;
   const every = opts.extrasEvery ?? 100;
-  for (let i = from; i < Math.min(to, opts.datasets); i++) {
+  for (let i = from; i < opts.datasets; i++) {
     const r = rng(seed * 1_000_003 + i); // per dataset, so any range generates the same datasets
     yield* datasetProposals(shapeOf(i, r), r);
     if (i % every === every - 1 || (i === opts.datasets - 1 && opts.datasets < every)) yield* extrasProposals(i, opts.datasets);

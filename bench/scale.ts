@@ -11,8 +11,7 @@ import { RecordDecoders } from '../src/services/record-decoding.js';
 import {
   flag, graphqlRequest, measure, postgresEngine, printRow, round2, saveResults, sqliteEngine, startAlmanac, type Row, type Server,
 } from './harness.js';
-import { generatedDatasets, generatedDatasetUrn, referenceProposals, SHOWCASE_URN, showcaseProposals } from './generate.js';
-import { GeneratedBatches } from './generated-batches.js';
+import { batches, generatedDatasets, generatedDatasetUrn, referenceProposals, SHOWCASE_URN, showcaseProposals } from './generate.js';
 import { READ_QUERY } from './read.js';
 import { decodedItems, percentile } from './support.js';
 
@@ -38,23 +37,22 @@ export async function load(url: string, n: number): Promise<{ token: string; row
     let datasets = 0;
     const step = Math.max(1, Math.floor(n / 10));
     let nextReport = step;
+    let lastUrn = '';
     // As `almanac ingest` of a large file does (src/services/ingest-files.ts): each batch decoded and checked in a
-    // worker thread while the one before it is written; the indexes catch up once, at the end (below). The datasets
-    // are generated in that worker too (bench/generated-batches.ts), a range of about BATCH aspects at a time.
-    const generator = await GeneratedBatches.start(n);
-    const decoders = generator ? null : await RecordDecoders.start();
-    const produce = async (from: number, to: number): Promise<{ items: ChangeItem[]; proposals: number }> => {
-      if (generator) return generator.range(from, to);
-      const b = [...generatedDatasets({ datasets: n }, from, to)];
-      // The generated records hold no prototype key (`false`: not looked for).
-      return { items: decoders ? decodedItems(await decoders.decode(b, false, false)) : b.map(changeFromProposal), proposals: b.length };
+    // worker thread while the one before it is written; the indexes catch up once, at the end (below).
+    const decoders = await RecordDecoders.start();
+    const written = async (decoding: Promise<ChangeItem[]> | null) => {
+      if (decoding) await catalog.entities.ingest(await decoding, systemActor(), { indexLater: true, validated: decoders !== null });
     };
-    const write = async (batch: { done: Promise<{ items: ChangeItem[]; proposals: number }>; datasets: number }) => {
-      const { items, proposals } = await batch.done;
-      await catalog.entities.ingest(items, systemActor(), { indexLater: true, validated: generator !== null || decoders !== null });
-      aspects += proposals;
-      windowAspects += proposals;
-      datasets += batch.datasets;
+    let pending: Promise<ChangeItem[]> | null = null;
+    for (const b of batches(generatedDatasets({ datasets: n }), BATCH)) {
+      // The generated records hold no prototype key (`false`: not looked for).
+      const next = decoders ? decoders.decode(b, false, false).then(decodedItems) : Promise.resolve(b.map(changeFromProposal));
+      await written(pending);
+      pending = next;
+      aspects += b.length;
+      windowAspects += b.length;
+      for (const p of b) if (p.entityType === 'dataset' && p.entityUrn !== lastUrn) { lastUrn = p.entityUrn; datasets++; }
       if (datasets >= nextReport) {
         const now = performance.now();
         const rate = Math.round(windowAspects / ((now - windowStart) / 1000));
@@ -64,18 +62,8 @@ export async function load(url: string, n: number): Promise<{ token: string; row
         windowAspects = 0;
         nextReport += step;
       }
-    };
-    // A generated dataset is about 12 aspects.
-    const perRange = Math.max(1, Math.round(BATCH / 12));
-    let pending: Parameters<typeof write>[0] | null = null;
-    for (let from = 0; from < n; from += perRange) {
-      const to = Math.min(n, from + perRange);
-      const next = { done: produce(from, to), datasets: to - from };
-      if (pending) await write(pending);
-      pending = next;
     }
-    if (pending) await write(pending);
-    await generator?.close();
+    await written(pending);
     await decoders?.close();
     const writesEnd = performance.now();
     await catalog.entities.committed({ bulk: true });
