@@ -230,13 +230,6 @@ export class FacetDocs {
   }
 
   /** The ids of live documents whose urn hashes to one of `hashes` (candidates for a deletion seen in the log). */
-  /** Whether a document whose urn has this hash is held (a scan of the hashes: about a millisecond at a million). */
-  holdsUrnHash(hash: number): boolean {
-    const h = this.hashOf;
-    for (let id = h.indexOf(hash); id >= 0; id = h.indexOf(hash, id + 1)) if (this.all.has(id)) return true;
-    return false;
-  }
-
   idsWithHash(hashes: ReadonlySet<number>): number[] {
     const out: number[] = [];
     for (const id of this.all.toUint32Array()) if (hashes.has(this.hashOf[id]!)) out.push(id);

@@ -297,7 +297,7 @@ class SearchTerms {
   /**
    * Takes a term from the document, and deletes the term if no document has it any more. While a bulk load has the
    * index by term dropped, whether another document holds it would be a scan: the terms left without documents are
-   * deleted when the index is built again (sweepTerms).
+   * deleted when the index is built again (src/storage/sqlite/bulk-load.ts restoreIndexes).
    */
   unlink(term: number, doc: number): void {
     this.c.stmt(TERM_SQL.unlink).run(term, doc);
