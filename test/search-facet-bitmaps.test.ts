@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { systemActor } from '../src/model/actor.js';
@@ -6,6 +9,10 @@ import { openCatalog, type OpenedCatalog } from '../src/catalog.js';
 import type { ChangeItem } from '../src/services/ingest-format.js';
 import { FacetDocs, RoaringBitmap32, urnHash as urnHashOf, type FacetDoc } from '../src/storage/facet-bitmaps.js';
 import { FacetIndex, type FacetEngine } from '../src/storage/facet-index.js';
+import { FACET_SNAPSHOT_TABLE } from '../src/storage/schema.js';
+import { SqlParams } from '../src/storage/search-sql.js';
+import { catalogProposals, writeProposalFile } from '../bench/generate.js';
+import { ingestFiles } from '../src/services/ingest-files.js';
 import { countable } from '../src/storage/search-sql.js';
 import type { FacetCount, FacetSpec, SearchCondition, SearchDoc, SearchDocQuery } from '../src/storage/types.js';
 import { rng } from './support/random.js';
@@ -390,10 +397,16 @@ forEachEngine('facet bitmaps built in a worker thread', (ctx) => {
   let cleanup = async () => {};
   const r = rng(43);
   const N = 200;
+  // Builds are what these tests are about: no snapshot loaded or saved (the suite below tests those).
   const open = async () => {
-    const c = await openCatalog(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' }));
-    facetsOf(c).words.min = 0;
-    return c;
+    FacetIndex.useSnapshots = false;
+    try {
+      const c = await openCatalog(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' }));
+      facetsOf(c).words.min = 0;
+      return c;
+    } finally {
+      FacetIndex.useSnapshots = true;
+    }
   };
   const engineOf = (c: OpenedCatalog) => (facetsOf(c) as unknown as { engine: FacetEngine }).engine;
 
@@ -482,5 +495,210 @@ forEachEngine('facet bitmaps built in a worker thread', (ctx) => {
     } finally {
       await again.close();
     }
+  });
+});
+
+forEachEngine('facet structure saved in the database and loaded at start', (ctx) => {
+  // SQLite on a file (a worker's connection cannot open an in-memory database); PostgreSQL as the suite made it.
+  let url = '';
+  let cleanup = async () => {};
+  const r = rng(44);
+  const N = 200;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'almanac-facet-snapshot-'));
+  const workerFrom = FacetIndex.workerFrom;
+  const warn = FacetIndex.warn;
+  const warnings: string[] = [];
+  /** A server; `saves`: whether it saves the structure at its close (the other servers of these tests do not). */
+  const open = async (saves = true) => {
+    const c = await openCatalog(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' }));
+    facetsOf(c).words.min = 0;
+    if (!saves) facetsOf(c).snapshots = false;
+    return c;
+  };
+  const engineOf = (c: OpenedCatalog) => (facetsOf(c) as unknown as { engine: FacetEngine }).engine;
+  const snapshotRow = async (c: OpenedCatalog) => {
+    const p = new SqlParams(ctx.engine);
+    const [row] = await engineOf(c).rows({ sql: `SELECT synced_to, rebuilds, data FROM ${FACET_SNAPSHOT_TABLE} WHERE name = ${p.add('search')}`, params: p.list });
+    return row ? { syncedTo: Number(row.synced_to), rebuilds: Number(row.rebuilds), data: Buffer.from(row.data as Uint8Array) } : null;
+  };
+  /** Opens a server that must load the snapshot (no build) and count exactly. */
+  const loads = async (label: string) => {
+    const c = await open();
+    try {
+      await checkAll(c, label, ctx.engine);
+      const f = facetsOf(c);
+      assert.deepEqual([f.refused, f.stats.snapshotLoads, f.stats.builds, f.stats.workerBuilds], [null, 1, 1, 0], `${label}: loaded, not built`);
+    } finally {
+      await c.close();
+    }
+  };
+  /** Opens a server that must refuse the snapshot for `why`, build, count exactly and save its build. */
+  const refuses = async (label: string, why: RegExp) => {
+    const c = await open();
+    try {
+      await checkAll(c, label, ctx.engine);
+      const f = facetsOf(c);
+      assert.match(f.refused ?? '', why, `${label}: refused`);
+      assert.deepEqual([f.stats.snapshotLoads, f.stats.builds], [0, 1], `${label}: built`);
+      assert.ok(warnings.some((w) => why.test(w)), `${label}: one warning says why (${warnings.join(' | ')})`);
+      warnings.length = 0;
+    } finally {
+      await c.close();
+    }
+  };
+  const item = (urn: string, aspect: string, value: unknown): ChangeItem => ({ urn, entityType: 'dataset', aspect, changeType: 'UPSERT', value, systemMetadata: null });
+
+  before(async () => {
+    FacetIndex.warn = (m) => warnings.push(m);
+    if (ctx.engine === 'sqlite') ({ url, cleanup } = await freshSharedDatabaseUrl('sqlite'));
+    else url = ctx.url;
+    const c = await open();
+    await c.entities.ingest(Array.from({ length: N }, (_, i) => dataset(i, r)).flat(), systemActor());
+    await c.changeLog.catchUpIndexes();
+    assert.equal(await facetsOf(c).ready(), true);
+    await c.close();
+  });
+  after(async () => {
+    FacetIndex.workerFrom = workerFrom;
+    FacetIndex.warn = warn;
+    rmSync(dir, { recursive: true, force: true });
+    await cleanup();
+  });
+
+  test('a clean close saves the structure with the offset it covers; a start loads it (here, then in a worker) and counts equal brute force', async () => {
+    const c = await open();
+    const row = await snapshotRow(c);
+    await c.close();
+    assert.ok(row && row.data.byteLength > 0, 'a snapshot is stored');
+    assert.equal(row.syncedTo, await (async () => { const o = await open(false); try { return (await o.store.consumerOffsets()).get('search'); } finally { await o.close(); } })(),
+      'it covers the log up to the search index\'s offset');
+    await loads('loaded in the main thread');
+    FacetIndex.workerFrom = 0;
+    try {
+      await loads('loaded in a worker');
+    } finally {
+      FacetIndex.workerFrom = workerFrom;
+    }
+  });
+
+  test("writes after the snapshot (another server's and this one's: updates, soft and hard deletes, new entities) are read back from the log at start", async () => {
+    const other = await open(false);
+    try {
+      const items: ChangeItem[] = [];
+      for (let i = 0; i < 60; i += 4) items.push(...dataset(i, r, 9));
+      items.push(...dataset(N + 7, r), ...dataset(N + 8, r));
+      items.push(item(urnOf(3), 'status', { removed: true }));
+      await other.entities.ingest(items, systemActor());
+      await other.changeLog.catchUpIndexes();
+      await other.entities.deleteEntity(urnOf(6));
+      await other.entities.deleteEntity(urnOf(N + 8));
+      await other.changeLog.catchUpIndexes();
+      assert.ok((await snapshotRow(other))!.syncedTo < (await other.store.lastChangeSeq()), 'the snapshot is older than these writes');
+    } finally {
+      await other.close();
+    }
+    FacetIndex.workerFrom = 0;
+    try {
+      await loads('loaded in a worker, then caught up');
+    } finally {
+      FacetIndex.workerFrom = workerFrom;
+    }
+    // A server that loaded it writes, and a second one that loaded it too counts those writes (PostgreSQL: servers sharing it).
+    const a = await open(false);
+    const b = await open(false);
+    try {
+      assert.equal(await facetsOf(a).ready(), true);
+      assert.equal(await facetsOf(b).ready(), true);
+      await a.entities.ingest([...dataset(9, r, 11), ...dataset(N + 9, r)], systemActor());
+      await a.changeLog.catchUpIndexes();
+      await a.entities.deleteEntity(urnOf(10));
+      await a.changeLog.catchUpIndexes();
+      await checkAll(b, 'another server loaded the same snapshot', ctx.engine);
+      await checkAll(a, 'the writer', ctx.engine);
+      assert.deepEqual([facetsOf(a).stats.snapshotLoads, facetsOf(b).stats.snapshotLoads, facetsOf(b).stats.builds], [1, 1, 1]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    await loads('after more writes');
+  });
+
+  test('a snapshot whose log entries were trimmed is refused: built from the tables, counts exact', async () => {
+    const other = await open(false);
+    try {
+      await other.entities.ingest([...dataset(20, r, 13), item(urnOf(21), 'status', { removed: true })], systemActor());
+      await other.changeLog.catchUpIndexes();
+      assert.ok(await other.store.trimChanges(Date.now() + 60_000, 1_000_000) > 0, 'entries trimmed');
+    } finally {
+      await other.close();
+    }
+    await refuses('after a trim', /trimmed/);
+    await loads('saved again by the build');
+  });
+
+  test('a reindex after the snapshot refuses it (the documents it rewrote are in no log entry); one by the server that saves is taken in', async () => {
+    // Documents that differ from what the aspects say, written without the log (what a reindex repairs), then saved.
+    const c = await open();
+    const wrong = (await c.search.documents([urnOf(30), urnOf(31)])).search!.upsert.map((d) => ({ ...d, values: [...d.values, ['tags', 'urn:li:tag:stray'] as [string, string]] }));
+    await c.store.upsertSearchDocs(wrong);
+    assert.deepEqual(await c.store.searchFacets({ terms: [], where: live([{ field: 'tags', op: 'EQUAL', values: ['urn:li:tag:stray'] }]) }, [{ kind: 'entityType' }]),
+      [[{ value: 'dataset', count: 2 }]], 'the stray values are in the tables and the structure');
+    await c.close();
+    // Another server repairs them (and does not save).
+    const other = await open(false);
+    try {
+      await other.changeLog.rebuild('search');
+    } finally {
+      await other.close();
+    }
+    await refuses('after another server\'s reindex', /rebuilt/);
+    // The same, but the reindex runs in the server that saves: its structure followed every page, its snapshot stands.
+    const d = await open();
+    try {
+      await d.store.upsertSearchDocs(wrong);
+      assert.equal(await d.changeLog.rebuildAll(), true);
+      await checkAll(d, 'reindexed here', ctx.engine);
+    } finally {
+      await d.close();
+    }
+    await loads('after this server\'s reindex');
+  });
+
+  test('a bulk load after the snapshot (by another process) is counted at the next start', async () => {
+    const file = path.join(dir, 'bulk.jsonl');
+    await writeProposalFile(file, catalogProposals({ datasets: 60 }));
+    const other = await open(false);
+    try {
+      Object.assign(other.changeLog.bulk, { keyOrder: 'always', scanPage: 7 });
+      const summary = await ingestFiles(other.entities, [file], systemActor());
+      assert.equal(summary.failures.length, 0);
+    } finally {
+      await other.close();
+    }
+    const c = await open();
+    try {
+      await checkAll(c, 'after a bulk load', ctx.engine);
+      assert.equal(facetsOf(c).stats.snapshotLoads, 0, 'its key-order catch-up rewrote documents: the snapshot was refused');
+      assert.match(facetsOf(c).refused ?? '', /rebuilt/);
+    } finally {
+      await c.close();
+    }
+    warnings.length = 0;
+    await loads('after the bulk load, saved again');
+  });
+
+  test('a damaged snapshot (one byte changed) is refused: built from the tables, counts exact', async () => {
+    const c = await open(false);
+    const row = (await snapshotRow(c))!;
+    const damaged = Buffer.from(row.data);
+    damaged[Math.floor(damaged.length / 2)]! ^= 0x40;
+    const put = async (data: Buffer) => {
+      const p = new SqlParams(ctx.engine);
+      await engineOf(c).rows({ sql: `UPDATE ${FACET_SNAPSHOT_TABLE} SET data = ${p.add(data)} WHERE name = ${p.add('search')} RETURNING name`, params: p.list });
+    };
+    await put(damaged);
+    await c.close();
+    await refuses('damaged', /checksum/);
+    await loads('saved again by the build');
   });
 });

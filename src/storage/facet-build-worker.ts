@@ -1,43 +1,95 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadFacetDocs, type FacetBuildResult, type FacetBuildWork, type FacetRows } from './facet-build.js';
-import type { FacetDocs } from './facet-bitmaps.js';
+import { loadFacetDocs, type FacetBuildResult, type FacetBuildWork, type FacetRows, type FacetSaveResult } from './facet-build.js';
+import type { PackedFacetDocs } from './facet-bitmaps.js';
+import { decodeSnapshot, encodeSnapshot, readSnapshot, staleness, writeSnapshot } from './facet-snapshot.js';
 import type { Dialect } from './schema.js';
 
 /**
- * A worker thread building the facet structure (src/storage/facet-build.ts) through a read connection of its own, in
- * one read transaction, and handing it to the thread that started it, its buffers moved.
+ * A worker thread loading the facet structure (src/storage/facet-build.ts) from its saved snapshot
+ * (src/storage/facet-snapshot.ts) when that still stands for the tables, else building it through a connection of
+ * its own, in one read transaction, and saving it as the new snapshot after handing it over. What it hands to the
+ * thread that started it has its buffers moved.
  */
-const { databaseUrl } = workerData as FacetBuildWork;
+const work = workerData as FacetBuildWork;
 parentPort!.postMessage({ ready: true });
 
-async function build(): Promise<ReturnType<FacetDocs['pack']>> {
+interface Connection {
+  dialect: Dialect;
+  rows: FacetRows;
+  begin(): Promise<void>;
+  commit(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function connect(): Promise<Connection> {
+  const { databaseUrl } = work;
   if (databaseUrl.startsWith('sqlite:')) {
     const Database = (await import('better-sqlite3')).default;
-    const db = new Database(databaseUrl.slice('sqlite:'.length), { readonly: true, fileMustExist: true });
-    try {
-      db.pragma('busy_timeout = 5000');
+    // Read-only unless it is to save a snapshot.
+    const db = new Database(databaseUrl.slice('sqlite:'.length), { readonly: !work.save, fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+    const stmt = (sql: string) => db.prepare(sql);
+    return {
+      dialect: 'sqlite',
+      rows: async (s) => stmt(s.sql).all(...s.params) as Record<string, unknown>[],
       // A read transaction from the first read on: every page sees the same commit.
-      db.exec('BEGIN');
-      const docs = await loadFacetDocs('sqlite', async (s) => db.prepare(s.sql).all(...s.params) as Record<string, unknown>[]);
-      db.exec('COMMIT');
-      return docs!.pack();
-    } finally {
-      db.close();
-    }
+      begin: async () => { db.exec('BEGIN'); },
+      commit: async () => { db.exec('COMMIT'); },
+      close: async () => { db.close(); },
+    };
   }
   const pg = (await import('pg')).default;
   const client = new pg.Client({ connectionString: databaseUrl });
   client.on('error', () => {});
   await client.connect();
+  return {
+    dialect: 'postgres',
+    rows: async (s) => (await client.query(s.sql, s.params as unknown[])).rows,
+    begin: async () => { await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'); },
+    commit: async () => { await client.query('COMMIT'); },
+    close: async () => { await client.end().catch(() => {}); },
+  };
+}
+
+async function run(): Promise<void> {
+  const c = await connect();
   try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const rows: FacetRows = async (s) => (await client.query(s.sql, s.params as unknown[])).rows;
-    const docs = await loadFacetDocs('postgres' satisfies Dialect, rows);
-    await client.query('COMMIT');
-    return docs!.pack();
+    let refused: string | undefined;
+    if (work.load) {
+      const stored = await readSnapshot(c.dialect, c.rows);
+      if (!stored) refused = 'there is none';
+      else {
+        const decoded = decodeSnapshot(stored.data);
+        refused = 'refused' in decoded ? decoded.refused : staleness(stored, work.load) ?? undefined;
+        if (!refused) {
+          const packed = decoded as PackedFacetDocs;
+          parentPort!.postMessage({ packed, syncedTo: stored.syncedTo } satisfies FacetBuildResult, transferOf(packed));
+          return;
+        }
+      }
+    }
+    await c.begin();
+    const docs = await loadFacetDocs(c.dialect, c.rows);
+    await c.commit();
+    const { packed, transfer } = docs!.pack();
+    // Encoded before the arrays are moved to the other thread; saved after it has them.
+    const data = work.save ? encodeSnapshot(packed) : null;
+    parentPort!.postMessage({ packed, refused } satisfies FacetBuildResult, transfer);
+    if (data && work.save) {
+      try {
+        const saved = await writeSnapshot(c.dialect, c.rows, { ...work.save, data });
+        parentPort!.postMessage({ saved } satisfies FacetSaveResult);
+      } catch (e) {
+        parentPort!.postMessage({ saveError: String(e) } satisfies FacetSaveResult);
+      }
+    }
   } finally {
-    await client.end().catch(() => {});
+    await c.close();
   }
 }
 
-build().then(({ packed, transfer }) => parentPort!.postMessage({ packed } satisfies FacetBuildResult, transfer), (e: unknown) => parentPort!.postMessage({ error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e) } satisfies FacetBuildResult));
+function transferOf(p: PackedFacetDocs): ArrayBuffer[] {
+  return [p.bytes, p.ends.buffer, p.fieldOf.buffer, p.typeOf.buffer, p.hashOf.buffer, p.startOf.buffer, p.lenOf.buffer, p.pool.buffer];
+}
+
+run().catch((e: unknown) => parentPort!.postMessage({ error: e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e) } satisfies FacetBuildResult));

@@ -1,5 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { BITMAP_FIELDS, FacetDocs, type FacetDoc, type PackedFacetDocs } from './facet-bitmaps.js';
+import type { SnapshotCheck } from './facet-snapshot.js';
 import { startModuleWorker } from './module-workers.js';
 import { SEARCH_DOCS, SEARCH_VALUES, type Dialect } from './schema.js';
 import { SqlParams, type Statement } from './search-sql.js';
@@ -65,22 +66,42 @@ export function docOf(r: Record<string, unknown>): FacetDoc {
   return { id: Number(r.id), urn: r.urn as string, entityType: r.entity_type as string, removed: r.removed === true || r.removed === 1, values: [] };
 }
 
-/** What the worker is told: the database (`sqlite:<file>` or a PostgreSQL URL). */
+/** What the worker is told: the database (`sqlite:<file>` or a PostgreSQL URL), and what to do with a snapshot. */
 export interface FacetBuildWork {
   databaseUrl: string;
+  /** Load the saved snapshot when it agrees with this (else build). */
+  load?: SnapshotCheck;
+  /** Save what it builds as the snapshot of this offset and rebuild count. */
+  save?: { syncedTo: number; rebuilds: number };
 }
 
-/** What the worker answers: the structure, or why it could not build it. */
-export type FacetBuildResult = { packed: PackedFacetDocs } | { error: string };
+/**
+ * What the worker answers first: the structure — loaded from the snapshot (`syncedTo`: the offset it covers) or built
+ * (`refused`: why the snapshot was not used, when one was to be loaded) — or why it could not; then, when it saves
+ * what it built, a second message once saved.
+ */
+export type FacetBuildResult = { packed: PackedFacetDocs; syncedTo?: number; refused?: string } | { error: string };
+export type FacetSaveResult = { saved: boolean } | { saveError: string };
+
+/** What a worker handed over. */
+export interface WorkerFacets {
+  docs: FacetDocs;
+  /** Loaded from the snapshot: the offset it covers. */
+  syncedTo?: number;
+  refused?: string;
+  /** Settles once the worker saved what it built (or gave up); true when saved. */
+  saved: Promise<boolean>;
+}
 
 /**
- * The structure built in a worker thread from the database `databaseUrl` names (one read transaction: a consistent
- * snapshot, taken after this call), or null when no worker could start or `stop` ended it. Rejects with the worker's
- * error.
+ * The structure loaded or built in a worker thread from the database `databaseUrl` names (a build: one read
+ * transaction, a consistent snapshot taken after this call), or null when no worker could start or `stop` ended it.
+ * Rejects with the worker's error.
  */
-export async function buildFacetDocsInWorker(databaseUrl: string, stop: AbortSignal): Promise<FacetDocs | null> {
-  const worker: Worker | null = await startModuleWorker(import.meta.url, 'facet-build-worker', { databaseUrl } satisfies FacetBuildWork);
+export async function buildFacetDocsInWorker(databaseUrl: string, stop: AbortSignal, snapshot: Omit<FacetBuildWork, 'databaseUrl'> = {}): Promise<WorkerFacets | null> {
+  const worker: Worker | null = await startModuleWorker(import.meta.url, 'facet-build-worker', { databaseUrl, ...snapshot } satisfies FacetBuildWork);
   if (!worker) return null;
+  let keep = false;
   try {
     const result = await new Promise<FacetBuildResult | null>((resolve, reject) => {
       if (stop.aborted) resolve(null);
@@ -91,8 +112,19 @@ export async function buildFacetDocsInWorker(databaseUrl: string, stop: AbortSig
     });
     if (result === null) return null;
     if ('error' in result) throw new Error(`facet build in a worker: ${result.error}`);
-    return FacetDocs.unpack(result.packed);
+    const docs = FacetDocs.unpack(result.packed);
+    const saves = snapshot.save !== undefined && result.syncedTo === undefined;
+    // The worker goes on to save what it built: left running until it says so (or stopped with the build).
+    const saved = !saves ? Promise.resolve(false) : new Promise<boolean>((resolve) => {
+      worker.removeAllListeners('message').removeAllListeners('error').removeAllListeners('exit');
+      worker.once('message', (m: FacetSaveResult) => resolve('saved' in m && m.saved));
+      worker.once('error', () => resolve(false));
+      worker.once('exit', () => resolve(false));
+      stop.addEventListener('abort', () => resolve(false), { once: true });
+    }).finally(() => void worker.terminate());
+    keep = saves;
+    return { docs, syncedTo: result.syncedTo, refused: result.refused, saved };
   } finally {
-    void worker.terminate();
+    if (!keep) void worker.terminate();
   }
 }

@@ -1,5 +1,6 @@
 import { BITMAP_FIELDS, FacetDocs, RoaringBitmap32, urnHash, type Bitmap, type FacetDoc, type FacetOp, type UrnDocs } from './facet-bitmaps.js';
 import { buildFacetDocsInWorker, docOf, loadFacetDocs } from './facet-build.js';
+import { decodeSnapshot, encodeSnapshot, readRebuilds, readSnapshot, staleness, writeSnapshot, type SnapshotCheck } from './facet-snapshot.js';
 import { SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, type Dialect } from './schema.js';
 import { countable, SqlParams, textQuery, wordDocsSql, type Statement } from './search-sql.js';
 import type { FacetCount, FacetSpec, SearchCondition, SearchDocQuery } from './types.js';
@@ -9,10 +10,13 @@ import { WordBitmaps } from './word-bitmaps.js';
  * Keeps a FacetDocs in step with the search tables and answers facet counts from it, the same for both engines (each
  * supplies a FacetEngine: how to run a read and what the change log holds).
  *
- * - Start: built in the background from the tables, in a worker thread with a connection of its own when the
- *   database can be opened twice (src/storage/facet-build.ts), else here a page at a time between requests; until it
- *   is ready every count comes from SQL. Built from the search consumer's offset read first; what was written
- *   meanwhile is applied after (this process's commits, queued) or read back through the log (other processes').
+ * - Start: loaded from the snapshot saved in the database (src/storage/facet-snapshot.ts) when it still stands for
+ *   the tables, then caught up through the log from the offset it covers as for other processes' writes; else built
+ *   in the background from the tables, in a worker thread with a connection of its own when the database can be
+ *   opened twice (src/storage/facet-build.ts; the worker then saves it as the snapshot), else here a page at a time
+ *   between requests; until it is ready every count comes from SQL. Built from the search consumer's offset read
+ *   first; what was written meanwhile is applied after (this process's commits, queued) or read back through the log
+ *   (other processes'). A clean close saves it too, when it moved on from the snapshot it was loaded from or saved as.
  * - This process's writes of the search tables: the engine collects them as FacetOps during the transaction and hands
  *   them over right after the commit (`committed`): a search right after a write sees it, facets included.
  * - Other processes' writes: before each count, the search consumer's offset is read (one small query); when it moved
@@ -64,7 +68,19 @@ export class FacetIndex {
   /** The build under way (a newer one, after invalidate(), supersedes it). */
   private buildId = 0;
   /** How many counts were answered here and how many by SQL, and how many query words read from the text index (tests, diagnostics). */
-  readonly stats = { memory: 0, sql: 0, builds: 0, workerBuilds: 0, wordReads: 0 };
+  readonly stats = { memory: 0, sql: 0, builds: 0, workerBuilds: 0, wordReads: 0, snapshotLoads: 0, snapshotSaves: 0 };
+  /** Why the last start did not load the snapshot (null: it did, or none was wanted). */
+  refused: string | null = null;
+  /** The default of `snapshots` (tests of builds turn it off). */
+  static useSnapshots = true;
+  /** Whether starts load and builds save a snapshot (when the database is one another connection can open). */
+  snapshots = FacetIndex.useSnapshots;
+  /** The search index's rebuild count the structure reflects (facet-snapshot.ts), null when unknown. */
+  private rebuilds: number | null = null;
+  /** The offset and generation of the snapshot this structure was loaded from or saved as (a close saves only when it moved on). */
+  private savedAs: { syncedTo: number; generation: number } | null = null;
+  /** Where a start that cannot use the snapshot says so (once a start; not for an empty catalog). */
+  static warn: (message: string) => void = (message) => { process.emitWarning(message, { code: 'ALMANAC_FACET_SNAPSHOT' }); };
   /** Moves on with every change of the structure: match sets computed before are stale. */
   private generation = 0;
   /**
@@ -90,10 +106,10 @@ export class FacetIndex {
   /** `inWorker`: whether builds run in a worker thread when the engine names its database (tests turn it off to compare). */
   constructor(private readonly engine: FacetEngine, public inWorker = true) {}
 
-  /** Starts building in the background (once). */
+  /** Starts loading (from the snapshot) or building in the background (once). */
   start(): void {
     if (this.state !== 'new') return;
-    this.rebuild();
+    this.rebuild(true);
   }
 
   /**
@@ -108,13 +124,13 @@ export class FacetIndex {
     this.rebuild();
   }
 
-  private rebuild(): void {
+  private rebuild(fromSnapshot = false): void {
     this.state = 'building';
     this.words.clear();
     this.queued = [];
     this.stats.builds++;
     const id = ++this.buildId;
-    this.building = this.build(id).catch((e) => {
+    this.building = this.build(id, fromSnapshot).catch((e) => {
       if (this.state === 'closed' || id !== this.buildId) return;
       this.error = e;
       this.state = 'failed';
@@ -129,12 +145,39 @@ export class FacetIndex {
   }
 
   async close(): Promise<void> {
+    const ready = this.state === 'ready';
     this.state = 'closed';
     this.stopWorker?.();
     await this.building;
     await this.refreshing?.catch(() => {});
+    // What it holds reflects the tables up to syncedTo at least (a read back cut short only applied more).
+    if (ready) await this.save().catch(() => {});
     this.docs = null;
     this.words.clear();
+  }
+
+  /**
+   * Saves the structure as the snapshot (here: encoding it is a few hundred ms at 1,000,000 documents), unless it is
+   * the one saved or loaded already. True when stored.
+   */
+  async save(): Promise<boolean> {
+    const docs = this.docs;
+    if (!docs || !this.snapshots || this.rebuilds === null || this.engine.databaseUrl() === null) return false;
+    if (this.savedAs && this.savedAs.syncedTo === this.syncedTo && this.savedAs.generation === this.generation) return false;
+    const as = { syncedTo: this.syncedTo, generation: this.generation };
+    const data = encodeSnapshot(docs.pack().packed);
+    const saved = await writeSnapshot(this.engine.dialect, (s) => this.engine.rows(s), { syncedTo: as.syncedTo, rebuilds: this.rebuilds, data });
+    if (saved) { this.savedAs = as; this.stats.snapshotSaves++; }
+    return saved;
+  }
+
+  /**
+   * This process's index writes not driven by the log (a reindex's page, a bulk load's key-order catch-up) moved the
+   * rebuild count from `from` to `to` in their transaction, and were handed to `committed` (applied or queued): a
+   * structure that reflected the count before reflects the new one.
+   */
+  rebuilt(from: number, to: number): void {
+    if (this.rebuilds === from && (this.state === 'ready' || this.state === 'building')) this.rebuilds = to;
   }
 
   /** Memory the structure holds (bytes), or 0 when it is not built. */
@@ -175,32 +218,69 @@ export class FacetIndex {
     if (move && move.from <= this.syncedTo && move.to > this.syncedTo) this.syncedTo = move.to;
   }
 
-  private async build(id: number): Promise<void> {
+  private async build(id: number, fromSnapshot: boolean): Promise<void> {
     const current = () => this.state === 'building' && id === this.buildId;
     const { dialect } = this.engine;
+    const rows = (s: Statement) => this.engine.rows(s);
     const databaseUrl = this.engine.databaseUrl();
-    // Read before the build's reads: what is written meanwhile is read back from here (or applied from `queued`).
+    const snapshots = this.snapshots && databaseUrl !== null;
+    // Both read before the build's reads: what is written meanwhile is read back from `at` (or applied from `queued`),
+    // and a rebuild meanwhile moves the count past `rebuilds` (a snapshot saved with it is then refused).
+    const rebuilds = snapshots ? await readRebuilds(dialect, rows) : null;
     const at = (await this.engine.consumerOffsets()).get(SEARCH_CONSUMER) ?? 0;
+    const check: SnapshotCheck | null = fromSnapshot && rebuilds !== null ? { rebuilds, at, firstSeq: await this.engine.firstChangeSeq() } : null;
+    const save = rebuilds !== null ? { syncedTo: at, rebuilds } : undefined;
     let docs: FacetDocs | null = null;
+    let syncedTo = at;
+    let loaded = false;
+    let refused: string | null = null;
+    let saved: Promise<boolean> | null = null;
     if (!current()) return;
-    if (databaseUrl && this.inWorker && await this.large()) {
+    const large = await this.large();
+    if (databaseUrl && this.inWorker && large) {
       const stop = new AbortController();
       const mine = () => stop.abort();
       this.stopWorker = mine;
-      // A worker that fails or cannot start leaves the build to this thread (which reports a real failure).
-      docs = await buildFacetDocsInWorker(databaseUrl, stop.signal).catch(() => null);
+      // A worker that fails or cannot start leaves the work to this thread (which reports a real failure).
+      const got = await buildFacetDocsInWorker(databaseUrl, stop.signal, { load: check ?? undefined, save }).catch(() => null);
       if (this.stopWorker === mine) this.stopWorker = null;
-      if (docs) this.stats.workerBuilds++;
+      if (got) {
+        docs = got.docs;
+        if (got.syncedTo !== undefined) { syncedTo = got.syncedTo; loaded = true; } else {
+          this.stats.workerBuilds++;
+          if (save) saved = got.saved;
+        }
+        refused = got.refused ?? null;
+      }
     }
     if (!current()) return;
-    docs ??= await loadFacetDocs(dialect, (s) => this.engine.rows(s), async () => { await pause(); return current(); });
+    if (!docs && check) {
+      const stored = await readSnapshot(dialect, rows);
+      if (!stored) refused = 'there is none';
+      else {
+        const decoded = decodeSnapshot(stored.data);
+        refused = 'refused' in decoded ? decoded.refused : staleness(stored, check);
+        if (!refused && !('refused' in decoded)) { docs = FacetDocs.unpack(decoded); syncedTo = stored.syncedTo; loaded = true; }
+      }
+      if (!current()) return;
+    }
+    const built = !docs;
+    docs ??= await loadFacetDocs(dialect, rows, async () => { await pause(); return current(); });
     if (!docs || !current()) return;
+    this.refused = check ? refused : null;
+    if (check && refused && docs.size > 0) FacetIndex.warn(`facet counts: the saved facet structure was not used (${refused}); built from the search tables instead`);
     this.docs = docs;
     this.generation++;
-    this.syncedTo = at;
+    this.syncedTo = syncedTo;
+    this.rebuilds = rebuilds;
+    this.savedAs = loaded || saved ? { syncedTo, generation: this.generation } : null;
+    if (loaded) this.stats.snapshotLoads++;
     this.state = 'ready';
     for (const q of this.queued) this.apply(q.ops, q.move, q.absent);
     this.queued = [];
+    if (saved) void saved.then((ok) => { if (ok) this.stats.snapshotSaves++; else if (this.savedAs?.syncedTo === syncedTo) this.savedAs = null; });
+    // Built here: saved now (a small catalog's, or one no worker could build).
+    else if (built && save) await this.save().catch(() => {});
     await this.fresh();
   }
 

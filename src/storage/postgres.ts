@@ -213,9 +213,9 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.facets.close();
-    // Writes already asked for are made first.
+    // Writes already asked for are made first (the facet index saves its snapshot after them).
     await this.writes.drain();
+    await this.facets.close();
     await this.replicas?.close();
     await this.pool.end();
   }
@@ -326,7 +326,7 @@ export class PostgresStore implements Store {
   }
 
   applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean> {
-    return indexUpdates.applyIndexUpdate(this.conn, this.search, this.facetTx, update, guards);
+    return indexUpdates.applyIndexUpdate(this.conn, this.search, this.facetTx, update, guards, this.facets);
   }
 
   serialIndexStep<T>(fn: (stored: Map<string, number>) => Promise<T>): Promise<T> { return changeLog.serialIndexStep(this.conn, fn); }

@@ -240,7 +240,7 @@ export class SqliteStore implements Store {
   }
 
   async applyIndexUpdate(update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean> {
-    return indexUpdates.applyIndexUpdate(this.conn, this.search, update, guards);
+    return indexUpdates.applyIndexUpdate(this.conn, this.search, this.facets, update, guards);
   }
 
   async relationships(q: { urn: string; direction: 'INCOMING' | 'OUTGOING'; types?: string[]; start: number; count: number }) {

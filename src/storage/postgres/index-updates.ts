@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { CHANGE_LOG_TABLE, CONSUMER_TABLE } from '../change-log.js';
-import { SEARCH_CONSUMER } from '../facet-index.js';
+import { SEARCH_CONSUMER, type FacetIndex } from '../facet-index.js';
+import { bumpRebuildsSql, rebuilding, REBUILDS_KEY } from '../facet-snapshot.js';
 import { indexedWithoutEntitySql } from '../index-consistency.js';
 import type { IndexGuard, IndexUpdate } from '../types.js';
 import { prepared, type PostgresConnection } from './connection.js';
@@ -14,8 +15,9 @@ import type { FacetChanges, PostgresSearch } from './search.js';
  * transaction's changes for the facet index, by connection (the search consumer's move among them).
  */
 export async function applyIndexUpdate(db: PostgresConnection, search: PostgresSearch, facetTx: ReadonlyMap<pg.PoolClient, FacetChanges>,
-  update: IndexUpdate, guards: readonly IndexGuard[]): Promise<boolean> {
-  return db.tx(async (c) => {
+  update: IndexUpdate, guards: readonly IndexGuard[], facets?: FacetIndex): Promise<boolean> {
+  let rebuilt: number | null = null;
+  const applied = await db.tx(async (c) => {
     // The consumers' rows, locked first and in one order: updates of one index (and a rebuild's batches) wait for
     // each other, and two updates of several indexes cannot deadlock.
     const names = [...new Set(guards.map((g) => g.consumer))].sort();
@@ -43,12 +45,16 @@ export async function applyIndexUpdate(db: PostgresConnection, search: PostgresS
         WHERE c.name = m.name`, [moves.map((m) => m.consumer), moves.map((m) => m.to), Date.now()]));
     }
     if (update.search) {
+      // Written without the log (a reindex, a bulk load's key-order catch-up): a facet snapshot taken before is refused.
+      if (rebuilding(guards)) rebuilt = Number((await c.query(prepared(bumpRebuildsSql('postgres'), [REBUILDS_KEY]))).rows[0].value);
       await search.writeSearchDocs(c, update.search.upsert);
       if (update.search.remove.length) await search.removeSearchDocs(c, update.search.remove);
     }
     if (update.relationships) await relations.writeRelationships(c, update.relationships.sources, update.relationships.edges);
     return true;
   });
+  if (applied && rebuilt !== null) facets?.rebuilt(rebuilt - 1, rebuilt);
+  return applied;
 }
 
 /** Urns an index holds entries for that are not in the store: at most `limit`. */

@@ -1,5 +1,6 @@
 import { CONSUMER_TABLE } from '../change-log.js';
-import { SEARCH_CONSUMER } from '../facet-index.js';
+import { SEARCH_CONSUMER, type FacetIndex } from '../facet-index.js';
+import { bumpRebuildsSql, rebuilding, REBUILDS_KEY } from '../facet-snapshot.js';
 import { indexedWithoutEntitySql } from '../index-consistency.js';
 import type { IndexGuard, IndexUpdate } from '../types.js';
 import * as changeLog from './change-log.js';
@@ -10,9 +11,10 @@ import type { SqliteSearch } from './search.js';
 /** The derived indexes' updates on SQLite: search documents and relationships, with their consumers' offsets. */
 
 /** Applies an index update if every guard holds, in one transaction; false (nothing written) otherwise. */
-export function applyIndexUpdate(c: SqliteConnection, search: SqliteSearch, update: IndexUpdate, guards: readonly IndexGuard[]): boolean {
+export function applyIndexUpdate(c: SqliteConnection, search: SqliteSearch, facets: FacetIndex, update: IndexUpdate, guards: readonly IndexGuard[]): boolean {
   const move = guards.find((g) => g.consumer === SEARCH_CONSUMER && 'from' in g) as { from: number; to: number } | undefined;
-  return search.withFacets(() => c.db.transaction(() => {
+  let rebuilt: number | null = null;
+  const applied = search.withFacets(() => c.db.transaction(() => {
     // Every guard checked before any offset moves, so a refusal writes nothing.
     for (const guard of guards) {
       if ('from' in guard) {
@@ -25,12 +27,16 @@ export function applyIndexUpdate(c: SqliteConnection, search: SqliteSearch, upda
     }
     for (const guard of guards) if ('from' in guard) changeLog.moveConsumerRow(c, guard.consumer, guard.from, guard.to);
     if (update.search) {
+      // Written without the log (a reindex, a bulk load's key-order catch-up): a facet snapshot taken before is refused.
+      if (rebuilding(guards)) rebuilt = Number(c.stmt(bumpRebuildsSql('sqlite')).pluck().get(REBUILDS_KEY));
       search.writeSearchDocs(update.search.upsert);
       search.removeSearchDocs(update.search.remove);
     }
     if (update.relationships) relations.writeRelationships(c, update.relationships.sources, update.relationships.edges);
     return true;
   }).immediate(), move);
+  if (applied && rebuilt !== null) facets.rebuilt(rebuilt - 1, rebuilt);
+  return applied;
 }
 
 /** Urns an index holds entries for that are not in the store: at most `limit`. */
