@@ -616,6 +616,11 @@ forEachEngine('facet structure saved in the database and loaded at start', (ctx)
       await checkAll(b, 'another server loaded the same snapshot', ctx.engine);
       await checkAll(a, 'the writer', ctx.engine);
       assert.deepEqual([facetsOf(a).stats.snapshotLoads, facetsOf(b).stats.snapshotLoads, facetsOf(b).stats.builds], [1, 1, 1]);
+      // Saved while serving (from a worker: what the timer does), then not again while unchanged.
+      facetsOf(b).snapshots = true;
+      assert.equal(await facetsOf(b).saveInBackground(), true, 'saved while serving');
+      assert.equal(await facetsOf(b).saveInBackground(), false, 'unchanged: not saved again');
+      assert.equal((await snapshotRow(b))!.syncedTo, (await b.store.consumerOffsets()).get('search'), 'the snapshot covers the log up to the offset');
     } finally {
       await a.close();
       await b.close();

@@ -54,6 +54,10 @@ async function connect(): Promise<Connection> {
 async function run(): Promise<void> {
   const c = await connect();
   try {
+    if (work.packed && work.save) {
+      parentPort!.postMessage({ saved: await writeSnapshot(c.dialect, c.rows, { ...work.save, data: encodeSnapshot(work.packed) }) } satisfies FacetSaveResult);
+      return;
+    }
     let refused: string | undefined;
     if (work.load) {
       const stored = await readSnapshot(c.dialect, c.rows);

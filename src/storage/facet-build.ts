@@ -73,6 +73,8 @@ export interface FacetBuildWork {
   load?: SnapshotCheck;
   /** Save what it builds as the snapshot of this offset and rebuild count. */
   save?: { syncedTo: number; rebuilds: number };
+  /** Nothing to load or build: save this structure (a copy of a serving one) as `save` says. */
+  packed?: PackedFacetDocs;
 }
 
 /**
@@ -126,5 +128,23 @@ export async function buildFacetDocsInWorker(databaseUrl: string, stop: AbortSig
     return { docs, syncedTo: result.syncedTo, refused: result.refused, saved };
   } finally {
     if (!keep) void worker.terminate();
+  }
+}
+
+/**
+ * Saves a serving structure as the snapshot from a worker thread (encoding and writing a large one takes the better
+ * part of a second): this thread only packs it and copies its arrays into the worker's start. True when stored.
+ */
+export async function saveFacetDocsInWorker(databaseUrl: string, docs: FacetDocs, save: { syncedTo: number; rebuilds: number }): Promise<boolean> {
+  const worker: Worker | null = await startModuleWorker(import.meta.url, 'facet-build-worker', { databaseUrl, save, packed: docs.pack().packed } satisfies FacetBuildWork);
+  if (!worker) return false;
+  try {
+    return await new Promise<boolean>((resolve) => {
+      worker.once('message', (m: FacetSaveResult) => resolve('saved' in m && m.saved));
+      worker.once('error', () => resolve(false));
+      worker.once('exit', () => resolve(false));
+    });
+  } finally {
+    void worker.terminate();
   }
 }
