@@ -576,6 +576,16 @@ forEachEngine('facet structure saved in the database and loaded at start', (ctx)
     FacetIndex.workerFrom = 0;
     try {
       await loads('loaded in a worker');
+      // A count asked for as the server opens waits for the snapshot rather than counting in SQL.
+      const c = await open();
+      try {
+        const q: SearchDocQuery = { terms: ['orders'], where: live() };
+        const got = (await c.store.searchFacets(q, SPECS)).map(sorted);
+        assert.deepEqual([facetsOf(c).stats.memory, facetsOf(c).stats.sql], [1, 0], 'the first count, from the loaded structure');
+        assert.deepEqual(got, bruteForce((await c.search.documents(await allUrns(c))).search!.upsert, q));
+      } finally {
+        await c.close();
+      }
     } finally {
       FacetIndex.workerFrom = workerFrom;
     }

@@ -111,13 +111,20 @@ export function decodeSnapshot(data: Uint8Array): PackedFacetDocs | { refused: s
 }
 
 /** Why a stored snapshot cannot stand for the tables now, or null when it can (its data checked by decodeSnapshot). */
-export function staleness(s: StoredSnapshot, now: SnapshotCheck): string | null {
+export function staleness(s: Omit<StoredSnapshot, 'data'>, now: SnapshotCheck): string | null {
   if (s.rebuilds !== now.rebuilds) return 'the search index was rebuilt after it was taken (a reindex or a bulk load)';
   if (s.syncedTo > now.at) return `it covers the log up to ${s.syncedTo}, past the search index's offset ${now.at}`;
   if (s.syncedTo < now.at && (now.firstSeq === null || now.firstSeq > s.syncedTo + 1)) {
     return `the change log no longer holds the entries after its offset ${s.syncedTo} (trimmed)`;
   }
   return null;
+}
+
+/** The stored snapshot's offset and rebuild count, without its data, if there is one. */
+export async function snapshotMeta(dialect: Dialect, rows: Rows): Promise<Omit<StoredSnapshot, 'data'> | null> {
+  const p = new SqlParams(dialect);
+  const [r] = await rows({ sql: `SELECT synced_to, rebuilds FROM ${FACET_SNAPSHOT_TABLE} WHERE name = ${p.add(NAME)}`, params: p.list });
+  return r ? { syncedTo: Number(r.synced_to), rebuilds: Number(r.rebuilds) } : null;
 }
 
 /** The stored snapshot, if any. */
