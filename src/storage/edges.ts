@@ -9,6 +9,11 @@ const edgeKey = (e: Relationship) => JSON.stringify([e.source, e.type, e.destina
  * and rows to insert. Most writes change no edge (a description, a column's text), and then nothing is written.
  */
 export function edgeChanges(stored: readonly Relationship[], wanted: readonly Relationship[]): { gone: Relationship[]; added: Relationship[] } {
+  // With one side empty the answer needs no keys (what the sets would give: all of the other side, in its order): a bulk
+  // load's sources have no stored edges (printing each wanted edge's key twice: 5 % of the main thread's CPU in a
+  // 100,000-dataset index phase).
+  if (stored.length === 0) return { gone: [], added: [...wanted] };
+  if (wanted.length === 0) return { gone: [...stored], added: [] };
   const had = new Set(stored.map(edgeKey));
   const has = new Set(wanted.map(edgeKey));
   return { gone: stored.filter((e) => !has.has(edgeKey(e))), added: wanted.filter((e) => !had.has(edgeKey(e))) };

