@@ -10,7 +10,8 @@ import { batches, generatedDatasets, referenceProposals, showcaseProposals } fro
 /**
  * `node --import tsx bench/disk-by-table.ts <datasets> [sqlite|postgres]`: a bulk load of generated datasets (the scale
  * benchmark's, indexes caught up at its end), then each table's size on disk with its indexes, in kB a dataset
- * (SQLite: dbstat's pages, per table and per index; PostgreSQL: pg_total_relation_size, TOAST and indexes included).
+ * (SQLite: dbstat's pages, per table and per index; PostgreSQL: pg_total_relation_size, TOAST and indexes included, after
+ * a VACUUM; first each table's heap, TOAST and indexes apart, each index, and pg_database_size).
  */
 const n = Number(process.argv[2] ?? 5000);
 const engine = process.argv[3] === 'postgres' ? await postgresEngine() : await sqliteEngine();
@@ -42,6 +43,18 @@ try {
       await client.query('VACUUM');
       sizes = (await client.query(`SELECT c.relname AS name, pg_total_relation_size(c.oid)::float8 AS bytes FROM pg_class c
         JOIN pg_namespace s ON s.oid = c.relnamespace WHERE c.relkind = 'r' AND s.nspname = current_schema()`)).rows;
+      // Each table's heap, TOAST and indexes apart, each index, and the database's whole size (the catalog's fixed part
+      // included: an empty catalog's database is about 9.4 MB).
+      const parts = (await client.query(`SELECT c.relname AS name, pg_relation_size(c.oid)::float8 AS heap,
+          COALESCE(pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), 0)::float8 AS toast, pg_indexes_size(c.oid)::float8 AS indexes
+        FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE c.relkind = 'r' AND s.nspname = current_schema()
+        ORDER BY pg_total_relation_size(c.oid) DESC`)).rows;
+      const indexes = (await client.query(`SELECT c.relname AS name, pg_relation_size(c.oid)::float8 AS bytes FROM pg_class c
+        JOIN pg_namespace s ON s.oid = c.relnamespace WHERE c.relkind = 'i' AND s.nspname = current_schema() ORDER BY 2 DESC`)).rows;
+      const database = (await client.query(`SELECT pg_database_size(current_database())::float8 AS bytes`)).rows[0].bytes as number;
+      console.log(JSON.stringify({ databaseKbPerDataset: kb(database),
+        parts: Object.fromEntries(parts.filter((r) => kb(r.heap + r.toast + r.indexes) >= 0.01).map((r) => [r.name, { heap: kb(r.heap), toast: kb(r.toast), indexes: kb(r.indexes) }])),
+        indexes: Object.fromEntries(indexes.filter((r) => kb(r.bytes) >= 0.01).map((r) => [r.name, kb(r.bytes)])) }, null, 1));
     } finally {
       await client.end();
     }

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { numeric } from '../src/storage/search-sql.js';
 import type { FacetCount, SearchCondition, SearchDoc, Store } from '../src/storage/types.js';
 import { rng } from './support/random.js';
+import { queryRows } from './support/db-dump.js';
 import { forEachEngine, freshSharedDatabaseUrl, storeFor } from './support/engines.js';
 
 /**
@@ -11,7 +13,7 @@ import { forEachEngine, freshSharedDatabaseUrl, storeFor } from './support/engin
  * values that come and go, and deleted, one at a time and in batches; then every filter, facet count and sort by a
  * field's number is compared with what the documents last written say. On SQLite (migration 17: numbered terms and
  * (term, document) pairs) the terms are exactly the pairs some document holds, and a database at migration 16
- * upgrades in place to the same answers.
+ * upgrades in place to the same answers; on PostgreSQL (migration 30, the same layout) likewise from migration 25.
  */
 
 const FIELDS = ['colour', 'size', 'shape', 'createdAt'];
@@ -91,6 +93,24 @@ function checkTerms(file: string, docs: ReadonlyMap<string, SearchDoc>): void {
   }
 }
 
+/**
+ * PostgreSQL (migration 30): the pairs are exactly the (document, field, value) the documents hold, each term held is
+ * numbered once with its number, and the old table is gone (a view of its name reads the pairs).
+ */
+async function checkPgTerms(url: string, docs: ReadonlyMap<string, SearchDoc>): Promise<void> {
+  const pairs = await queryRows(url, `SELECT d.urn, v.field, v.value FROM almanac_search_values v JOIN almanac_search_docs d ON d.id = v.doc_id
+    ORDER BY d.urn COLLATE "C", v.field, v.value`);
+  assert.deepEqual(pairs, [...docs.values()].flatMap((d) => d.values.map(([f, v]) => [d.urn, f, v]))
+    .sort((a, b) => (a.join('\0') < b.join('\0') ? -1 : 1)));
+  const held = new Map<string, [string, string, number | null]>();
+  for (const d of docs.values()) for (const [f, v] of d.values) held.set(`${f}\0${v}`, [f, v, numeric(v)]);
+  const terms = await queryRows(url, `SELECT t.field, t.value, t.num FROM almanac_search_terms t
+    WHERE EXISTS (SELECT 1 FROM almanac_search_term_docs p WHERE p.term = t.id) ORDER BY 1, 2`);
+  assert.deepEqual(terms, [...held.keys()].sort().map((k) => held.get(k)!));
+  assert.deepEqual(await queryRows(url, `SELECT COUNT(*)::int FROM (SELECT field, value FROM almanac_search_terms GROUP BY 1, 2 HAVING COUNT(*) > 1) x`), [[0]]);
+  assert.deepEqual(await queryRows(url, `SELECT table_type FROM information_schema.tables WHERE table_name = 'almanac_search_values'`), [['VIEW']]);
+}
+
 forEachEngine('search filter values', (ctx) => {
   let store: Store;
   const docs = new Map<string, SearchDoc>();
@@ -119,9 +139,51 @@ forEachEngine('search filter values', (ctx) => {
       for (const u of gone) docs.delete(u);
       await compare(store, docs);
       if (ctx.engine === 'sqlite') checkTerms(ctx.url.slice('sqlite:'.length), docs);
+      else await checkPgTerms(ctx.url, docs);
     }
     assert.ok(docs.size > 20, `documents to compare (${docs.size})`);
   });
+
+  if (ctx.engine === 'postgres') {
+    test('PostgreSQL: a database at migration 25 (one row a value, text and all), a bulk load interrupted, upgrades in place to the same answers', async () => {
+      await store.close();
+      // The filter values as migrations 5 to 25 left them, and the definitions a bulk load interrupted after dropping
+      // the table's key and index kept to build them again (the key's and index's rows: both would fail on the view).
+      const c = new pg.Client({ connectionString: ctx.url });
+      await c.connect();
+      try {
+        await c.query(`CREATE TABLE old_values (field TEXT COLLATE "C" NOT NULL, value TEXT COLLATE "C" NOT NULL, doc_id BIGINT NOT NULL,
+            num DOUBLE PRECISION, CONSTRAINT almanac_search_values_pkey PRIMARY KEY (field, value, doc_id));
+          INSERT INTO old_values SELECT field, value, doc_id, num FROM almanac_search_values;
+          DROP VIEW almanac_search_values; DROP TABLE almanac_search_term_docs; DROP TABLE almanac_search_terms;
+          ALTER TABLE old_values RENAME TO almanac_search_values;
+          CREATE INDEX almanac_search_values_doc ON almanac_search_values (doc_id, field, num);
+          INSERT INTO almanac_settings (key, value) VALUES
+            ('deferred-index:almanac_search_values_pkey', 'ALTER TABLE almanac_search_values ADD CONSTRAINT almanac_search_values_pkey PRIMARY KEY (field, value, doc_id)'),
+            ('deferred-index:almanac_search_values_doc', 'CREATE INDEX almanac_search_values_doc ON public.almanac_search_values USING btree (doc_id, field, num)');
+          DELETE FROM almanac_migrations WHERE version = 30`);
+        assert.deepEqual((await c.query(`SELECT COUNT(*)::int AS n FROM almanac_search_values`)).rows,
+          [{ n: [...docs.values()].reduce((n, d) => n + d.values.length, 0) }]);
+      } finally {
+        await c.end();
+      }
+      store = await storeFor(ctx);
+      await checkPgTerms(ctx.url, docs);
+      await compare(store, docs);
+      assert.deepEqual(await queryRows(ctx.url, `SELECT key FROM almanac_settings WHERE key LIKE 'deferred-index:%'`), []);
+      // And it goes on being written as a new database is.
+      const r = rng(99);
+      for (let k = 0; k < 40; k++) {
+        const d = randomDoc(Math.floor(r() * 60), r);
+        await store.upsertSearchDocs([d]);
+        docs.set(d.urn, d);
+      }
+      await store.deleteSearchDocs([...docs.keys()].slice(0, 5));
+      for (const u of [...docs.keys()].slice(0, 5)) docs.delete(u);
+      await checkPgTerms(ctx.url, docs);
+      await compare(store, docs);
+    });
+  }
 
   if (ctx.engine === 'sqlite') {
     test('SQLite: written while a bulk load has the index by term dropped, terms left without documents are gone once it is built again', async () => {

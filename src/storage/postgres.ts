@@ -345,6 +345,7 @@ export class PostgresStore implements Store {
       await this.serialIndexStep(() => this.tx((c) => bulk.restoreIndexes(c)));
       // Not in the serial step: VACUUM blocks no writer, so other servers' index steps go on meanwhile.
       await bulk.vacuumAfterLoad(this.conn);
+      await bulk.compactAfterLoad(this.conn);
     };
   }
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { SEARCH_COUNTS, SEARCH_DOCS, SEARCH_TEXT, SEARCH_VALUES } from '../schema.js';
+import { SEARCH_COUNTS, SEARCH_DOCS, SEARCH_TERM_DOCS, SEARCH_TERMS, SEARCH_TEXT, SEARCH_VALUES } from '../schema.js';
 import type { FacetOp } from '../facet-bitmaps.js';
 import type { FacetIndex } from '../facet-index.js';
 import {
@@ -18,6 +18,23 @@ export interface FacetChanges {
   move?: { from: number; to: number };
   /** Urns the transaction was to remove that had no document (FacetIndex.committed). */
   absent?: string[];
+}
+
+/**
+ * Gives documents (field, value) pairs (migration 30): the terms not numbered yet are added first, in one order (two
+ * transactions adding some of the same terms wait for each other rather than deadlock), then the pairs by the terms'
+ * numbers, in a statement of its own so that it sees terms another transaction added and committed meanwhile. A term
+ * no document holds any more is left in place (a later pair may take it again); the view joins only held terms.
+ */
+async function linkTerms(c: pg.PoolClient, added: readonly (readonly [string, string, number])[]): Promise<void> {
+  const terms = new Map<string, readonly [string, string]>();
+  for (const [f, v] of added) terms.set(`${f}\0${v}`, [f, v]);
+  const sorted = [...terms.values()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  await c.query(prepared(`INSERT INTO ${SEARCH_TERMS} (field, value, num) SELECT * FROM UNNEST($1::text[], $2::text[], $3::float8[]) AS g(field, value, num)
+    WHERE NOT EXISTS (SELECT 1 FROM ${SEARCH_TERMS} t WHERE t.field = g.field AND t.value = g.value) ON CONFLICT (field, value) DO NOTHING`,
+  [sorted.map((x) => x[0]), sorted.map((x) => x[1]), sorted.map((x) => numeric(x[1]))]));
+  await c.query(prepared(`INSERT INTO ${SEARCH_TERM_DOCS} (doc_id, term) SELECT g.doc_id, t.id FROM UNNEST($1::text[], $2::text[], $3::int[]) AS g(field, value, doc_id)
+    JOIN ${SEARCH_TERMS} t ON t.field = g.field AND t.value = g.value`, [added.map((x) => x[0]), added.map((x) => x[1]), added.map((x) => x[2])]));
 }
 
 /**
@@ -96,13 +113,10 @@ export class PostgresSearch {
       this.facetTx.get(c)?.ops.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values } });
     }
     if (gone.length) {
-      await c.query(prepared(`DELETE FROM ${SEARCH_VALUES} v USING UNNEST($1::text[], $2::text[], $3::bigint[]) AS g(field, value, doc_id)
-        WHERE v.field = g.field AND v.value = g.value AND v.doc_id = g.doc_id`, [gone.map((x) => x[0]), gone.map((x) => x[1]), gone.map((x) => x[2])]));
+      await c.query(prepared(`DELETE FROM ${SEARCH_TERM_DOCS} p USING UNNEST($1::text[], $2::text[], $3::int[]) AS g(field, value, doc_id), ${SEARCH_TERMS} t
+        WHERE t.field = g.field AND t.value = g.value AND p.term = t.id AND p.doc_id = g.doc_id`, [gone.map((x) => x[0]), gone.map((x) => x[1]), gone.map((x) => x[2])]));
     }
-    if (added.length) {
-      await c.query(prepared(`INSERT INTO ${SEARCH_VALUES} (field, value, doc_id, num) SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[], $4::float8[])`,
-        [added.map((x) => x[0]), added.map((x) => x[1]), added.map((x) => x[2]), added.map((x) => numeric(x[1]))]));
-    }
+    if (added.length) await linkTerms(c, added);
     await this.applyCounts(c, deltas);
   }
 
@@ -111,7 +125,8 @@ export class PostgresSearch {
     const row = (await c.query(`SELECT id, entity_type, removed FROM ${SEARCH_DOCS} WHERE urn = $1 FOR UPDATE`, [urn])).rows[0];
     if (!row) return undefined;
     const id = Number(row.id);
-    const values = (await c.query(`DELETE FROM ${SEARCH_VALUES} WHERE doc_id = $1 RETURNING field, value`, [id])).rows
+    const values = (await c.query(`DELETE FROM ${SEARCH_TERM_DOCS} p USING ${SEARCH_TERMS} t WHERE p.doc_id = $1 AND t.id = p.term
+      RETURNING t.field, t.value`, [id])).rows
       .map((r) => [r.field as string, r.value as string] as const);
     return { id, doc: { entityType: row.entity_type, removed: row.removed, values } };
   }
