@@ -160,15 +160,31 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async tx<T>(fn: (c: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>, opening: readonly string[] = []): Promise<T> {
+  private async tx<T>(fn: (c: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>, opening: readonly (string | pg.QueryConfig)[] = []): Promise<T> {
     const c = await this.connect();
     let lost: unknown;
     try {
       let opened: pg.QueryResult[] = [];
-      if (opening.length) {
+      if (opening.length && opening.every((o) => typeof o === 'string')) {
         // One simple query (no parameters): BEGIN and the opening statements in one round trip.
         const results = await c.query([`BEGIN`, ...opening].join(';\n')) as unknown as pg.QueryResult[];
         opened = results.slice(1);
+      } else if (opening.length) {
+        // Statements with parameters (prepared ones: parsed and planned once per connection, not on every run as a
+        // simple query's are): pipelined with the BEGIN, still one round trip. Each reads with a snapshot of its own,
+        // taken after the one before it ended, as in a simple query.
+        const client = c as pg.PoolClient & { pipeline: boolean };
+        client.pipeline = true;
+        let results: PromiseSettledResult<pg.QueryResult>[];
+        try {
+          results = await Promise.allSettled([c.query('BEGIN'), ...opening.map((o) => c.query(o as pg.QueryConfig))]);
+        } finally {
+          client.pipeline = false;
+        }
+        // The first failure is the cause (those after it only found the transaction aborted).
+        const failed = results.find((r) => r.status === 'rejected');
+        if (failed) throw (failed as PromiseRejectedResult).reason;
+        opened = results.slice(1).map((r) => (r as PromiseFulfilledResult<pg.QueryResult>).value);
       } else {
         await c.query('BEGIN');
       }

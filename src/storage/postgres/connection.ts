@@ -9,10 +9,10 @@ export interface PostgresConnection {
   query(text: string | pg.QueryConfig | pg.QueryArrayConfig, params?: unknown[]): Promise<pg.QueryResult>;
   /**
    * A transaction on one connection of the pool, its facet changes applied once it commits. `opening`: statements
-   * without parameters sent with the BEGIN in one round trip (one simple query; each statement takes its own snapshot),
-   * their results handed to `fn` in order.
+   * sent with the BEGIN in one round trip (texts alone: one simple query; with statements with parameters among them,
+   * such as prepared ones, pipelined; each statement takes its own snapshot), their results handed to `fn` in order.
    */
-  tx<T>(fn: (c: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>, opening?: readonly string[]): Promise<T>;
+  tx<T>(fn: (c: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>, opening?: readonly (string | pg.QueryConfig)[]): Promise<T>;
   /** A connection of the pool, for what must run outside a transaction; unreachable is a typed 503. */
   connect(): Promise<pg.PoolClient>;
   /** The primary's pool, for statements that bypass the replicas and the 503 mapping. */
