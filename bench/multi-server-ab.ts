@@ -23,8 +23,14 @@ import { median } from './support.js';
  * the next proposal from one generator, which sends consecutive aspects of one dataset to different servers).
  */
 const BASE_DATASETS = Number(process.env.BENCH_BASE_DATASETS ?? 200);
-const WARMUP_WRITES = Number(process.env.BENCH_WARMUP_WRITES ?? 1000);
-const WARMUP_READS = Number(process.env.BENCH_WARMUP_READS ?? 1000);
+/**
+ * Requests each server answers before it is measured, as bench/multi-server.ts (which says why): with 1,000 of each,
+ * V8 was still compiling in the measured window (a server's threads other than the main one: 264 ms per 1,000 reads
+ * at one server after 1,000 reads of warm-up, 109 after 6,000; 2026-11-28), and more so at four servers, each of which
+ * gets a quarter of the measured requests — so the four-server figure counted warm-up as coordination.
+ */
+const WARMUP_WRITES = Number(process.env.BENCH_WARMUP_WRITES ?? 4000);
+const WARMUP_READS = Number(process.env.BENCH_WARMUP_READS ?? 2500);
 
 interface Proc { base: string; pid: number; child: ChildProcess }
 
