@@ -591,6 +591,24 @@ forEachEngine('facet structure saved in the database and loaded at start', (ctx)
     }
   });
 
+  test('none saved (a new catalog, or one an older version wrote): built without a warning, then saved at close', async () => {
+    const c = await open(false);
+    const p = new SqlParams(ctx.engine);
+    await engineOf(c).rows({ sql: `DELETE FROM ${FACET_SNAPSHOT_TABLE} WHERE name = ${p.add('search')} RETURNING name`, params: p.list });
+    assert.equal(await snapshotRow(c), null);
+    await c.close();
+    warnings.length = 0;
+    const d = await open();
+    try {
+      await checkAll(d, 'none saved', ctx.engine);
+      const f = facetsOf(d);
+      assert.deepEqual([f.refused, f.stats.snapshotLoads, f.stats.builds, warnings], ['there is none', 0, 1, []], 'built, no warning');
+    } finally {
+      await d.close();
+    }
+    await loads('saved by the build\'s close');
+  });
+
   test("writes after the snapshot (another server's and this one's: updates, soft and hard deletes, new entities) are read back from the log at start", async () => {
     const other = await open(false);
     try {

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadFacetDocs, type FacetBuildResult, type FacetBuildWork, type FacetRows, type FacetSaveResult } from './facet-build.js';
 import type { PackedFacetDocs } from './facet-bitmaps.js';
-import { decodeSnapshot, encodeSnapshot, readSnapshot, staleness, writeSnapshot } from './facet-snapshot.js';
+import { decodeSnapshot, encodeSnapshot, NO_SNAPSHOT, readSnapshot, staleness, writeSnapshot } from './facet-snapshot.js';
 import type { Dialect } from './schema.js';
 
 /**
@@ -61,7 +61,7 @@ async function run(): Promise<void> {
     let refused: string | undefined;
     if (work.load) {
       const stored = await readSnapshot(c.dialect, c.rows);
-      if (!stored) refused = 'there is none';
+      if (!stored) refused = NO_SNAPSHOT;
       else {
         const decoded = decodeSnapshot(stored.data);
         refused = 'refused' in decoded ? decoded.refused : staleness(stored, work.load) ?? undefined;

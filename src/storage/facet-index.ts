@@ -1,6 +1,6 @@
 import { BITMAP_FIELDS, FacetDocs, RoaringBitmap32, urnHash, type Bitmap, type FacetDoc, type FacetOp, type UrnDocs } from './facet-bitmaps.js';
 import { buildFacetDocsInWorker, docOf, loadFacetDocs, saveFacetDocsInWorker } from './facet-build.js';
-import { decodeSnapshot, encodeSnapshot, readRebuilds, readSnapshot, snapshotMeta, staleness, writeSnapshot, type SnapshotCheck } from './facet-snapshot.js';
+import { decodeSnapshot, encodeSnapshot, NO_SNAPSHOT, readRebuilds, readSnapshot, snapshotMeta, staleness, writeSnapshot, type SnapshotCheck } from './facet-snapshot.js';
 import { SEARCH_DOCS, SEARCH_FTS, SEARCH_VALUES, type Dialect } from './schema.js';
 import { countable, SqlParams, textQuery, wordDocsSql, type Statement } from './search-sql.js';
 import type { FacetCount, FacetSpec, SearchCondition, SearchDocQuery } from './types.js';
@@ -299,7 +299,7 @@ export class FacetIndex {
     let loadable = check !== null;
     if (check) {
       const meta = await snapshotMeta(dialect, rows);
-      refused = meta ? staleness(meta, check) : 'there is none';
+      refused = meta ? staleness(meta, check) : NO_SNAPSHOT;
       if (refused) { loadable = false; o.settled(); }
     }
     const large = await this.large();
@@ -322,7 +322,7 @@ export class FacetIndex {
     if (!current()) return;
     if (!docs && check && loadable) {
       const stored = await readSnapshot(dialect, rows);
-      if (!stored) refused = 'there is none';
+      if (!stored) refused = NO_SNAPSHOT;
       else {
         const decoded = decodeSnapshot(stored.data);
         refused = 'refused' in decoded ? decoded.refused : staleness(stored, check);
@@ -336,7 +336,8 @@ export class FacetIndex {
     docs ??= await loadFacetDocs(dialect, rows, async () => { await pause(); return current(); });
     if (!docs || !current()) return;
     this.refused = check ? refused : null;
-    if (check && refused && docs.size > 0) FacetIndex.warn(`facet counts: the saved facet structure was not used (${refused}); built from the search tables instead`);
+    // (None saved is no warning: a new catalog, or one an older version wrote, builds it once and saves it.)
+    if (check && refused && refused !== NO_SNAPSHOT && docs.size > 0) FacetIndex.warn(`facet counts: the saved facet structure was not used (${refused}); built from the search tables instead`);
     this.docs = docs;
     this.generation++;
     this.syncedTo = syncedTo;

@@ -23,6 +23,8 @@ import type { IndexGuard } from './types.js';
 
 /** The settings row counting the search index's writes not driven by the change log (reindex, bulk catch-up). */
 export const REBUILDS_KEY = 'facets:search-rebuilds';
+/** Why a start built the structure when nothing was saved yet (not a warning: the build saves one). */
+export const NO_SNAPSHOT = 'there is none';
 const NAME = 'search';
 const MAGIC = 'ALMFACET';
 export const SNAPSHOT_FORMAT = 1;
