@@ -95,6 +95,9 @@ export interface WorkerFacets {
   saved: Promise<boolean>;
 }
 
+/** Posted to a facet worker once its answer's listeners are attached: it starts its work then. */
+const FACET_WORKER_GO = 'go';
+
 /**
  * The structure loaded or built in a worker thread from the database `databaseUrl` names (a build: one read
  * transaction, a consistent snapshot taken after this call), or null when no worker could start or `stop` ended it.
@@ -111,6 +114,7 @@ export async function buildFacetDocsInWorker(databaseUrl: string, stop: AbortSig
       worker.once('message', resolve);
       worker.once('error', reject);
       worker.once('exit', (code) => reject(new Error(`the facet build's worker exited (${code}) before answering`)));
+      worker.postMessage(FACET_WORKER_GO);
     });
     if (result === null) return null;
     if ('error' in result) throw new Error(`facet build in a worker: ${result.error}`);
@@ -143,6 +147,7 @@ export async function saveFacetDocsInWorker(databaseUrl: string, docs: FacetDocs
       worker.once('message', (m: FacetSaveResult) => resolve('saved' in m && m.saved));
       worker.once('error', () => resolve(false));
       worker.once('exit', () => resolve(false));
+      worker.postMessage(FACET_WORKER_GO);
     });
   } finally {
     void worker.terminate();
