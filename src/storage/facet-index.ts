@@ -88,11 +88,14 @@ export class FacetIndex {
   private saveTimer: ReturnType<typeof setInterval> | null = null;
   /**
    * While a start loads the snapshot, a count waits for it (at most this long) rather than counting in SQL: loading is
-   * shorter than one count of a large match set there (at 1,000,000 datasets "orders" took 1.8 s in SQL).
+   * shorter than one count of a large match set there (at 1,000,000 datasets "orders" took 1.8 s in SQL). Counted
+   * from the start of the load, not per count: a load that takes longer delays the counts asked meanwhile by this
+   * much in all, not each of them.
    */
   static loadWaitMs = 3_000;
-  /** Set while a start's snapshot is being loaded (cleared once loaded or refused). */
+  /** Set while a start's snapshot is being loaded (cleared once loaded or refused), with when counts stop waiting. */
   private loading: Promise<void> | null = null;
+  private loadingUntil = 0;
   private saving: Promise<boolean> | null = null;
   /** Where a start that cannot use the snapshot says so (once a start; not for an empty catalog). */
   static warn: (message: string) => void = (message) => { process.emitWarning(message, { code: 'ALMANAC_FACET_SNAPSHOT' }); };
@@ -156,9 +159,10 @@ export class FacetIndex {
   /** A start loading the snapshot: waits for it (at most loadWaitMs). */
   private async loaded(): Promise<void> {
     const loading = this.loading;
-    if (!loading) return;
+    const wait = this.loadingUntil - Date.now();
+    if (!loading || wait <= 0) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([loading, new Promise<void>((resolve) => { timer = setTimeout(resolve, FacetIndex.loadWaitMs); })]);
+    await Promise.race([loading, new Promise<void>((resolve) => { timer = setTimeout(resolve, wait); })]);
     clearTimeout(timer);
   }
 
@@ -268,7 +272,10 @@ export class FacetIndex {
     const snapshots = this.snapshots && databaseUrl !== null;
     // Counts wait for a start's snapshot from now on, until it is loaded (and caught up) or refused.
     let settle: () => void = () => {};
-    if (fromSnapshot && snapshots) this.loading = new Promise<void>((resolve) => { settle = resolve; });
+    if (fromSnapshot && snapshots) {
+      this.loading = new Promise<void>((resolve) => { settle = resolve; });
+      this.loadingUntil = Date.now() + FacetIndex.loadWaitMs;
+    }
     const settled = () => { this.loading = null; settle(); };
     try {
       // Both read before the build's reads: what is written meanwhile is read back from `at` (or applied from
