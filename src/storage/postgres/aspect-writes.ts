@@ -391,17 +391,14 @@ type Outcome = { ok: true; value: AspectWriteResult[] } | { ok: false; error: un
 function opening(group: readonly GroupedWrite[]): (string | pg.QueryConfig)[] {
   const keys = group.flatMap((w) => w.keys);
   const unique = [...new Map(keys.map((k) => [aspectKey(k), k])).values()];
-  // Prepared (connection.ts `prepared`) and pipelined with the BEGIN (PostgresConnection.tx): as one simple query of
-  // literals they were parsed and planned on every group, 50–70 µs a write with four servers' smaller groups.
-  // A bulk batch's thousands of keys go as literals still (one text, not a name per size; planned once a batch).
-  if (unique.length <= PREPARED_OPENING_KEYS) {
-    return [
-      'SET LOCAL plan_cache_mode = force_generic_plan',
-      prepared(lockInOrderSql('$1::text[]'), [lockNames(keys)]),
-      prepared(latestRowsSql('$1::text[]', '$2::text[]'), [unique.map((k) => k.urn), unique.map((k) => k.aspect)]),
-      prepared(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY($1::text[])`, [openingUrns(group)]),
-    ];
-  }
+  // Up to PREPARED_OPENING_KEYS aspects the lists go as array parameters of prepared statements (connection.ts
+  // `prepared`), pipelined with the BEGIN (PostgresConnection.tx): as one simple query of literals they were parsed
+  // and planned on every group, 50–70 µs a write with four servers' smaller groups. A bulk batch's thousands of keys
+  // go as literals still (one text, not a name per size; planned once a batch).
+  const asParameters = unique.length <= PREPARED_OPENING_KEYS;
+  const statement = (sql: (...lists: string[]) => string, lists: string[][]) => (asParameters
+    ? prepared(sql(...lists.map((_, i) => `$${i + 1}::text[]`)), lists)
+    : sql(...lists.map(textArray)));
   return [
     // The group's statements run on their prepared statements' generic plans (src/storage/postgres/connection.ts
     // `prepared`): planned once per connection instead of once per group. With their lists as array parameters,
@@ -409,9 +406,9 @@ function opening(group: readonly GroupedWrite[]): (string | pg.QueryConfig)[] {
     // keep planning them (0.35–1.3 ms a group for the versions statement) — a cost per group, which with N servers'
     // smaller groups weighed more per write. Their plans are the same whatever the size (inserts from UNNEST, key probes).
     'SET LOCAL plan_cache_mode = force_generic_plan',
-    lockInOrderSql(textArray(lockNames(keys))),
-    latestRowsSql(textArray(unique.map((k) => k.urn)), textArray(unique.map((k) => k.aspect))),
-    `SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY(${textArray(openingUrns(group))})`,
+    statement(lockInOrderSql, [lockNames(keys)]),
+    statement(latestRowsSql, [unique.map((k) => k.urn), unique.map((k) => k.aspect)]),
+    statement((urns) => `SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY(${urns})`, [openingUrns(group)]),
   ];
 }
 
