@@ -8,7 +8,7 @@ import { applyRegistryExtension, aspectDef } from './entities/index.js';
 import { aspectSpec } from './registry/registry.js';
 import { ResponseCache } from './services/response-cache.js';
 import { trackingReads } from './services/read-tracking.js';
-import { openStore } from './storage/index.js';
+import { openStore, type FacetStart } from './storage/index.js';
 import type { ChangeRecord, PoolUse, ReadReplicas, Store } from './storage/types.js';
 import { systemActor } from './model/actor.js';
 import type { Authorizer } from './services/authz.js';
@@ -150,14 +150,15 @@ export interface OpenedCatalog extends Catalog {
   entities: EntityService;
 }
 
-export async function openCatalog(config: Config, store?: Store): Promise<OpenedCatalog> {
+/** `opts.facetStart`: when the store's facet structure starts loading (at open unless told; src/storage/facet-index.ts). */
+export async function openCatalog(config: Config, store?: Store, opts: { facetStart?: FacetStart } = {}): Promise<OpenedCatalog> {
   // The deployment's own aspects and entity types (none unless ALMANAC_REGISTRY names a file): one registry per process.
   applyRegistryExtension(config.registry ?? { aspects: new Map(), entities: [] });
   // Every store call of a GraphQL request is noted, so that its answer can be reused while what it read is unchanged.
   const tracked = trackingReads(store ?? (await openStore(config.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs,
     poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs, readUrls: config.databaseReadUrls,
     readWaitMs: config.databaseReadWaitMs,
-    sqliteCacheMb: config.sqliteCacheMb, sqliteBulkCacheMb: config.sqliteBulkCacheMb })));
+    sqliteCacheMb: config.sqliteCacheMb, sqliteBulkCacheMb: config.sqliteBulkCacheMb, facetStart: opts.facetStart })));
   // The indexes apply this process's writes after the writes answer; every read of them waits until they hold those.
   const changeLog = new ChangeLogService(tracked, config.indexDelayMs);
   changeLog.indexWorkers = !config.registry || (config.registry.aspects.size === 0 && config.registry.entities.length === 0);

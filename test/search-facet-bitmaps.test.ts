@@ -609,6 +609,40 @@ forEachEngine('facet structure saved in the database and loaded at start', (ctx)
     await loads('saved by the build\'s close');
   });
 
+  test('opened to start at the first count (a CLI command): nothing loaded while it only writes, the snapshot left as it was; its first count loads it', async () => {
+    const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
+    const before = await (async () => { const o = await open(false); try { return await snapshotRow(o); } finally { await o.close(); } })();
+    assert.ok(before, 'a snapshot is stored');
+    const c = await openCatalog(config, undefined, { facetStart: 'first-count' });
+    try {
+      await c.entities.ingest([item(urnOf(3), 'globalTags', { tags: [{ tag: 'urn:li:tag:cli' }] })], systemActor());
+      await c.changeLog.catchUpIndexes();
+      const f = facetsOf(c);
+      assert.deepEqual([f.stats.builds, f.stats.snapshotLoads, f.bytes()], [0, 0, 0], 'neither built nor loaded');
+    } finally {
+      await c.close();
+    }
+    const o = await open(false);
+    try {
+      assert.deepEqual(await snapshotRow(o), before, 'the close saved nothing');
+    } finally {
+      await o.close();
+    }
+    const d = await openCatalog(config, undefined, { facetStart: 'first-count' });
+    facetsOf(d).words.min = 0;
+    try {
+      const q: SearchDocQuery = { terms: [], where: live([{ field: 'tags', op: 'EQUAL', values: ['urn:li:tag:cli'] }]) };
+      const got = (await d.store.searchFacets(q, SPECS)).map(sorted);
+      const f = facetsOf(d);
+      assert.deepEqual([f.stats.builds, f.stats.snapshotLoads, f.stats.memory, f.stats.sql], [1, 1, 1, 0], 'its first count loaded the snapshot and counted from it');
+      assert.deepEqual(got, bruteForce((await d.search.documents(await allUrns(d))).search!.upsert, q), 'the write after the snapshot is counted');
+      assert.equal(got[0]![0]!.count, 1);
+      await checkAll(d, 'started by a count', ctx.engine);
+    } finally {
+      await d.close();
+    }
+  });
+
   test("writes after the snapshot (another server's and this one's: updates, soft and hard deletes, new entities) are read back from the log at start", async () => {
     const other = await open(false);
     try {

@@ -1,9 +1,15 @@
 import { ConfigError, loadConfig } from '../config.js';
 import type { OpenedCatalog } from '../catalog.js';
+import type { FacetStart } from '../storage/index.js';
 
-/** Opens the catalog from the environment; configuration and connection problems end in one clear line. */
-export async function withCatalog<T>(fn: (catalog: OpenedCatalog) => Promise<T>): Promise<T> {
-  const catalog = await openFromEnv();
+/**
+ * Opens the catalog from the environment; configuration and connection problems end in one clear line.
+ * `facetStart`: by default a command loads the facet structure only if it counts facets (a token, a password or an
+ * export never does); a bulk load or a reindex asks for 'open': it keeps the structure from the open on and saves it
+ * at its end, so that the next start loads it rather than building it.
+ */
+export async function withCatalog<T>(fn: (catalog: OpenedCatalog) => Promise<T>, opts: { facetStart?: FacetStart } = {}): Promise<T> {
+  const catalog = await openFromEnv({ facetStart: opts.facetStart ?? 'first-count' });
   try {
     return await fn(catalog);
   } finally {
@@ -11,7 +17,7 @@ export async function withCatalog<T>(fn: (catalog: OpenedCatalog) => Promise<T>)
   }
 }
 
-export async function openFromEnv(): Promise<OpenedCatalog> {
+export async function openFromEnv(opts: { facetStart?: FacetStart } = {}): Promise<OpenedCatalog> {
   let config;
   try {
     config = loadConfig();
@@ -21,7 +27,7 @@ export async function openFromEnv(): Promise<OpenedCatalog> {
   // Loaded here, not at the top: `almanac --help` and argument mistakes answer without loading the whole catalog.
   const { openCatalog } = await import('../catalog.js');
   try {
-    return await openCatalog(config);
+    return await openCatalog(config, undefined, opts);
   } catch (e) {
     fail(`almanac: cannot open the database (${redact(config.databaseUrl)}): ${(e as Error).message}`);
   }

@@ -56,7 +56,7 @@ export function registerIngest(program: Command) {
         }
         process.stdout.write(`${summaryLine(summary, Date.now() - started)}\n`);
         return summary.failures.length ? 1 : 0;
-      });
+      }, { facetStart: 'open' });
       process.exitCode = code;
     });
 }

@@ -30,6 +30,6 @@ export function registerReindex(program: Command) {
         // to, when each is rebuilt on its own below.
         if (names.length === 2 && (await shown('search and relationships indexes', (p) => catalog.changeLog.rebuildAll(p)))) return;
         for (const name of names) await shown(`${name} index`, (p) => catalog.changeLog.rebuild(name, p));
-      });
+      }, { facetStart: 'open' });
     });
 }

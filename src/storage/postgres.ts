@@ -20,7 +20,7 @@ import { worthDeferring } from './deferred-indexes.js';
 import { ParsedValues } from './parsed-values.js';
 import { clientWithStatementTimeout } from './postgres-connections.js';
 import { ReplicaSet, type ReadRoutingStats, type ReplicaStatus } from './postgres-replicas.js';
-import { FacetIndex } from './facet-index.js';
+import { FacetIndex, type FacetStart } from './facet-index.js';
 import { OwnEntries, SYSTEM_ACTOR, truncateChange, type ChangeRow } from './change-log.js';
 import { ASPECT_TABLE, ENTITY_TABLE, RELATIONSHIP_TABLE, timeseriesTables, type AspectRow } from './schema.js';
 import type {
@@ -55,6 +55,8 @@ export interface PostgresOptions extends PostgresTimeouts {
   readWaitMs?: number;
   /** Where replica warnings go (a replica out of rotation, back in rotation). */
   log?: (level: 'warn' | 'info', message: string) => void;
+  /** When the facet structure starts loading (src/storage/facet-index.ts); at open when not given. */
+  facetStart?: FacetStart;
 }
 export const DEFAULT_POOL_SIZE = 10;
 export const DEFAULT_READ_WAIT_MS = 250;
@@ -127,7 +129,10 @@ export class PostgresStore implements Store {
     this.search = new PostgresSearch(this.conn, this.facets, this.facetTx);
     this.writes = new PostgresAspectWrites(this.conn, this.latestValues);
     this.exported = new PostgresExport(this.conn);
+    this.facetStart = options.facetStart ?? 'open';
   }
+
+  private readonly facetStart: FacetStart;
 
   /** The read replicas' state and where reads went (none without DATABASE_READ_URL). */
   readReplicas(): { status: ReplicaStatus[]; stats: ReadRoutingStats } | undefined {
@@ -224,7 +229,7 @@ export class PostgresStore implements Store {
 
   async migrate(): Promise<void> {
     await schemaMigrations.migrate(this.conn);
-    this.facets.start();
+    if (this.facetStart === 'open') this.facets.start();
     await this.replicas?.start();
   }
 

@@ -23,7 +23,7 @@ import { addLatest } from './aspect-updates.js';
 import { worthDeferring } from './deferred-indexes.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { ParsedValues } from './parsed-values.js';
-import { FacetIndex } from './facet-index.js';
+import { FacetIndex, type FacetStart } from './facet-index.js';
 import { OwnEntries, SYSTEM_ACTOR, truncateChange, type ChangeRow } from './change-log.js';
 import { ASPECT_TABLE, ENTITY_TABLE, timeseriesTables, type AspectRow } from './schema.js';
 import type {
@@ -75,8 +75,9 @@ export class SqliteStore implements Store {
   }
 
   /** `cacheMb`: SQLite's page cache (ALMANAC_SQLITE_CACHE_MB); `bulkCacheMb`: a bulk catch-up's (ALMANAC_SQLITE_BULK_CACHE_MB). */
-  constructor(file: string, opts: { cacheMb?: number; bulkCacheMb?: number } = {}) {
+  constructor(file: string, opts: { cacheMb?: number; bulkCacheMb?: number; facetStart?: FacetStart } = {}) {
     this.bulkCacheMb = opts.bulkCacheMb ?? DEFAULT_BULK_CACHE_MB;
+    this.facetStart = opts.facetStart ?? 'open';
     const onDisk = file !== ':memory:' && file !== '';
     if (onDisk) {
       fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -106,12 +107,15 @@ export class SqliteStore implements Store {
     if (onDisk) this.checkpointer = new SqliteCheckpointer(file, (pages) => { if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${pages}`); });
   }
 
+  /** When the facet structure starts loading (src/storage/facet-index.ts). */
+  private readonly facetStart: FacetStart;
+
   /** Checkpoints the WAL in a worker thread once the database is busy (on disk only). */
   private readonly checkpointer: SqliteCheckpointer | undefined;
 
   async migrate(): Promise<void> {
     schemaMigrations.migrate(this.conn);
-    this.facets.start();
+    if (this.facetStart === 'open') this.facets.start();
   }
 
   async close(): Promise<void> {

@@ -22,7 +22,9 @@ let pgReachable: Promise<string | null> | undefined;
 /** Null when reachable, else why not. */
 function checkPostgres(): Promise<string | null> {
   pgReachable ??= (async () => {
-    const c = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
+    // 10 s: on two cores busy with other test files a connection took over 3 s (the suite then failed in CI); one that
+    // is refused (no server) fails at once.
+    const c = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 10_000 });
     try {
       await c.connect();
       await c.query('SELECT 1');
