@@ -21,7 +21,8 @@ import { decodedItems, percentile } from './support.js';
  * as the catalog grows is a per-write cost that depends on its size), then against the server: point reads,
  * `updateDescription` latency, search latency (queries from match-everything to selective, with facets and without,
  * and with two filters), lineage searches, the time a fresh server takes to answer, and `almanac reindex` of the whole
- * catalog (`--skip-reindex` leaves it out). Not run in CI; a million datasets takes a long time.
+ * catalog (`--skip-reindex` leaves it out). `--catalog <database url>` measures a catalog it loaded before (same N)
+ * without loading it again. Not run in CI; a million datasets takes a long time.
  */
 const BATCH = 2000;
 
@@ -257,6 +258,17 @@ async function databaseBytes(url: string): Promise<number> {
   }
 }
 
+/** A day's token of the user the load's token is made for, in a catalog loaded before (no facet structure loaded for it). */
+async function benchToken(url: string): Promise<string> {
+  const catalog = await openCatalog(loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' }), undefined, { facetStart: 'first-count' });
+  try {
+    return (await catalog.tokens.create({ actorUrn: 'urn:li:corpuser:datahub', ownerUrn: 'urn:li:corpuser:datahub', name: 'bench',
+      durationMs: 24 * 3_600_000 }, rootActor())).accessToken;
+  } finally {
+    await catalog.close();
+  }
+}
+
 /** What `bench/scale-load.ts` prints before its result, on a line of its own. */
 export const RESULT_MARK = 'scale-load result: ';
 
@@ -283,23 +295,27 @@ export async function run(args: string[]) {
   const engineName = flag(args, 'engine') ?? 'sqlite';
   const engine = engineName === 'postgres' ? await postgresEngine() : await sqliteEngine();
   if (!engine) throw new Error('PostgreSQL unreachable');
-  console.log(`scale: ${n} generated datasets on ${engine.name}`);
+  // `--catalog <database url>`: a catalog this benchmark loaded before (with the same N), served and measured without
+  // loading it again (a million's load takes half an hour); its disk figure is the catalog's as it is now.
+  const existing = flag(args, 'catalog');
+  const url = existing ?? engine.url;
+  console.log(`scale: ${n} generated datasets on ${engine.name}${existing ? ` (loaded before: ${existing.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')})` : ''}`);
   try {
-    const loaded = await loadInChild(engine.url, n);
-    const bytes = await databaseBytes(engine.url);
+    const loaded = existing ? { token: await benchToken(existing), rows: [] as Row[] } : await loadInChild(engine.url, n);
+    const bytes = await databaseBytes(url);
     loaded.rows.push({ scenario: 'scale', engine: '', target: `disk after loading ${n} datasets`,
       note: `${(bytes / 1e6).toFixed(0)} MB, ${(bytes / n / 1000).toFixed(1)} kB a dataset` });
     for (const r of loaded.rows) { r.engine = engine.name; printRow(r); }
     const rows = [...loaded.rows];
     const started = performance.now();
-    const server = await startAlmanac(engine.url);
+    const server = await startAlmanac(url);
     try {
       rows.push(...await readiness(server, loaded.token, n, engine.name, started), ...await probe(server, loaded.token, n, engine.name));
     } finally {
       await server.stop();
     }
-    if (!args.includes('--skip-reindex')) rows.push(await reindex(engine.url, n, engine.name));
-    saveResults('scale', rows, { datasets: n });
+    if (!args.includes('--skip-reindex')) rows.push(await reindex(url, n, engine.name));
+    saveResults('scale', rows, { datasets: n, ...(existing ? { loadedBefore: true } : {}) });
   } finally {
     await engine.cleanup();
   }
