@@ -20,7 +20,7 @@ const REBUILD_WORKER_FROM = 5_000;
  * `ongoingWorkerAfter`): sustained writes, not a test's or an occasional edit's (the worker's start costs about a
  * second of CPU to load the catalog's modules).
  */
-const ONGOING_WORKER_AFTER = 2000;
+const ONGOING_WORKER_AFTER = 500;
 /** Entries read per step by the local follower. */
 const FOLLOW_BATCH = 1000;
 /** Announced entries kept while a read of the log runs; beyond, they are read again instead. */
