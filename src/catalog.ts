@@ -139,7 +139,7 @@ export interface AuthorizedServices {
  * through a service that decides who may (Catalog.writes, edits, settings, domainsGlossary…).
  */
 export type EntityReads = Pick<EntityService, 'exists' | 'requireExists' | 'existing' | 'latestValues' | 'getLatest' | 'getLatestOf'
-  | 'storedVersion' | 'versions' | 'list' | 'getAspect' | 'warn'>;
+  | 'storedVersion' | 'versions' | 'list' | 'getAspect' | 'warn' | 'decodesBatchInWorker' | 'decodeProposalBatch'>;
 
 /**
  * The catalog as opened: its services and the store under them, for what runs beside the requests (the CLI's jobs,
@@ -244,6 +244,7 @@ export async function openCatalog(config: Config, store?: Store, opts: { facetSt
       // What this process wrote is indexed before it stops (else the next start, or another server, would do it), and
       // no index step outlives the store.
       await changeLog.stop().catch((e: unknown) => changeLog.warn(`the indexes could not apply the change log before closing: ${String(e)}`, { err: e }));
+      await entities.close();
       await s.close();
     },
   };

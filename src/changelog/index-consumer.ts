@@ -134,8 +134,10 @@ export class IndexSet {
   private known: Map<string, number> | null = null;
   /** Entries read per step by the next run: the largest asked for by the calls it serves. */
   private nextStep = 0;
-  /** The worker the next run computes its updates in (a bulk load's catch-up), if any. */
+  /** The worker the next run computes its updates in (a bulk load's catch-up, ongoing steps under load), if any. */
   private nextWorker: IndexWorker | undefined;
+  /** Entities whose updates this thread computed in the log's steps (not those a worker computed, nor a scan's). */
+  computedHere = 0;
 
   constructor(private readonly store: Store) {}
 
@@ -395,6 +397,7 @@ export class IndexSet {
       const to = entries[entries.length - 1]!.seq;
       const steps = this.stepsOf(entries, offsets, to);
       const named = [...new Set(steps.flatMap((s) => s.urns))];
+      this.computedHere += named.length;
       const latest = named.length ? await this.store.getLatest(named) : new Map();
       const updates = await Promise.all(steps.map((s) => (s.urns.length ? s.consumer.compute(s.urns, latest) : {})));
       const guards: IndexGuard[] = steps.map((s) => ({ consumer: s.consumer.name, from: s.from, to }));

@@ -20,6 +20,7 @@ export class IndexWorker {
   computed = 0;
   private readonly waiting = new Map<number, { resolve: (u: IndexUpdate) => void; reject: (e: Error) => void }>();
   private failed: Error | null = null;
+  private exited = false;
 
   private constructor(private readonly worker: Worker) {
     worker.on('message', (m: IndexWorkResult) => {
@@ -38,13 +39,21 @@ export class IndexWorker {
       this.waiting.clear();
     };
     worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`index worker exited (${code})`)));
+    worker.on('exit', (code) => {
+      this.exited = true;
+      fail(new Error(`index worker exited (${code})`));
+    });
   }
 
   /** Starts a worker reading the database `databaseUrl` names; null if it cannot start (the caller computes itself). */
   static async start(databaseUrl: string): Promise<IndexWorker | null> {
     const worker = await startModuleWorker(import.meta.url, 'index-worker', { databaseUrl });
     return worker ? new IndexWorker(worker) : null;
+  }
+
+  /** Whether it can still compute (it has neither failed nor ended). */
+  get alive(): boolean {
+    return this.failed === null;
   }
 
   /** The update of each index for its entities, computed from what the database holds when the worker reads it. */
@@ -59,6 +68,7 @@ export class IndexWorker {
 
   /** Closes the worker's connection and ends it (at once, if it has not ended within a few seconds). */
   async close(): Promise<void> {
+    if (this.exited) return;
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.postMessage('close');
     const timer = setTimeout(() => void this.worker.terminate(), 5000);

@@ -15,6 +15,12 @@ export type IndexName = 'search' | 'relationships';
 const SCAN_PAGE = 800;
 /** Entities from which `rebuildAll` computes in a worker thread (its start, about a second, is worth it). */
 const REBUILD_WORKER_FROM = 5_000;
+/**
+ * Entities the log's steps compute in the main thread before an ongoing index worker starts (ChangeLogService
+ * `ongoingWorkerAfter`): sustained writes, not a test's or an occasional edit's (the worker's start costs about a
+ * second of CPU to load the catalog's modules).
+ */
+const ONGOING_WORKER_AFTER = 500;
 /** Entries read per step by the local follower. */
 const FOLLOW_BATCH = 1000;
 /** Announced entries kept while a read of the log runs; beyond, they are read again instead. */
@@ -218,6 +224,9 @@ export class ChangeLogService {
     await this.ownCurrent();
     // A step the timer started before is let finish: the store closes next.
     await this.indexes.idle();
+    const worker = this.ongoing === undefined && this.ongoingStarting ? await this.ongoingStarting : this.ongoing;
+    this.ongoing = null;
+    await worker?.close();
   }
 
   /**
@@ -348,9 +357,59 @@ export class ChangeLogService {
     }
   }
 
-  /** Every durable index applies what it has not yet (another server's writes, or a crash's leftovers). */
+  /**
+   * Every durable index applies what it has not yet (another server's writes, or a crash's leftovers). Under sustained
+   * writes (SQLite) the updates are computed in the ongoing index worker (ongoingWorker) and applied here.
+   */
   catchUpIndexes(step?: number): Promise<void> {
-    return this.indexes.catchUp(step);
+    return this.indexes.catchUp(step, this.ongoingWorker());
+  }
+
+  /**
+   * Entities the log's steps compute in this thread before the ongoing index worker starts: once this process has
+   * indexed that many, the steps' updates — reading the named entities' aspects, parsing them, building their
+   * documents and edges, a fifth to a third of the main thread's CPU under ingestion — are computed in a worker thread
+   * (src/changelog/index-workers.ts) on the other core, and only applied in this one (each guarded by the offsets,
+   * as a bulk load's are; a worker that fails leaves the step to this thread). SQLite only, as for a bulk load's
+   * catch-up (bulk.workerFrom); Infinity: never.
+   */
+  ongoingWorkerAfter = ONGOING_WORKER_AFTER;
+  /** The ongoing index worker: undefined before it is started, null when it could not start (or is closed). */
+  private ongoing: IndexWorker | null | undefined;
+  private ongoingStarting: Promise<IndexWorker | null> | null = null;
+
+  /** Steps the ongoing index worker computed (tests). */
+  get ongoingWorkerSteps(): number {
+    return this.ongoing?.computed ?? 0;
+  }
+
+  /** The ongoing worker if it runs; starts it (in the background) once this process has indexed enough itself. */
+  private ongoingWorker(): IndexWorker | undefined {
+    if (this.ongoing) {
+      if (this.ongoing.alive) return this.ongoing;
+      this.ongoing = null;
+      return undefined;
+    }
+    if (this.ongoing === undefined && !this.ongoingStarting && this.indexes.computedHere >= this.ongoingWorkerAfter) {
+      this.startOngoingWorker().catch(() => {});
+    }
+    return undefined;
+  }
+
+  /** Starts the ongoing index worker (once); resolves to whether it runs. */
+  async startOngoingWorker(): Promise<boolean> {
+    const running = () => this.ongoing?.alive === true;
+    if (this.ongoing !== undefined) return running();
+    const url = !this.stopped && this.indexWorkers && this.bulk.workerFrom !== Infinity ? this.store.readerUrl?.() : null;
+    if (!url) {
+      this.ongoing = null;
+      return false;
+    }
+    this.ongoingStarting ??= IndexWorker.start(url).catch(() => null);
+    const worker = await this.ongoingStarting;
+    // (Once the catalog stops, stop() closes what it started.)
+    if (this.ongoing === undefined) this.ongoing = this.stopped ? null : worker;
+    return running();
   }
 
   /**

@@ -1,12 +1,11 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { badRequest } from '../errors.js';
-import { parseJsonSafely } from '../model/safe-keys.js';
 import type { Catalog } from '../catalog.js';
 import { authPlugin } from './auth.js';
 import { sendError } from './errors.js';
 import { metricsPlugin } from './metrics.js';
 import { readRoutingPlugin } from './read-routing.js';
 import { requestLogPlugin } from './request-log.js';
+import { isBatchIngestUrl, parseRequestJson, RawBody } from './rest/actions.js';
 import { entityRoutes } from './rest/entities.js';
 import { metaRoutes } from './rest/meta.js';
 
@@ -22,12 +21,6 @@ export interface ServerOptions {
   restFeatures?: RestFeature[];
   /** Features mounted once at the root (GraphQL, the explorer). */
   rootFeatures?: RestFeature[];
-}
-
-/** Every request body: a key that could reach a prototype is refused (422) before any handler sees it. */
-function parseJson(body: string): unknown {
-  if (body.trim() === '') return {};
-  return parseJsonSafely(body, 'The request body', (m) => badRequest(`Malformed JSON in request body: ${m}`));
 }
 
 export async function buildServer(catalog: Catalog, opts: ServerOptions = {}): Promise<FastifyInstance> {
@@ -46,9 +39,14 @@ export async function buildServer(catalog: Catalog, opts: ServerOptions = {}): P
 
   // Clients send JSON with, without, or with the wrong content type (curl defaults to form encoding).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
     try {
-      done(null, parseJson(body as string));
+      // A large ingestProposalBatch is parsed, decoded and checked in a worker thread (EntityService.decodeProposalBatch).
+      if (catalog.entities.decodesBatchInWorker((body as string).length) && isBatchIngestUrl(req.url ?? '')) {
+        done(null, new RawBody(body as string));
+        return;
+      }
+      done(null, parseRequestJson(body as string));
     } catch (e) {
       done(e as Error, undefined);
     }

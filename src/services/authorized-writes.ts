@@ -24,9 +24,9 @@ export class AuthorizedEntityWrites {
   }
 
   /** Ingestion (REST ingestProposal and its batch, entities ingest, usage buckets): EDIT_ENTITY on every entity written. */
-  async ingest(items: ChangeItem[], actor: Actor): Promise<IngestResult> {
+  async ingest(items: ChangeItem[], actor: Actor, opts?: { validated?: boolean }): Promise<IngestResult> {
     for (const urn of new Set(items.map((i) => i.urn))) await this.require(actor, 'rest.ingestProposal', urn);
-    return this.entities.ingest(items, actor);
+    return this.entities.ingest(items, actor, opts);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { answerOf, decodeRecords, type DecodeResult, type DecodeWork } from './record-decoding.js';
+import { answerOf, decodeProposalBatch, decodeRecords, type DecodeResult, type DecodeWork } from './record-decoding.js';
 
 /**
  * A worker thread of RecordDecoders (src/services/record-decoding.ts): decodes and checks each batch of records it is
@@ -8,7 +8,9 @@ import { answerOf, decodeRecords, type DecodeResult, type DecodeWork } from './r
 parentPort!.on('message', (work: DecodeWork) => {
   let result: DecodeResult;
   try {
-    result = { id: work.id, ...answerOf(decodeRecords(work.records, work.texts, work.mayHoldPrototypeKeys)) };
+    const records = work.proposalBatch ? [decodeProposalBatch(work.proposalBatch.text, work.proposalBatch.maxItems)]
+      : decodeRecords(work.records, work.texts, work.mayHoldPrototypeKeys);
+    result = { id: work.id, ...answerOf(records) };
   } catch (e) {
     result = { id: work.id, error: e instanceof Error ? e.message : String(e) };
   }

@@ -1,8 +1,8 @@
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { mentionsPrototypeKey } from '../model/safe-keys.js';
+import { mentionsPrototypeKey, parseJsonSafely } from '../model/safe-keys.js';
 import { checkBeforeWrite } from './entities.js';
-import { changesFromFileRecord, ChangeWithText, describeFailure, type ChangeItem, type FileRecordKind } from './ingest-format.js';
+import { changeFromProposal, changesFromFileRecord, ChangeWithText, describeFailure, type ChangeItem, type FileRecordKind } from './ingest-format.js';
 import { startModuleWorker } from '../storage/module-workers.js';
 
 /**
@@ -53,6 +53,26 @@ export function decodeRecords(records: readonly unknown[], texts: boolean, mayHo
   });
 }
 
+/**
+ * The body of a REST ingestProposalBatch as the route reads it (`{"proposals": [MCP, ...]}`), decoded and checked as
+ * the route and the entity service would (changeFromProposal, then checkBeforeWrite on every item): one `mcp` record of
+ * all its items; `unrecognised` when anything is refused or malformed — the route then reads the body itself, so that
+ * what it answers is exactly what it answers without a worker.
+ */
+export function decodeProposalBatch(text: string, maxItems: number): DecodedRecord {
+  try {
+    const body = text.trim() === '' ? {} : parseJsonSafely(text, 'The request body');
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return { unrecognised: 'not an object' };
+    const proposals = (body as Record<string, unknown>).proposals;
+    if (!Array.isArray(proposals) || proposals.length > maxItems) return { unrecognised: 'no list of proposals' };
+    const items = proposals.map(changeFromProposal);
+    for (const item of items) checkBeforeWrite(item);
+    return { kind: 'mcp', items };
+  } catch (e) {
+    return { unrecognised: describeFailure(e) };
+  }
+}
+
 /** The urn a record names, if it names one where the file format puts it (to name a refused record). */
 export function urnOfRecord(rec: unknown): string | undefined {
   if (!rec || typeof rec !== 'object') return undefined;
@@ -72,6 +92,8 @@ export interface DecodeWork {
   records: readonly unknown[];
   texts: boolean;
   mayHoldPrototypeKeys: boolean;
+  /** Set instead of `records`: a REST ingestProposalBatch body, as text (decodeProposalBatch), and its bound. */
+  proposalBatch?: { text: string; maxItems: number };
 }
 export type DecodeResult = ({ id: number } & DecodedAnswer) | { id: number; error: string };
 
@@ -181,6 +203,19 @@ export class RecordDecoders {
     });
     // A worker that dies mid-batch leaves the batch to this thread, whole.
     return answer.catch(() => decodeRecords(records, texts, mayHoldPrototypeKeys));
+  }
+
+  /** decodeProposalBatch in a worker; if the workers have failed, in this thread. */
+  decodeProposalBatch(text: string, maxItems: number): Promise<DecodedRecord> {
+    if (this.failed) return Promise.resolve(decodeProposalBatch(text, maxItems));
+    const worker = [...this.load].sort((a, b) => a[1] - b[1])[0]![0];
+    const id = this.next++;
+    const answer = new Promise<DecodedRecord[]>((resolve, reject) => {
+      this.waiting.set(id, { worker, resolve, reject });
+      this.load.set(worker, this.load.get(worker)! + 1);
+      worker.postMessage({ id, records: [], texts: true, mayHoldPrototypeKeys: true, proposalBatch: { text, maxItems } } satisfies DecodeWork);
+    });
+    return answer.then((records) => records[0]!, () => decodeProposalBatch(text, maxItems));
   }
 
   /** Ends the workers. */

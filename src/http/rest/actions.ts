@@ -1,5 +1,6 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../../errors.js';
+import { parseJsonSafely } from '../../model/safe-keys.js';
 import { splitTopLevel } from '../../model/urn.js';
 
 declare module 'fastify' {
@@ -11,16 +12,37 @@ declare module 'fastify' {
 
 export type ActionHandler = (body: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
+/** Every request body: a key that could reach a prototype is refused (422) before any handler sees it. */
+export function parseRequestJson(body: string): unknown {
+  if (body.trim() === '') return {};
+  return parseJsonSafely(body, 'The request body', (m) => badRequest(`Malformed JSON in request body: ${m}`));
+}
+
+/**
+ * A request body the content parser left as text (src/http/server.ts): a large `ingestProposalBatch`, which its
+ * handler has decoded in a worker thread. Any other handler gets it parsed, with the errors parsing gives, first.
+ */
+export class RawBody {
+  constructor(readonly text: string) {}
+}
+
+/** `POST …/aspects?action=ingestProposalBatch` (any prefix, with or without the collection's trailing slash). */
+const BATCH_INGEST_URL = /\/aspects\/?\?(?:[^#]*&)?action=ingestProposalBatch(?:&|#|$)/;
+export const isBatchIngestUrl = (url: string): boolean => BATCH_INGEST_URL.test(url);
+
 /**
  * Rest.li actions: `POST /<resource>?action=<name>` with a JSON object of parameters. A handler's result is
  * wrapped as `{"value": result}`; `undefined` means a void action (200, empty body), as Rest.li does.
  */
-export function registerActions(app: FastifyInstance, resource: string, handlers: Record<string, ActionHandler>) {
+export function registerActions(app: FastifyInstance, resource: string, handlers: Record<string, ActionHandler>,
+  /** Actions whose handler takes a RawBody as it is. */
+  rawActions: ReadonlySet<string> = new Set()) {
   const restliActions = { resource, names: new Set(Object.keys(handlers)) };
   collectionRoute(app, 'POST', resource, async (request, reply) => {
     const action = (request.query as Record<string, string | undefined>).action;
     // Own handlers only: `?action=constructor` or `?action=toString` must not reach Object.prototype's functions.
     const handler = action && Object.hasOwn(handlers, action) ? handlers[action] : undefined;
+    if (request.body instanceof RawBody && !(handler && rawActions.has(action!))) request.body = parseRequestJson(request.body.text);
     if (!handler) {
       throw badRequest(action
         ? `Unknown action '${action}' on /${resource}; known: ${Object.keys(handlers).join(', ')}`

@@ -7,15 +7,16 @@ import { changeFromProposal, changesFromSnapshot, IF_VERSION_MATCH, parseExpecte
 import { noteIngested } from '../metrics.js';
 import type { AspectRecord } from '../../storage/types.js';
 import {
-  MAX_BATCH_ITEMS, MAX_LIST_ITEMS, boundedList, collectionRoute, optionalBoolean, optionalInteger, parseInteger, registerActions, requiredString, restliListParam, urnFromPath,
+  MAX_BATCH_ITEMS, MAX_LIST_ITEMS, RawBody, boundedList, collectionRoute, optionalBoolean, optionalInteger, parseInteger, parseRequestJson, registerActions, requiredString,
+  restliListParam, urnFromPath,
 } from './actions.js';
 
 /** Ingestion and reads of versioned aspects: the Rest.li resources the Python SDK and emitter use. */
 export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog: Catalog }) {
   const reads = catalog.authorized.reads;
 
-  async function ingest(items: ChangeItem[], request: FastifyRequest) {
-    const result = await catalog.writes.ingest(items, request.actor);
+  async function ingest(items: ChangeItem[], request: FastifyRequest, opts?: { validated?: boolean }) {
+    const result = await catalog.writes.ingest(items, request.actor, opts);
     noteIngested(request, items.length);
     return result;
   }
@@ -46,13 +47,26 @@ export async function entityRoutes(app: FastifyInstance, { catalog }: { catalog:
           ...(r.systemMetadata ? { systemMetadata: r.systemMetadata } : {}) })),
       };
     },
-    async ingestProposalBatch(body, request) {
+    async ingestProposalBatch(raw, request) {
+      let body = raw;
+      if (raw instanceof RawBody) {
+        // Decoded and checked in a worker thread (the values come as the texts the writes store); anything refused or
+        // malformed is read again here, so that the answer is the one it would be without the worker.
+        const items = await catalog.entities.decodeProposalBatch(raw.text, MAX_BATCH_ITEMS);
+        if (items) {
+          await ingest(items, request, { validated: true });
+          return items.map((i) => i.urn);
+        }
+        const parsed = parseRequestJson(raw.text);
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badRequest('The request body must be a JSON object');
+        body = parsed as Record<string, unknown>;
+      }
       if (!Array.isArray(body.proposals)) throw badRequest('proposals must be a list', { field: 'proposals' });
       const items = boundedList(body.proposals, 'proposals', MAX_BATCH_ITEMS).map(changeFromProposal);
       await ingest(items, request);
       return items.map((i) => i.urn);
     },
-  });
+  }, new Set(['ingestProposalBatch']));
 
   registerActions(app, 'entities', {
     async ingest(body, request) {
