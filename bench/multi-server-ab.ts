@@ -21,6 +21,11 @@ import { median } from './support.js';
  * its servers, e.g. `--cpu-prof --cpu-prof-dir=…`), `BENCH_A_CONNECTIONS` (connections in all instead of
  * BENCH_CONNECTIONS), `BENCH_SEPARATE=A` (each of its servers ingests datasets of its own, rather than all taking
  * the next proposal from one generator, which sends consecutive aspects of one dataset to different servers).
+ * `--through K`: the load goes through the first K servers only (its connections spread over them), and the CPU of the
+ * others (which only follow: woken by the announcements, their timed work) is shown apart, per 1,000 requests of the
+ * load — what each write costs the servers it was not made through. `--per-server C`: C connections to each server
+ * (instead of the connections in all spread over them), so that one server and four get the same concurrency each:
+ * what a server's CPU per request owes to how many requests it has under way at once rather than to the other servers.
  */
 const BASE_DATASETS = Number(process.env.BENCH_BASE_DATASETS ?? 200);
 /**
@@ -103,6 +108,8 @@ export async function run(args: string[]) {
     return;
   }
   const kinds = args.includes('--statement-kinds');
+  const through = flag(args, 'through') ? Number(flag(args, 'through')) : undefined;
+  const perServer = flag(args, 'per-server') ? Number(flag(args, 'per-server')) : undefined;
   const cluster = await Cluster.create(['shared_buffers=256MB', 'shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all',
     ...(kinds ? ['pg_stat_statements.track_planning=on'] : [])]);
   const postmaster = Number(readFileSync(`${cluster.data}/postmaster.pid`, 'utf8').split('\n')[0]);
@@ -114,8 +121,9 @@ export async function run(args: string[]) {
     const { token } = await loadCatalog(url, catalogProposals({ datasets: BASE_DATASETS }));
     const fresh = generatedDatasets({ datasets: Number.MAX_SAFE_INTEGER, seed: 11 }, 5_000_000);
     const next = () => fresh.next().value as Proposal;
-    const results = new Map<string, { user: number; system: number; pg: number; statements: number; requests: number; rps: number }[]>();
-    console.log(`A = ${a}\nB = ${b}\n${CONNECTIONS} connections in all, ${rounds} rounds (A B, then B A, …) of ${SECONDS} s per load; ms of CPU per 1,000 requests`);
+    const results = new Map<string, { user: number; system: number; pg: number; statements: number; requests: number; rps: number; idle: number;
+      logReads: number }[]>();
+    console.log(`A = ${a}\nB = ${b}\n${perServer ? `${perServer} connections per server` : `${CONNECTIONS} connections in all`}, ${rounds} rounds (A B, then B A, …) of ${SECONDS} s per load; ms of CPU per 1,000 requests`);
     for (let r = 0; r < rounds; r++) {
       for (const [name, root] of (r % 2 === 0 ? [['A', a], ['B', b]] : [['B', b], ['A', a]]) as [string, string][]) {
         for (const n of counts) {
@@ -136,7 +144,8 @@ export async function run(args: string[]) {
               const g = generatedDatasets({ datasets: Number.MAX_SAFE_INTEGER, seed: 11 }, 6_000_000 + 1_000_000 * i + 100_000 * r);
               return () => g.next().value as Proposal;
             });
-            const go = (seconds: number) => Promise.all(running.map((s, i) => autocannon({ url: s.base, connections: Math.max(1, Math.round(Number(process.env[`BENCH_${name}_CONNECTIONS`] ?? CONNECTIONS) / n)),
+            const loaded = running.slice(0, Math.min(n, through ?? n));
+            const go = (seconds: number) => Promise.all(loaded.map((s, i) => autocannon({ url: s.base, connections: perServer ?? Math.max(1, Math.round(Number(process.env[`BENCH_${name}_CONNECTIONS`] ?? CONNECTIONS) / loaded.length)),
               duration: seconds, requests: LOADS[load]!(token, separate ? own[i]! : next) as never })));
             await go(2);
             await cluster.sql('SELECT pg_stat_statements_reset()', [], 'almanac');
@@ -151,16 +160,23 @@ export async function run(args: string[]) {
             const calls = await cluster.sql(`SELECT COALESCE(SUM(s.calls), 0)::bigint AS calls FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid
               WHERE r.rolname = current_user AND s.query NOT LIKE '%pg_stat_statements%'`, [], 'almanac');
             const requests = runs.reduce((k, x) => k + x.requests.total, 0);
+            const logReads = await cluster.sql(`SELECT COALESCE(SUM(calls), 0)::bigint AS calls FROM pg_stat_statements
+              WHERE query LIKE '%FROM almanac_change_log WHERE seq >%'`, [], 'almanac');
+            // `--through`: the servers that took no load (following only).
+            const idle = t1.slice(loaded.length).reduce((k, t, i) => k + t.user + t.system - t0[loaded.length + i]!.user - t0[loaded.length + i]!.system, 0);
             const failed = runs.reduce((k, x) => k + x.non2xx + x.errors, 0);
             const m = {
               user: t1.reduce((k, t, i) => k + t.user - t0[i]!.user, 0), system: t1.reduce((k, t, i) => k + t.system - t0[i]!.system, 0),
               pg, statements: Number(calls[0]!.calls), requests, rps: runs.reduce((k, x) => k + x.requests.average, 0),
+              idle, logReads: Number(logReads[0]!.calls),
             };
             const key = `${name} ${n} ${load}`;
             results.set(key, [...(results.get(key) ?? []), m]);
             const per = (x: number) => Math.round((x / Math.max(1, requests)) * 1000);
             console.log(`  round ${r + 1} ${key.padEnd(22)} ${per(m.user + m.system + m.pg)} (user ${per(m.user)} sys ${per(m.system)} pg ${per(m.pg)}) `
-              + `${(m.statements / Math.max(1, requests)).toFixed(2)} stmt/req ${Math.round(m.rps)} req/s load ${os.loadavg()[0]!.toFixed(1)}${failed ? ` ${failed} FAILED` : ''}`);
+              + `${(m.statements / Math.max(1, requests)).toFixed(2)} stmt/req ${(m.logReads / Math.max(1, requests)).toFixed(3)} log reads/req `
+              + `${through !== undefined && n > through ? `others ${per(idle)} (${per(idle / (n - loaded.length))} each) ` : ''}`
+              + `${Math.round(m.rps)} req/s load ${os.loadavg()[0]!.toFixed(1)}${failed ? ` ${failed} FAILED` : ''}`);
             if (kinds) {
               // `--statement-kinds`: statements by text, per request: calls, planning and execution time.
               const rows = await cluster.sql(`SELECT regexp_replace(left(s.query, 100), '\\s+', ' ', 'g') AS query, SUM(s.calls)::bigint AS calls,
@@ -187,7 +203,9 @@ export async function run(args: string[]) {
           const ms = results.get(`${name} ${n} ${load}`)!;
           const per = (f: (x: typeof ms[number]) => number) => Math.round(median(ms.map((x) => (f(x) / Math.max(1, x.requests)) * 1000)));
           return `${name} ${per((x) => x.user + x.system + x.pg)} (user ${per((x) => x.user)} sys ${per((x) => x.system)} pg ${per((x) => x.pg)}; `
-            + `${median(ms.map((x) => x.statements / Math.max(1, x.requests))).toFixed(2)} stmt; rounds ${ms.map((x) => Math.round(((x.user + x.system + x.pg) / x.requests) * 1000)).join('/')})`;
+            + `${median(ms.map((x) => x.statements / Math.max(1, x.requests))).toFixed(2)} stmt; `
+            + `${median(ms.map((x) => x.logReads / Math.max(1, x.requests))).toFixed(3)} log reads; `
+            + `${through !== undefined && n > through ? `others ${per((x) => x.idle)}; ` : ''}rounds ${ms.map((x) => Math.round(((x.user + x.system + x.pg) / x.requests) * 1000)).join('/')})`;
         });
         console.log(`  ${load} ${n} server(s): ${line.join('  |  ')}`);
       }

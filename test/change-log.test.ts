@@ -4,7 +4,9 @@ import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { rootActor } from '../src/model/actor.js';
+import { ChangeLogService } from '../src/changelog/service.js';
 import type { ChangeItem } from '../src/services/ingest-format.js';
+import { openStore } from '../src/storage/index.js';
 import type { Store } from '../src/storage/types.js';
 import { startApp, type TestApp } from './support/app.js';
 import { forEachEngine, freshDatabaseUrl, freshSharedDatabaseUrl, type Engine } from './support/engines.js';
@@ -219,3 +221,61 @@ async function rawExec(engine: Engine, url: string, _store: Store, sql: string) 
   await c.connect();
   try { await c.query(sql); } finally { await c.end(); }
 }
+
+forEachEngine('change log: a server hears its own entries as they commit, ahead of other servers\' not heard yet', (ctx) => {
+  let mine: Store;
+  let other: Store;
+  let cleanup = async () => {};
+  before(async () => {
+    // Two stores on one database: this server's and another server's (SQLite on a file, so that both reach it).
+    if (ctx.engine === 'sqlite') ({ url: ctx.url, cleanup } = await freshSharedDatabaseUrl('sqlite'));
+    mine = await openStore(ctx.url);
+    other = await openStore(ctx.url);
+  });
+  after(async () => { await mine?.close(); await other?.close(); await cleanup(); });
+
+  test('heard at once without reading the log, handed on once; the offset moves past them when the gap is heard', async () => {
+    const changeLog = new ChangeLogService(mine, 60_000);
+    await changeLog.start();
+    const heard: [number, string | null][][] = [];
+    changeLog.onChange((entries) => heard.push(entries.map((e) => [e.seq, e.aspect])));
+    let reads = 0;
+    const read = mine.changesAfter.bind(mine);
+    mine.changesAfter = (...args) => { reads++; return read(...args); };
+    const write = (s: Store, name: string, aspect: string, value: unknown) =>
+      s.writeAspects([{ urn: ds(name), entityType: 'dataset', aspect, value, actor: A, time: 1000 }], 20);
+    try {
+      const from = changeLog.followedTo()!;
+      // Another server commits first (its announcement not heard here yet), then this server.
+      await write(other, 'theirs', 'status', { removed: false });
+      await write(mine, 'mine', 'subTypes', { typeNames: ['Table'] });
+      await changeLog.afterCommit();
+      assert.deepEqual(heard, [[[from + 2, 'subTypes']]]);
+      assert.equal(changeLog.followedTo(), from, 'not past the entry not heard yet');
+      assert.equal(reads, 0, 'its own entries not read back');
+      // The other server's announcement: its entry heard, and the offset past both.
+      const [theirs, own] = await other.changesAfter(from, 10);
+      await changeLog.announced([theirs!]);
+      assert.deepEqual(heard, [[[from + 2, 'subTypes']], [[from + 1, 'status']]]);
+      assert.equal(changeLog.followedTo(), from + 2);
+      // This server's own announcement, a read of the log: nothing heard again.
+      await changeLog.announced([own!]);
+      await changeLog.follow();
+      assert.equal(reads, 1);
+      assert.deepEqual(heard, [[[from + 2, 'subTypes']], [[from + 1, 'status']]]);
+
+      // The same, the gap read from the log (an announcement too large to carry its entries): the read hands on the
+      // other server's entry only.
+      await write(other, 'theirs', 'status', { removed: true });
+      await write(mine, 'mine', 'subTypes', { typeNames: ['View'] });
+      await write(other, 'theirs2', 'status', { removed: false });
+      await changeLog.afterCommit();
+      assert.equal(reads, 1);
+      await changeLog.follow();
+      assert.deepEqual(heard.slice(2), [[[from + 4, 'subTypes']], [[from + 3, 'status'], [from + 5, 'status']]]);
+      assert.equal(changeLog.followedTo(), from + 5);
+    } finally {
+      await changeLog.stop();
+    }
+  });
+});

@@ -300,6 +300,33 @@ forEachEngine('aspect store', (ctx) => {
     assert.deepEqual([...(await store.getLatest([b])).get(b)!.keys()].sort(), ['status', 'tagProperties']);
   });
 
+  test('getLatest and existing answer alike for lists of every length (each length its own statement up to 32, an array beyond)', async () => {
+    const urn = (i: number) => `urn:li:tag:listed-${i}`;
+    await store.writeAspects(Array.from({ length: 40 }, (_, i) => [
+      { urn: urn(i), entityType: 'tag', aspect: 'tagProperties', value: { name: `t${i}` }, actor: ACTOR, time: 7 },
+      { urn: urn(i), entityType: 'tag', aspect: 'status', value: { removed: i % 2 === 0 }, actor: ACTOR, time: 7 },
+    ]).flat(), 20);
+    // Aspect lists of 1, 2 and 33 names (most of them not stored).
+    const names = ['status', 'tagProperties', ...Array.from({ length: 31 }, (_, i) => `unknownAspect${i}`)];
+    for (const n of [1, 2, 3, 5, 8, 9, 31, 32, 33, 40]) {
+      // The first n stored, one urn twice, and n urns never written.
+      const asked = [...Array.from({ length: n }, (_, i) => urn(i)), urn(0), ...Array.from({ length: n }, (_, i) => urn(100 + i))];
+      assert.deepEqual(await store.existing(asked), new Set(Array.from({ length: n }, (_, i) => urn(i))), `existing, ${n}`);
+      for (const aspects of [undefined, ['status'], ['status', 'tagProperties'], names]) {
+        const latest = await store.getLatest(asked, aspects);
+        const seen = Object.fromEntries([...latest].map(([u, m]) => [u, Object.fromEntries([...m].map(([a, r]) => [a, r.value]))]));
+        const expected = Object.fromEntries(Array.from({ length: n }, (_, i) => [urn(i), {
+          ...(aspects === undefined || aspects.includes('status') ? { status: { removed: i % 2 === 0 } } : {}),
+          ...(aspects === undefined || aspects.includes('tagProperties') ? { tagProperties: { name: `t${i}` } } : {}),
+        }]));
+        assert.deepEqual(seen, expected, `getLatest of ${asked.length} urns, aspects ${aspects?.length ?? 'all'}`);
+        // One entity alone.
+        const one = await store.getLatest([urn(0)], aspects);
+        assert.deepEqual(Object.fromEntries([...one.get(urn(0))!].map(([a, r]) => [a, r.value])), expected[urn(0)]);
+      }
+    }
+  });
+
   test('time-series rows upsert on (urn, timestamp, partition, granularity, messageId)', async () => {
     const row = (ts: number, rowCount: number, partition = 'FULL_TABLE_SNAPSHOT') => ({
       urn: DS, entityType: 'dataset', aspect: 'datasetProfile', timestampMillis: ts, partition, granularity: 'DAY:1',

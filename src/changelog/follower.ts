@@ -118,7 +118,10 @@ export class ChangeFollower {
    * entries the announcement carried, handed on without reading the log when they follow on from what was heard.
    */
   wake(seq?: number, entries?: readonly ChangeRecord[]): void {
-    if (this.stopped || (seq !== undefined && seq <= this.heard)) return;
+    // Against what the listeners heard in order: this server's own entries may have been heard ahead of other servers'
+    // entries not announced here yet, whose announcement must not be taken for heard already.
+    const followed = this.changeLog.followedTo();
+    if (this.stopped || (seq !== undefined && followed !== null && seq <= followed)) return;
     this.running = (entries ? this.changeLog.announced(entries) : this.changeLog.follow()).then(() => {
       if (this.failing) {
         this.failing = false;

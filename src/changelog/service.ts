@@ -69,15 +69,42 @@ export class ChangeLogService {
   }
 
   /**
-   * This process's own entries, handed on by the store as their transaction commits: the listeners hear them without
-   * a read of the log when they follow on from what this process has read. Otherwise (another process's entries came
-   * between, a read is under way) they are left to the read that afterCommit makes.
+   * This process's own entries, handed on by the store as their transaction commits: the listeners hear them at once,
+   * without a read of the log, whether or not they follow on from what this process has read. Entries of other servers
+   * committed just before (offsets below these) may not have been announced here yet: these are then kept as heard
+   * ahead (`ahead`), the offset moves past them once the gap is heard (announced or read), and they are not handed on
+   * again. Handing them on only when they followed on made the writer read its own entries back from the log whenever
+   * another server had committed just before — the more servers, the more often.
    */
   private heardOwn(entries: readonly ChangeRecord[]): void {
     const followed = this.followed;
-    if (followed === null || this.following || entries[0]!.seq !== followed + 1) return;
-    this.followed = entries[entries.length - 1]!.seq;
-    for (const l of this.listeners) l(entries);
+    if (followed === null) return;
+    const fresh = entries.filter((e) => e.seq > followed && !this.ahead.has(e.seq));
+    if (!fresh.length) return;
+    for (const e of fresh) {
+      this.ahead.set(e.seq, e);
+      if (e.seq > this.ownHanded) this.ownHanded = e.seq;
+    }
+    for (const l of this.listeners) l(fresh);
+    // While a read of the log runs, it moves the offset (and skips these) itself.
+    if (!this.following) this.moveThroughAhead();
+  }
+
+  /** Own entries handed on beyond the offset (heardOwn), by offset: skipped when the log's read or announcement reaches them. */
+  private readonly ahead = new Map<number, ChangeRecord>();
+  /** The newest of this process's own entries handed on to the listeners. */
+  private ownHanded = 0;
+
+  /** Moves the offset through the entries heard ahead that now follow on from it. */
+  private moveThroughAhead(): void {
+    if (this.followed === null || this.ahead.size === 0) return;
+    while (this.ahead.delete(this.followed + 1)) this.followed++;
+    if (this.ahead.size) for (const seq of this.ahead.keys()) if (seq <= this.followed) this.ahead.delete(seq);
+  }
+
+  /** The offset up to which the listeners have heard every entry (entries heard ahead of a gap not counted). */
+  followedTo(): number | null {
+    return this.followed;
   }
 
   /** The offset up to which this process knows every index applied the log (its own steps, the offsets it last read). */
@@ -134,8 +161,9 @@ export class ChangeLogService {
     if (this.fault === 'kill-after-commit') process.kill(process.pid, 'SIGKILL');
     // The log is read unless the listeners heard every entry this process appended as it committed (heardOwn).
     const own = this.store.newestOwnEntry?.();
-    if (own === undefined || this.followed === null || this.followed < own) await this.follow();
-    if (this.followed !== null && this.followed > this.wanted) this.wanted = this.followed;
+    if (own === undefined || this.followed === null || (this.followed < own && this.ownHanded < own)) await this.follow();
+    const known = Math.max(this.followed ?? 0, this.ownHanded);
+    if (known > this.wanted) this.wanted = known;
     if (opts.bulk) {
       await this.bulkCatchUp();
       return;
@@ -308,18 +336,19 @@ export class ChangeLogService {
    */
   private handOn(entries: readonly ChangeRecord[]): boolean {
     const followed = this.followed!;
-    const fresh = entries.filter((e) => e.seq > followed).sort((a, b) => a.seq - b.seq);
+    const fresh = new Map<number, ChangeRecord>();
+    for (const e of entries) if (e.seq > followed) fresh.set(e.seq, e);
     const run: ChangeRecord[] = [];
-    for (const e of fresh) {
-      const next = followed + run.length + 1;
-      if (e.seq > next) break;
-      if (e.seq === next) run.push(e); // (a lower one: heard twice)
+    let next = followed + 1;
+    // Through what was announced and what this process heard ahead of it (its own entries, handed on already).
+    for (; fresh.has(next) || this.ahead.has(next); next++) {
+      if (!this.ahead.delete(next)) run.push(fresh.get(next)!);
     }
-    if (run.length) {
-      this.followed = run[run.length - 1]!.seq;
-      for (const l of this.listeners) l(run);
-    }
-    return fresh.every((e) => e.seq <= this.followed!);
+    this.followed = next - 1;
+    if (run.length) for (const l of this.listeners) l(run);
+    this.moveThroughAhead();
+    for (const seq of fresh.keys()) if (seq > this.followed) return false;
+    return true;
   }
 
   /** Entries announced while a read of the log ran. */
@@ -350,9 +379,15 @@ export class ChangeLogService {
     if (this.followed === null) this.followed = await this.store.lastChangeSeq();
     for (;;) {
       const entries = await this.store.changesAfter(this.followed, FOLLOW_BATCH);
-      if (entries.length === 0) return;
+      if (entries.length === 0) {
+        this.moveThroughAhead();
+        return;
+      }
       this.followed = entries[entries.length - 1]!.seq;
-      for (const l of this.listeners) l(entries);
+      // This process's own entries among them were handed on as they committed (heardOwn).
+      const unheard = this.ahead.size ? entries.filter((e) => !this.ahead.has(e.seq)) : entries;
+      this.moveThroughAhead();
+      if (unheard.length) for (const l of this.listeners) l(unheard);
       if (entries.length < FOLLOW_BATCH) return;
     }
   }

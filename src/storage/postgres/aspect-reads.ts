@@ -24,9 +24,28 @@ export async function listVersions(db: PostgresConnection, urn: string, aspect: 
   return (rows as AspectRow[]).map(toRecord);
 }
 
+/**
+ * Lists of up to this many values are sent as that many parameters (`$1, $2, …`), one statement text per length,
+ * rather than as one array parameter. PostgreSQL estimates `= ANY($1)` and `UNNEST($1)` of an array parameter at ten
+ * elements in a prepared statement's generic plan, and a custom plan at the list's length: the custom one looking
+ * cheaper, a prepared statement was planned again on every run (a `dataset(urn)` read planned its entity and latest
+ * aspect reads for 230 µs of PostgreSQL's CPU of about 800, 2026-11-28). With the length in the text, the generic plan
+ * is the custom one, and is kept after the first runs. Longer lists (bulk reads, whose plan may depend on the size)
+ * keep the array.
+ */
+const LISTED_MAX = 32;
+
+/** `$from, $from+1, …` for the values, or null beyond LISTED_MAX. */
+function listed(count: number, from: number, type = ''): string | null {
+  return count > LISTED_MAX ? null : Array.from({ length: count }, (_, i) => `$${from + i}${type}`).join(', ');
+}
+
 export async function existing(db: Pick<PostgresConnection, 'query'>, urns: readonly string[]): Promise<Set<string>> {
   if (urns.length === 0) return new Set();
-  const { rows } = await db.query(prepared(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY($1)`, [urns]));
+  const list = listed(urns.length, 1);
+  const { rows } = list
+    ? await db.query(prepared(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn IN (${list})`, [...urns]))
+    : await db.query(prepared(`SELECT urn FROM ${ENTITY_TABLE} WHERE urn = ANY($1)`, [urns]));
   return new Set(rows.map((r) => r.urn as string));
 }
 
@@ -44,10 +63,26 @@ export async function latestRows(db: Pick<PostgresConnection, 'query'>, urns: re
   // prepared statement's generic plan, so the statement below is planned anew on every run; this one runs on its
   // generic plan.
   if (unique.length === 1) {
-    const { rows: one } = aspects
-      ? await db.query(prepared(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND version = 0 AND aspect = ANY($2)`, [unique[0], aspects]))
-      : await db.query(prepared(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND version = 0`, [unique[0]]));
+    const names = aspects && listed(aspects.length, 2);
+    const { rows: one } = names
+      ? await db.query(prepared(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND version = 0 AND aspect IN (${names})`, [unique[0], ...aspects!]))
+      : aspects
+        ? await db.query(prepared(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND version = 0 AND aspect = ANY($2)`, [unique[0], aspects]))
+        : await db.query(prepared(`SELECT * FROM ${ASPECT_TABLE} WHERE urn = $1 AND version = 0`, [unique[0]]));
     return one as AspectRow[];
+  }
+  // A few entities (a page of a read, lineage's neighbours): their urns as a VALUES list of parameters (LISTED_MAX),
+  // padded with NULLs (which match nothing) to a power of two, so that the texts stay few: the plan's rows are the
+  // list's either way.
+  const width = 2 ** Math.ceil(Math.log2(unique.length));
+  const keys = listed(width, 1, '::text');
+  const names = aspects ? listed(aspects.length, width + 1) : '';
+  if (keys && names !== null) {
+    const padded = [...unique, ...Array.from({ length: width - unique.length }, () => null)];
+    const { rows } = await db.query(prepared(`SELECT a.* FROM (VALUES (${keys.split(', ').join('), (')})) AS k(urn) CROSS JOIN LATERAL
+      (SELECT * FROM ${ASPECT_TABLE} a WHERE a.urn = k.urn AND a.version = 0${aspects ? ` AND a.aspect IN (${names})` : ''} OFFSET 0) a`,
+    [...padded, ...(aspects ?? [])]));
+    return rows as AspectRow[];
   }
   const { rows } = aspects
     ? await db.query(prepared(`SELECT a.* FROM UNNEST($1::text[]) AS k(urn) CROSS JOIN LATERAL (SELECT * FROM ${ASPECT_TABLE} a
