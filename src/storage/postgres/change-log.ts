@@ -23,15 +23,6 @@ const INDEX_STEP_LOCK = 727_100_003;
 /** Reconnection delays of the LISTEN connection (watchChanges), doubling from the first to the last. */
 const WATCH_BACKOFF_MIN = 100;
 const WATCH_BACKOFF_MAX = 10_000;
-/**
- * How long the LISTEN connection is left unread after an announcement (watchChanges): an announcement arriving when
- * none came for this long is handed on at once, and those that follow within it are read together when it ends, so
- * that a server is woken at most about 1000 / WATCH_HOLD_MS times a second by the other servers' commits rather than
- * once per commit (with N servers each commit woke N − 1 others: the per-write cost grew with N). Meanwhile the
- * announcements wait in the connection's socket (a few hundred bytes each). A server's own commits do not wait on
- * it: their entries are handed to its listeners as they commit.
- */
-const WATCH_HOLD_MS = Number(process.env.ALMANAC_TEST_WATCH_HOLD_MS ?? 50);
 
 /**
  * Data-modifying parts (`name AS (...)`, parameters added through `$` to `params`) as one statement, with `log`'s
@@ -267,26 +258,8 @@ export async function watchChanges(db: PostgresConnection, wake: (seq?: number, 
     // read from the log then. An announcement without its entries (too many to carry) is read from the log too.
     wake(h.last, db.replicas || !h.whole ? undefined : h.entries);
   };
-  // Once an announcement is heard, the connection is not read for WATCH_HOLD_MS: the announcements made meanwhile wait
-  // in the socket and are read, and handed on, together (see WATCH_HOLD_MS).
-  let holding: { c: pg.Client; timer: NodeJS.Timeout } | null = null;
-  const socketOf = (c: pg.Client) => (c as unknown as { connection?: { stream?: { pause?: () => void; resume?: () => void } } }).connection?.stream;
-  const release = () => {
-    if (!holding) return;
-    clearTimeout(holding.timer);
-    socketOf(holding.c)?.resume?.();
-    holding = null;
-  };
-  const hold = (c: pg.Client) => {
-    if (holding || stopped || WATCH_HOLD_MS <= 0) return;
-    const socket = socketOf(c);
-    if (!socket?.pause || !socket.resume) return;
-    socket.pause();
-    holding = { c, timer: setTimeout(release, WATCH_HOLD_MS) };
-  };
   const retry = (c: pg.Client, error: Error) => {
     if (stopped || client !== c) return; // stopped, or this connection's loss was already handled
-    if (holding?.c === c) release();
     client = null;
     c.end().catch(() => {});
     onState?.(false, error);
@@ -306,7 +279,6 @@ export async function watchChanges(db: PostgresConnection, wake: (seq?: number, 
       if (last === undefined || (heard.last !== undefined && last > heard.last)) heard.last = last;
       if (entries) heard.entries.push(...entries);
       else heard.whole = false;
-      hold(c);
     });
     c.on('error', (e) => retry(c, e));
     c.on('end', () => retry(c, new Error('the LISTEN connection ended')));
@@ -326,8 +298,6 @@ export async function watchChanges(db: PostgresConnection, wake: (seq?: number, 
   return async () => {
     stopped = true;
     clearTimeout(timer);
-    // A held connection is read again, so that its end is seen.
-    release();
     const c = client;
     client = null;
     await c?.end().catch(() => {});
