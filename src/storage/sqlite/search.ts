@@ -111,7 +111,10 @@ export class SqliteSearch {
     this.docsSinceOptimize += docs.length;
     if (this.docsSinceOptimize >= 20_000) {
       this.docsSinceOptimize = 0;
-      optimizePlanner(this.c.db);
+      // Not while a bulk load has the search indexes dropped: building them again ends with this (restoreIndexes), and
+      // meanwhile its statements look rows up by key whatever the figures (each run cost a third of a second at 50,000
+      // datasets, and a million-dataset catch-up would run it fifty times).
+      if (!termIndexDeferred(this.c)) optimizePlanner(this.c.db);
     }
   }
 
@@ -270,6 +273,11 @@ export class SqliteSearch {
   }
 }
 
+/** Whether a bulk load has the index of the filter values' pairs by term dropped (src/storage/sqlite/bulk-load.ts). */
+function termIndexDeferred(c: SqliteConnection): boolean {
+  return c.stmt(`SELECT 1 FROM ${SETTINGS_TABLE} WHERE key = ?`).get(`${DEFERRED_INDEX_KEY}${SEARCH_TERM_INDEX}`) !== undefined;
+}
+
 /**
  * The terms' statements, their texts built once: each is looked up by its text once per term of every document
  * written, and a text built anew is hashed anew.
@@ -289,7 +297,7 @@ const TERM_SQL = {
  * terms are always exactly the values some document has, whichever path wrote them).
  */
 class SearchTerms {
-  private readonly ids = new Map<string, number>();
+  private readonly ids = new Map<string, Map<string, number>>();
   private termIndexDeferred: boolean | undefined;
 
   constructor(private readonly c: SqliteConnection) {}
@@ -332,20 +340,22 @@ class SearchTerms {
    */
   unlink(term: number, doc: number): void {
     this.c.stmt(TERM_SQL.unlink).run(term, doc);
-    this.termIndexDeferred ??= this.c.stmt(`SELECT 1 FROM ${SETTINGS_TABLE} WHERE key = ?`).get(`${DEFERRED_INDEX_KEY}${SEARCH_TERM_INDEX}`) !== undefined;
+    this.termIndexDeferred ??= termIndexDeferred(this.c);
     if (this.termIndexDeferred) return;
     if (this.c.stmt(TERM_SQL.held).get(term) !== undefined) return;
     const gone = this.c.stmt(TERM_SQL.remove).raw().get(term) as [string, string] | undefined;
-    if (gone) this.ids.delete(termKey(gone[0], gone[1]));
+    if (gone) this.ids.get(gone[0])?.delete(gone[1]);
   }
 
   private id(field: string, value: string): number {
-    const key = termKey(field, value);
-    let id = this.ids.get(key);
+    // By field, then value: no key string made for each value of every document (a bulk load looks up millions).
+    let byValue = this.ids.get(field);
+    if (!byValue) this.ids.set(field, (byValue = new Map()));
+    let id = byValue.get(value);
     if (id === undefined) {
       id = this.c.stmt(TERM_SQL.find).pluck().get(field, value) as number | undefined;
       id ??= Number(this.c.stmt(TERM_SQL.add).run(field, value, numeric(value)).lastInsertRowid);
-      this.ids.set(key, id);
+      byValue.set(value, id);
     }
     return id;
   }
