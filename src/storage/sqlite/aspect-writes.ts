@@ -9,6 +9,7 @@ import { valueJsonOf, type AspectKey, type AspectUpdate, type AspectWrite, type 
 import { logReferences, planVersions, type PlannedRow } from '../version-plan.js';
 import type Database from 'better-sqlite3';
 import * as changeLog from './change-log.js';
+import { urnNumberer } from './urn-numbers.js';
 import type { SqliteConnection } from './connection.js';
 import * as timeseries from './timeseries.js';
 
@@ -347,7 +348,9 @@ export class SqliteAspectWrites {
       if (e && !known.has(e.json)) known.set(e.json, e.stored);
     }
     // The entries first: each version row keeps the offset of the entry that wrote it, which names it for its values.
-    const seqs = changeLog.appendChanges(this.conn, plan.log, known, this.groupEntries, logReferences(plan));
+    // The urns' numbers looked up once for the call's entries (its versions', its time-series rows', its deletions').
+    const number = urnNumberer(this.conn);
+    const seqs = changeLog.appendChanges(this.conn, plan.log, known, this.groupEntries, logReferences(plan), number);
     const seqOf = new Map<PlannedRow, number>(plan.logVersions.map((v, i) => [v.row, seqs[i]!]));
     for (const t of plan.touches) touch.run(t.sys, t.urn, t.aspect);
     for (const m of plan.copies) copyLatest.run(m.version, m.urn, m.aspect);
@@ -364,10 +367,10 @@ export class SqliteAspectWrites {
     }
     const log: ChangeRow[] = [];
     const results = plan.results;
-    timeseries.upsertTimeseriesRows(this.conn, update.timeseries ?? [], known, encoded, entities, this.groupEntries);
+    timeseries.upsertTimeseriesRows(this.conn, update.timeseries ?? [], known, encoded, entities, this.groupEntries, number);
     for (const d of update.deletes ?? []) this.deleteAspectRows(d.urn, [d.aspect], d.actor, log);
     for (const d of update.timeseriesDeletes ?? []) timeseries.deleteTimeseriesRows(this.conn, d.urn, d.entityType, d.aspect, undefined, undefined, d.actor, log);
-    changeLog.appendChanges(this.conn, log, known, this.groupEntries);
+    changeLog.appendChanges(this.conn, log, known, this.groupEntries, undefined, number);
     return results;
   }
 

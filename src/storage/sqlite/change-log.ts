@@ -42,13 +42,13 @@ type StoredChangeLogRow = Omit<ChangeLogRow, 'value' | 'previous_value'> & { val
 /**
  * Inserts log entries; inside the write's transaction, so the offsets follow the order of commits. Values are stored
  * as the aspect table stores them (`known`: the stored form of texts this write already encoded). `entries` gets the
- * entries as a read without values would give them.
+ * entries as a read without values would give them. `number`: the transaction's urn numbers, when the caller appends
+ * entries more than once in it (each time a new numberer would look the same type, aspect and actor up again).
  */
 export function appendChanges(c: SqliteConnection, rows: readonly ChangeRow[], known?: Map<string, StoredJson>,
-  entries?: ChangeRecord[], refs?: readonly number[]): number[] {
+  entries?: ChangeRecord[], refs?: readonly number[], number: (urn: string) => number = urnNumberer(c)): number[] {
   if (rows.length === 0) return [];
   const insert = c.stmt(INSERT_CHANGE);
-  const number = urnNumberer(c);
   const encode = (text: string | null) => {
     if (text === null) return null;
     let stored = known?.get(text);

@@ -25,7 +25,8 @@ export function writeRelationships(c: SqliteConnection, sources: readonly string
   const number = urnNumberer(c);
   const stored: (Relationship & { ids: [number, number, number] })[] = [];
   for (const source of sources) {
-    const id = urnNumber(c, source);
+    // (Kept by the numberer when it has one: the source's edges are numbered with it below without a second lookup.)
+    const id = number.known(source);
     if (id === undefined) continue;
     for (const r of c.stmt(STORED).all(id) as (EdgeRow & { s: number; t: number; d: number })[]) stored.push({ ...edgeOf(r), ids: [r.s, r.t, r.d] });
   }

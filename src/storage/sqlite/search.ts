@@ -2,7 +2,7 @@ import { DEFERRED_INDEX_KEY, SEARCH_COUNTS, SEARCH_DOCS, SEARCH_FTS, SEARCH_TERM
 import type { FacetOp } from '../facet-bitmaps.js';
 import type { FacetIndex } from '../facet-index.js';
 import {
-  addCountDeltas, addRewriteDeltas, allDocsStatement, countable, countChanges, countStatement, distinctValues, docKeys, facetSteps, ftsFlags, numeric,
+  addCountDeltas, addRewriteDeltas, allDocsStatement, NewDocCounts, countable, countChanges, countStatement, distinctValues, docKeys, facetSteps, ftsFlags, numeric,
   pageSteps, termKey, textDigest, textWords, valueChanges, type CountedDoc, type FacetRow, type PageRow, type Statement,
 } from '../search-sql.js';
 import type { FacetCount, FacetSpec, SearchDoc, SearchDocQuery, SearchSort } from '../types.js';
@@ -72,29 +72,38 @@ export class SqliteSearch {
       const updateDoc = this.c.stmt(`UPDATE ${SEARCH_DOCS} SET entity_type = ?, removed = ?, sort_name = ?, text_digest = ?, name_key = ?,
         qualified_key = ?, text_words = ? WHERE id = ?`);
       const terms = new SearchTerms(this.c);
+      // New documents' counts, by term number (a bulk load writes new documents only: a string key per value was most
+      // of what counting cost), added to the deltas once for the call.
+      const fresh = new NewDocCounts();
       this.textOps = [];
       for (const d of docs) {
-        const values = distinctValues(d);
         const flags = ftsFlags(d.entityType, d.removed);
         const digest = textDigest(d.name, d.text, flags);
         const old = this.takeSearchDoc(d.urn, terms, true);
-        let id: number;
-        if (old) {
-          id = old.id;
-          updateDoc.run(d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), textWords(d), id);
-        } else {
-          id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), textWords(d)).lastInsertRowid);
+        if (!old) {
+          // Each (field, value) once, by its term's number, in the order distinctValues keeps.
+          const { values, ids } = terms.distinct(d.values);
+          const id = Number(insertDoc.run(d.urn, d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), textWords(d)).lastInsertRowid);
+          this.textOps.push({ id, text: [d.name, d.text, flags] });
+          terms.linkIds(ids, id);
+          fresh.add(d.entityType, d.removed, values, ids);
+          this.facetOps.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values, text: { name: d.name, body: d.text } } });
+          continue;
         }
-        if (old?.textDigest !== digest) {
-          if (old) this.textOps.push({ id, remove: true });
+        const values = distinctValues(d);
+        const id = old.id;
+        updateDoc.run(d.entityType, d.removed ? 1 : 0, d.sortName, digest, ...docKeys(d), textWords(d), id);
+        if (old.textDigest !== digest) {
+          this.textOps.push({ id, remove: true });
           this.textOps.push({ id, text: [d.name, d.text, flags] });
         }
-        const changes = valueChanges(old?.doc.values ?? [], values);
-        for (const [field, value] of changes.gone) terms.unlink(old!.terms.get(termKey(field, value))!, id);
+        const changes = valueChanges(old.doc.values, values);
+        for (const [field, value] of changes.gone) terms.unlink(old.terms.get(termKey(field, value))!, id);
         terms.link(changes.added, id);
-        addRewriteDeltas(deltas, old?.doc, { entityType: d.entityType, removed: d.removed, values }, changes);
+        addRewriteDeltas(deltas, old.doc, { entityType: d.entityType, removed: d.removed, values }, changes);
         this.facetOps.push({ set: { id, urn: d.urn, entityType: d.entityType, removed: d.removed, values, text: { name: d.name, body: d.text } } });
       }
+      fresh.addTo(deltas);
       this.applyCounts(deltas);
       this.writeText();
     }
@@ -102,7 +111,10 @@ export class SqliteSearch {
     this.docsSinceOptimize += docs.length;
     if (this.docsSinceOptimize >= 20_000) {
       this.docsSinceOptimize = 0;
-      optimizePlanner(this.c.db);
+      // Not while a bulk load has the search indexes dropped: building them again ends with this (restoreIndexes), and
+      // meanwhile its statements look rows up by key whatever the figures (each run cost a third of a second at 50,000
+      // datasets, and a million-dataset catch-up would run it fifty times).
+      if (!termIndexDeferred(this.c)) optimizePlanner(this.c.db);
     }
   }
 
@@ -261,6 +273,11 @@ export class SqliteSearch {
   }
 }
 
+/** Whether a bulk load has the index of the filter values' pairs by term dropped (src/storage/sqlite/bulk-load.ts). */
+function termIndexDeferred(c: SqliteConnection): boolean {
+  return c.stmt(`SELECT 1 FROM ${SETTINGS_TABLE} WHERE key = ?`).get(`${DEFERRED_INDEX_KEY}${SEARCH_TERM_INDEX}`) !== undefined;
+}
+
 /**
  * The terms' statements, their texts built once: each is looked up by its text once per term of every document
  * written, and a text built anew is hashed anew.
@@ -280,18 +297,40 @@ const TERM_SQL = {
  * terms are always exactly the values some document has, whichever path wrote them).
  */
 class SearchTerms {
-  private readonly ids = new Map<string, number>();
+  private readonly ids = new Map<string, Map<string, number>>();
   private termIndexDeferred: boolean | undefined;
 
   constructor(private readonly c: SqliteConnection) {}
 
   /** Gives the document these (field, value) pairs, numbering the new ones. */
   link(values: readonly (readonly [string, string])[], doc: number): void {
-    if (values.length === 0) return;
+    this.linkIds(values.map(([field, value]) => this.id(field, value)), doc);
+  }
+
+  /** Gives the document these terms (numbered by distinct: each once). */
+  linkIds(ids: readonly number[], doc: number): void {
+    if (ids.length === 0) return;
     // One statement a document, its terms in key order (the table is keyed by document; migration 25): a third of
     // the CPU of a statement a pair.
-    const terms = values.map(([field, value]) => this.id(field, value)).sort((a, b) => a - b);
-    this.c.stmt(TERM_SQL.link).run(doc, JSON.stringify(terms));
+    this.c.stmt(TERM_SQL.link).run(doc, JSON.stringify([...ids].sort((a, b) => a - b)));
+  }
+
+  /**
+   * Each (field, value) of these once, in the order of their first occurrence (as distinctValues keeps them), with
+   * their terms' numbers (the new ones numbered now, in that order).
+   */
+  distinct(pairs: readonly (readonly [string, string])[]): { values: (readonly [string, string])[]; ids: number[] } {
+    const values: (readonly [string, string])[] = [];
+    const ids: number[] = [];
+    const seen = new Set<number>();
+    for (const pair of pairs) {
+      const id = this.id(pair[0], pair[1]);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      values.push(pair);
+      ids.push(id);
+    }
+    return { values, ids };
   }
 
   /**
@@ -301,20 +340,22 @@ class SearchTerms {
    */
   unlink(term: number, doc: number): void {
     this.c.stmt(TERM_SQL.unlink).run(term, doc);
-    this.termIndexDeferred ??= this.c.stmt(`SELECT 1 FROM ${SETTINGS_TABLE} WHERE key = ?`).get(`${DEFERRED_INDEX_KEY}${SEARCH_TERM_INDEX}`) !== undefined;
+    this.termIndexDeferred ??= termIndexDeferred(this.c);
     if (this.termIndexDeferred) return;
     if (this.c.stmt(TERM_SQL.held).get(term) !== undefined) return;
     const gone = this.c.stmt(TERM_SQL.remove).raw().get(term) as [string, string] | undefined;
-    if (gone) this.ids.delete(termKey(gone[0], gone[1]));
+    if (gone) this.ids.get(gone[0])?.delete(gone[1]);
   }
 
   private id(field: string, value: string): number {
-    const key = termKey(field, value);
-    let id = this.ids.get(key);
+    // By field, then value: no key string made for each value of every document (a bulk load looks up millions).
+    let byValue = this.ids.get(field);
+    if (!byValue) this.ids.set(field, (byValue = new Map()));
+    let id = byValue.get(value);
     if (id === undefined) {
       id = this.c.stmt(TERM_SQL.find).pluck().get(field, value) as number | undefined;
       id ??= Number(this.c.stmt(TERM_SQL.add).run(field, value, numeric(value)).lastInsertRowid);
-      this.ids.set(key, id);
+      byValue.set(value, id);
     }
     return id;
   }

@@ -3,6 +3,7 @@ import { readJson, storeJson, type StoredJson } from '../stored-json.js';
 import { LOG_REF_SERIES, timeseriesChange, truncateChange, type ChangeRow } from '../change-log.js';
 import { valueJsonOf, type ChangeRecord, type TableSize, type TimeseriesQuery, type TimeseriesRecord, type TimeseriesRow, type TimeseriesRowKey, type TimeseriesWrite } from '../types.js';
 import { appendChanges } from './change-log.js';
+import { urnNumberer } from './urn-numbers.js';
 import type { SqliteConnection } from './connection.js';
 
 /** Time series on SQLite: one table per entity type and aspect, their rows written, read, deleted, exported and measured. */
@@ -26,7 +27,7 @@ const BY_SERIES_ROW = [LOG_REF_SERIES];
  */
 export function upsertTimeseriesRows(c: SqliteConnection, rows: TimeseriesWrite[], known?: Map<string, StoredJson>,
   encoded?: { get(r: TimeseriesWrite): { json: string; stored: StoredJson } | undefined }, entitiesAdded?: { has(urn: string): boolean },
-  entries?: ChangeRecord[]): void {
+  entries?: ChangeRecord[], number: (urn: string) => number = urnNumberer(c)): void {
   if (rows.length === 0) return;
   const addEntity = c.stmt(`INSERT OR IGNORE INTO ${ENTITY_TABLE} (urn, entity_type, created_on) VALUES (?, ?, ?)`);
   for (const r of rows) {
@@ -38,7 +39,7 @@ export function upsertTimeseriesRows(c: SqliteConnection, rows: TimeseriesWrite[
     const sys = r.systemMetadata ? JSON.stringify(r.systemMetadata) : null;
     c.sizes.changed(t);
     if (!entitiesAdded?.has(r.urn)) addEntity.run(r.urn, r.entityType, Date.now());
-    const [seq] = appendChanges(c, [timeseriesChange(r, json, sys, Date.now())], known, entries, BY_SERIES_ROW);
+    const [seq] = appendChanges(c, [timeseriesChange(r, json, sys, Date.now())], known, entries, BY_SERIES_ROW, number);
     const sql = upsertSql(t);
     const runId = r.systemMetadata?.runId ?? null;
     if (c.stmt(sql.insert).run(r.urn, r.timestampMillis, r.partition, r.granularity, r.messageId, stored, sys, runId, seq).changes === 0) {

@@ -18,12 +18,19 @@ export function urnNumber(c: SqliteConnection, urn: string): number | undefined 
  * Numbers urns inside one write transaction, giving the new ones theirs; the numbers looked up are kept for the
  * transaction (an entity's entries, owners and tags recur), not beyond it (one rolled back would leave them unstored).
  */
-export function urnNumberer(c: SqliteConnection): (urn: string) => number {
+export function urnNumberer(c: SqliteConnection): ((urn: string) => number) & { known(urn: string): number | undefined } {
   const known = new Map<string, number>();
-  return (urn) => {
+  const number = (urn: string) => {
     let id = known.get(urn) ?? urnNumber(c, urn);
     if (id === undefined) id = Number(c.stmt(NEW_ID).run(urn).lastInsertRowid);
     known.set(urn, id);
     return id;
   };
+  /** A urn's number if it has one (kept for the transaction), without giving it one. */
+  number.known = (urn: string) => {
+    const id = known.get(urn) ?? urnNumber(c, urn);
+    if (id !== undefined) known.set(urn, id);
+    return id;
+  };
+  return number;
 }
