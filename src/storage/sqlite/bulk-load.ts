@@ -1,7 +1,7 @@
 import { DEFERRED_INDEX_KEY, deferredIndexes } from '../deferred-indexes.js';
 import { SEARCH_FTS, SEARCH_TERM_DOCS, SEARCH_TERMS, SETTINGS_TABLE } from '../schema.js';
 import type { SqliteConnection } from './connection.js';
-import { optimizePlanner } from './planner-statistics.js';
+import { OPTIMIZE_ALL_TABLES, optimizePlanner } from './planner-statistics.js';
 
 /** The indexes a bulk load drops while it writes and builds again at its end (src/storage/deferred-indexes.ts), on SQLite. */
 
@@ -46,5 +46,7 @@ export function restoreIndexes(c: SqliteConnection): void {
     // The terms the catch-up left without a document (it could not tell without the index by term: SearchTerms.unlink).
     c.db.exec(`DELETE FROM ${SEARCH_TERMS} WHERE NOT EXISTS (SELECT 1 FROM ${SEARCH_TERM_DOCS} p WHERE p.term = ${SEARCH_TERMS}.id)`);
   }).immediate();
-  optimizePlanner(c.db);
+  // Every table, as the next start's open looks at them (the log and the text index's tables are written by a bulk
+  // load but not read by it): their figures gathered here rather than before that start answers.
+  optimizePlanner(c.db, OPTIMIZE_ALL_TABLES);
 }

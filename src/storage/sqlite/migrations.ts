@@ -2,7 +2,7 @@ import { timeseriesLogStatements } from '../change-log.js';
 import { MIGRATIONS_TABLE, migrations, timeseriesTableNames, timeseriesTableStatements } from '../schema.js';
 import { restoreIndexes } from './bulk-load.js';
 import type { SqliteConnection } from './connection.js';
-import { optimizePlanner, setFtsPagesEstimate } from './planner-statistics.js';
+import { OPTIMIZE_ALL_TABLES, optimizePlanner, setFtsPagesEstimate } from './planner-statistics.js';
 
 /**
  * Applies the migrations not applied yet and makes the time-series tables the registry names (in one transaction),
@@ -30,5 +30,5 @@ export function migrate(c: SqliteConnection): void {
   apply.immediate();
   restoreIndexes(c);
   // Gathers statistics the planner lacks (on a new or upgraded database), as SQLite advises at open.
-  optimizePlanner(db, 0x10002);
+  optimizePlanner(db, OPTIMIZE_ALL_TABLES);
 }
