@@ -111,6 +111,30 @@ forEachEngine('change log entries by reference', (ctx) => {
       assert.deepEqual((await store.changesAfter(from, 100, true)).slice(0, 6), written);
     });
 
+    test('PostgreSQL: the oldest entries are trimmed by offset (no index by time), up to the first that is not old enough', async () => {
+      const urns = [ds(400), ds(401)];
+      const from = await store.lastChangeSeq();
+      for (let i = 0; i < 3; i++) {
+        await store.writeAspects(urns.map((urn) => ({ urn, entityType: 'dataset', aspect: 'subTypes', value: { typeNames: [`Trim${i}`] }, actor: A })), 3);
+      }
+      const seqs = (await store.changesAfter(from, 100)).map((e) => e.seq);
+      assert.equal(seqs.length, 6);
+      assert.deepEqual(await query(`SELECT indexname FROM pg_indexes WHERE tablename = 'almanac_change_log' ORDER BY 1`),
+        [{ indexname: 'almanac_change_log_pkey' }]);
+      // Every consumer past the head; the entries up to the second of ours older than the cut, and one later entry too,
+      // which waits behind a newer one.
+      await query(`UPDATE almanac_consumers SET seq = $1`, [seqs[5]]);
+      await query(`UPDATE almanac_change_log SET at = 0 WHERE seq <= $1 OR seq = $2`, [seqs[1], seqs[3]]);
+      const old = (await store.changesAfter(0, 100_000)).filter((e) => e.seq <= seqs[1]!).length;
+      assert.equal(await store.trimChanges(1000, 100_000), old);
+      assert.deepEqual((await store.changesAfter(0, 100)).map((e) => e.seq), seqs.slice(2));
+      assert.equal(await store.trimChanges(1000, 100_000), 0);
+      // The bound of a batch: one at a time.
+      await query(`UPDATE almanac_change_log SET at = 0`);
+      assert.equal(await store.trimChanges(1000, 1), 1);
+      assert.deepEqual((await store.changesAfter(0, 100)).map((e) => e.seq), seqs.slice(3));
+    });
+
     test('PostgreSQL: a bulk of new versions (sent by COPY) keeps one copy of each value (in the aspect table)', async () => {
       const from = await store.lastChangeSeq();
       const writes = Array.from({ length: 250 }, (_, i) => ({ urn: ds(1000 + i), entityType: 'dataset', aspect: 'datasetProperties',

@@ -223,7 +223,7 @@ export function changeLogReferenceStatements(d: 'sqlite' | 'postgres', aspectTab
  * values of each row that went or changed (a touch of system metadata, a latest replaced without a copy) into the
  * entry that wrote it, unless a copy of the same version is left (the latest copied to history before its
  * replacement, which they see: AFTER triggers run once the whole statement has). Entries written before keep their
- * copies, and so do time-series entries.
+ * copies, and so do time-series entries. And the index by time goes (the trim walks the oldest entries by offset).
  */
 export function pgChangeLogReferenceStatements(aspectTable: string): string[] {
   const log = CHANGE_LOG_TABLE;
@@ -240,6 +240,8 @@ export function pgChangeLogReferenceStatements(aspectTable: string): string[] {
   return [
     `ALTER TABLE ${aspectTable} ADD COLUMN log_seq BIGINT`,
     `ALTER TABLE ${log} ADD COLUMN refs SMALLINT`,
+    // The trim walks the oldest entries by offset, as SQLite's since its migration 19 (src/storage/postgres/change-log.ts).
+    `DROP INDEX IF EXISTS ${log}_at`,
     fn('deleted', `gone o WHERE o.log_seq IS NOT NULL`),
     // A row updated with nothing its entry reads changed (its revision, values and writer's entry) is left alone.
     fn('updated', `gone o JOIN added n USING (urn, aspect, version) WHERE o.log_seq IS NOT NULL AND (n.revision IS DISTINCT FROM o.revision

@@ -238,9 +238,14 @@ export async function removeConsumer(db: PostgresConnection, name: string): Prom
   await db.query(`DELETE FROM ${CONSUMER_TABLE} WHERE name = $1`, [name]);
 }
 
+/**
+ * The oldest entries, up to the first not older than `beforeTime` (offsets follow time, bar a clock moved back: such an
+ * entry waits for the ones before it), walked by offset, as SQLite's: the log keeps no index by time (migration 31).
+ */
 export async function trimChanges(db: PostgresConnection, beforeTime: number, batchSize: number): Promise<number> {
-  const r = await db.query(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq IN (SELECT seq FROM ${CHANGE_LOG_TABLE}
-    WHERE at < $1 AND seq <= (SELECT COALESCE(MIN(seq), ${Number.MAX_SAFE_INTEGER}) FROM ${CONSUMER_TABLE}) ORDER BY seq LIMIT $2)`,
+  const r = await db.query(`WITH oldest AS (SELECT seq, at FROM ${CHANGE_LOG_TABLE}
+      WHERE seq <= (SELECT COALESCE(MIN(seq), ${Number.MAX_SAFE_INTEGER}) FROM ${CONSUMER_TABLE}) ORDER BY seq LIMIT $2)
+    DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq <= COALESCE((SELECT MIN(seq) - 1 FROM oldest WHERE at >= $1), (SELECT MAX(seq) FROM oldest))`,
   [beforeTime, batchSize]);
   return r.rowCount ?? 0;
 }
