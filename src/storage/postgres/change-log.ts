@@ -193,8 +193,9 @@ const CHANGES_AFTER_WITH_VALUES = `SELECT l.seq, l.at, l.urn, l.entity_type, l.a
   WHERE l.seq > $1 ORDER BY l.seq LIMIT $2`;
 
 export async function changesAfter(db: PostgresConnection, after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
-  const { rows } = await db.query(withValues ? CHANGES_AFTER_WITH_VALUES
-    : `SELECT ${changeSelect(false)} FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, limit]);
+  // With values, prepared: the versions' lookups made its planning most of a small read's time.
+  const { rows } = await db.query(withValues ? prepared(CHANGES_AFTER_WITH_VALUES, [after, limit])
+    : { text: `SELECT ${changeSelect(false)} FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 ORDER BY seq LIMIT $2`, values: [after, limit] });
   // Whoever applies these entries (dropping caches) must not then read a replica that has not replayed them.
   if (rows.length && db.replicas) await db.replicas.observePrimary().catch((e) => { throw unavailableOr(e); });
   // The triggers of migration 31 keep every version an entry names until its values are copied into it.
