@@ -327,8 +327,8 @@ forEachEngine('bulk load', (ctx) => {
         rebuilt.forEach((r, i) => assert.notEqual(r.oid, before[i]!.oid, `${String(r.relname)} rebuilt`));
         assert.deepEqual(await pgRows(url, `SELECT indexrelid::regclass::text AS i FROM pg_index WHERE NOT indisvalid`), []);
         const pages = await pgRows(url, `SELECT relname, relpages > 0 AS filled, relallvisible = relpages AS visible FROM pg_class
-          WHERE relname IN ('almanac_search_words', 'almanac_search_term_docs', 'almanac_relationships') ORDER BY relname`);
-        assert.deepEqual(pages, ['almanac_relationships', 'almanac_search_term_docs', 'almanac_search_words']
+          WHERE relname IN ('almanac_search_words', 'almanac_search_term_docs', 'almanac_edges') ORDER BY relname`);
+        assert.deepEqual(pages, ['almanac_edges', 'almanac_search_term_docs', 'almanac_search_words']
           .map((relname) => ({ relname, filled: true, visible: true })));
       } finally {
         await again.store.close();

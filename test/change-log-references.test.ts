@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import type { ChangeRecord, Store } from '../src/storage/types.js';
 import { forEachEngine, freshSharedDatabaseUrl, storeFor } from './support/engines.js';
 import { entriesAsFirstRead } from './support/log-entries.js';
@@ -8,7 +9,7 @@ import { sqliteBeforeMigration19 } from './support/before-migration-19.js';
 import { sqliteBeforeMigration18 } from './support/series-log.js';
 
 /**
- * SQLite's change log names the stored versions holding its entries' values (migration 16) and gets a copy of them
+ * The change log names the stored versions holding its entries' values (SQLite: migration 16; PostgreSQL: 31, values only) and gets a copy of them
  * when such a version is touched, trimmed by the history cap, replaced without a copy or deleted. Whatever happens to
  * the aspects afterwards, every entry reads back exactly as it read when it was written; on both engines.
  */
@@ -66,6 +67,92 @@ forEachEngine('change log entries by reference', (ctx) => {
     // Every upsert of a version came with its values as written (none lost on the way).
     for (const e of now) if (e.revision !== null) assert.notEqual(e.valueJson, null);
   });
+
+  if (ctx.engine === 'postgres') {
+    const query = async (sql: string, params: unknown[] = []) => {
+      const c = new pg.Client({ connectionString: ctx.url });
+      await c.connect();
+      try {
+        return (await c.query(sql, params)).rows;
+      } finally {
+        await c.end();
+      }
+    };
+
+    test('PostgreSQL: a database from before migration 31 upgrades in place; its entries read as they did, old and new versions alike', async () => {
+      const urn = ds(210);
+      const write = (i: number) => store.writeAspects([{ urn, entityType: 'dataset', aspect: 'subTypes', value: { typeNames: [`Old${i}`] }, actor: A }], 2);
+      const from = await store.lastChangeSeq();
+      for (let i = 0; i < 3; i++) await write(i);
+      const before = await store.changesAfter(from, 100, true);
+      await store.close();
+      // The database as migration 30 left it: whole entries, no offsets on the versions, no triggers.
+      await query(`DROP TRIGGER almanac_change_log_refs_deleted ON metadata_aspect_v2; DROP TRIGGER almanac_change_log_refs_updated ON metadata_aspect_v2;
+        DROP FUNCTION almanac_change_log_refs_deleted(); DROP FUNCTION almanac_change_log_refs_updated();
+        UPDATE almanac_change_log l SET value = a.metadata, system_metadata = a.systemmetadata FROM metadata_aspect_v2 a
+          WHERE l.refs = 1 AND a.log_seq = l.seq;
+        ALTER TABLE almanac_change_log DROP COLUMN refs; ALTER TABLE metadata_aspect_v2 DROP COLUMN log_seq;
+        DELETE FROM almanac_migrations WHERE version = 31`);
+      store = await storeFor(ctx);
+      assert.deepEqual(await store.changesAfter(from, 100, true), before);
+      assert.deepEqual(await query(`SELECT refs, value IS NULL AS referenced FROM almanac_change_log WHERE seq > $1 ORDER BY seq`, [from]),
+        before.map(() => ({ refs: null, referenced: false })), 'entries from before keep their copies');
+      // New versions replace and trim the old ones (a cap of two): every entry, old or new, still reads as written.
+      for (let i = 3; i < 6; i++) await write(i);
+      const written = await store.changesAfter(from, 100, true);
+      assert.deepEqual(written.slice(0, 3), before);
+      assert.deepEqual(written.map((e) => [e.valueJson, e.previousValueJson]), [0, 1, 2, 3, 4, 5].map((i) =>
+        [`{"typeNames":["Old${i}"]}`, i === 0 ? null : `{"typeNames":["Old${i - 1}"]}`]));
+      // The two newest entries name their versions, the latest and its copy in history (the fourth took its value as
+      // its version was trimmed).
+      assert.deepEqual(await query(`SELECT refs, value IS NULL AS referenced FROM almanac_change_log WHERE seq > $1 ORDER BY seq`, [from]),
+        [null, null, null, null, 1, 1].map((refs) => ({ refs, referenced: refs !== null })));
+      await store.deleteEntity(urn, A);
+      assert.deepEqual((await store.changesAfter(from, 100, true)).slice(0, 6), written);
+    });
+
+    test('PostgreSQL: the oldest entries are trimmed by offset (no index by time), up to the first that is not old enough', async () => {
+      const urns = [ds(400), ds(401)];
+      const from = await store.lastChangeSeq();
+      for (let i = 0; i < 3; i++) {
+        await store.writeAspects(urns.map((urn) => ({ urn, entityType: 'dataset', aspect: 'subTypes', value: { typeNames: [`Trim${i}`] }, actor: A })), 3);
+      }
+      const seqs = (await store.changesAfter(from, 100)).map((e) => e.seq);
+      assert.equal(seqs.length, 6);
+      assert.deepEqual(await query(`SELECT indexname FROM pg_indexes WHERE tablename = 'almanac_change_log' ORDER BY 1`),
+        [{ indexname: 'almanac_change_log_pkey' }]);
+      // Every consumer past the head; the entries up to the second of ours older than the cut, and one later entry too,
+      // which waits behind a newer one.
+      await query(`UPDATE almanac_consumers SET seq = $1`, [seqs[5]]);
+      await query(`UPDATE almanac_change_log SET at = 0 WHERE seq <= $1 OR seq = $2`, [seqs[1], seqs[3]]);
+      const old = (await store.changesAfter(0, 100_000)).filter((e) => e.seq <= seqs[1]!).length;
+      assert.equal(await store.trimChanges(1000, 100_000), old);
+      assert.deepEqual((await store.changesAfter(0, 100)).map((e) => e.seq), seqs.slice(2));
+      assert.equal(await store.trimChanges(1000, 100_000), 0);
+      // The bound of a batch: one at a time.
+      await query(`UPDATE almanac_change_log SET at = 0`);
+      assert.equal(await store.trimChanges(1000, 1), 1);
+      assert.deepEqual((await store.changesAfter(0, 100)).map((e) => e.seq), seqs.slice(3));
+    });
+
+    test('PostgreSQL: a bulk of new versions (sent by COPY) keeps one copy of each value (in the aspect table)', async () => {
+      const from = await store.lastChangeSeq();
+      const writes = Array.from({ length: 250 }, (_, i) => ({ urn: ds(1000 + i), entityType: 'dataset', aspect: 'datasetProperties',
+        value: { description: 'x'.repeat(100 + i), customProperties: {} }, actor: A, systemMetadata: { runId: `bulk${i}` } }));
+      await store.writeAspects(writes, 20);
+      assert.deepEqual(await query(`SELECT l.value, l.system_metadata, l.previous_value, l.refs, a.log_seq = l.seq AS named
+          FROM almanac_change_log l JOIN metadata_aspect_v2 a ON a.urn = l.urn AND a.aspect = l.aspect AND a.version = 0 WHERE l.seq > $1 ORDER BY l.seq`, [from]),
+        writes.map(() => ({ value: null, system_metadata: null, previous_value: null, refs: 1, named: true })));
+      const entries = await store.changesAfter(from, 1000, true);
+      assert.deepEqual(entries.map((e) => [JSON.parse(e.valueJson!), e.systemMetadata]), writes.map((w) => [w.value, w.systemMetadata]));
+      // Rewritten by a second bulk, with a history cap of one (no history kept): the first entries take their values.
+      await store.writeAspects(writes.map((w) => ({ ...w, value: { ...w.value, description: 'y' } })), 1);
+      const again = await store.changesAfter(from, 1000, true);
+      assert.deepEqual(again.slice(0, writes.length), entries);
+      assert.deepEqual(again.slice(writes.length).map((e) => [e.valueJson, e.previousValueJson]),
+        entries.map((e) => ['{"description":"y","customProperties":{}}', e.valueJson]));
+    });
+  }
 
   // Declared on SQLite only: PostgreSQL keeps every entry whole, so there is nothing of the kind to check there.
   if (ctx.engine === 'sqlite') {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import type { Relationship, Store } from '../src/storage/types.js';
 import { sqliteBeforeMigration19 } from './support/before-migration-19.js';
 import { rng } from './support/random.js';
@@ -10,8 +11,8 @@ import { forEachEngine, freshSharedDatabaseUrl, storeFor } from './support/engin
  * The relationship index against brute force, on both engines: random edges (stamps, hand-drawn ones) written per
  * source, rewritten and emptied; then every urn's edges both ways (with types or not, a page at a time, in the order of
  * the other end then the type), the walks' unpaged reads and the count are compared with what was last written. On
- * SQLite (migration 19: urns numbered once, edges of numbers) a database from before upgrades in place, every edge kept,
- * also when a bulk load had left the old incoming index to be built again.
+ * SQLite (migration 19: urns numbered once, edges of numbers) and PostgreSQL (migration 32, the same) a database from
+ * before upgrades in place, every edge kept, also when a bulk load had left the old incoming index to be built again.
  */
 
 const TYPES = ['Consumes', 'DownstreamOf', 'OwnedBy', 'TaggedWith'];
@@ -97,6 +98,60 @@ forEachEngine('relationship index', (ctx) => {
     }
     assert.ok([...written.values()].flat().length > 40, 'edges to compare');
   });
+
+  if (ctx.engine === 'postgres') {
+    const query = async (sql: string) => {
+      const c = new pg.Client({ connectionString: ctx.url });
+      await c.connect();
+      try {
+        return (await c.query({ text: sql, rowMode: 'array' })).rows;
+      } finally {
+        await c.end();
+      }
+    };
+
+    test('PostgreSQL: edges are stored as numbers, each urn once; a database from before migration 32 (edges as text) upgrades in place, also with its incoming index left to build', async () => {
+      const all = [...written.values()].flat();
+      const key = (e: { source: string; type: string; destination: string }) => `${e.source} ${e.type} ${e.destination}`;
+      assert.deepEqual(await query(`SELECT DISTINCT pg_typeof(source)::text, pg_typeof(type)::text, pg_typeof(destination)::text FROM almanac_edges`),
+        [['integer', 'integer', 'integer']]);
+      const names = (await query(`SELECT urn FROM almanac_urns`)).map((r) => r[0] as string);
+      assert.equal(new Set(names).size, names.length, 'each urn once');
+      assert.deepEqual([...new Set(all.flatMap((e) => [e.source, e.type, e.destination]))].filter((u) => !names.includes(u)), [],
+        'every end and type numbered');
+      const rows = async () => (await query(`SELECT source, type, destination, created_on, created_actor, updated_on, updated_actor, manual
+        FROM almanac_relationships ORDER BY 1, 2, 3`)).map((r) => JSON.stringify(r));
+      const before = await rows();
+      assert.deepEqual(before.length, all.length);
+      await store.close();
+      // The edges as migration 6 left them (text, keyed by source, indexed by destination), and a bulk load interrupted
+      // with that index dropped, its definition kept to build again.
+      await query(`CREATE TABLE old_edges (source TEXT NOT NULL, type TEXT NOT NULL, destination TEXT NOT NULL, created_on BIGINT,
+          created_actor TEXT, updated_on BIGINT, updated_actor TEXT, manual INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (source, type, destination));
+        INSERT INTO old_edges SELECT * FROM almanac_relationships;
+        DROP VIEW almanac_relationships; DROP TABLE almanac_edges; DROP TABLE almanac_urns;
+        ALTER TABLE old_edges RENAME TO almanac_relationships; ALTER INDEX old_edges_pkey RENAME TO almanac_relationships_pkey;
+        INSERT INTO almanac_settings (key, value) VALUES ('deferred-index:almanac_relationships_incoming',
+          'CREATE INDEX almanac_relationships_incoming ON public.almanac_relationships USING btree (destination, type, source)');
+        DELETE FROM almanac_migrations WHERE version = 32`);
+      assert.deepEqual(await rows(), before);
+      store = await storeFor(ctx);
+      await compare(store, written);
+      assert.deepEqual(await rows(), before);
+      assert.deepEqual(await query(`SELECT c.relname, c.relkind::text, t.relname FROM pg_class c LEFT JOIN pg_index i ON i.indexrelid = c.oid
+          LEFT JOIN pg_class t ON t.oid = i.indrelid WHERE c.relname IN ('almanac_relationships', 'almanac_relationships_incoming') ORDER BY 1`),
+        [['almanac_relationships', 'v', null], ['almanac_relationships_incoming', 'i', 'almanac_edges']]);
+      assert.deepEqual(await query(`SELECT key FROM almanac_settings WHERE key LIKE 'deferred-index:%'`), []);
+      // And it goes on being written as a new database is; an entity deleted takes its outgoing edges with it.
+      await writeRound(rng(92));
+      await compare(store, written);
+      const source = [...written.keys()].find((s) => written.get(s)!.length > 0)!;
+      await store.writeAspects([{ urn: source, entityType: 'dataset', aspect: 'status', value: { removed: false }, actor: 'urn:li:corpuser:a' }], 20);
+      await store.deleteEntity(source, 'urn:li:corpuser:a');
+      written.set(source, []);
+      await compare(store, written);
+    });
+  }
 
   if (ctx.engine === 'sqlite') {
     test('SQLite: edges are stored as numbers, each urn once', () => {

@@ -107,6 +107,15 @@ export function appendedEntry(seq: number, r: ChangeRow): ChangeRecord {
     systemMetadata: null, previousSystemMetadata: null, actor: r[9], revision: r[10] };
 }
 
+/** A row as stored when it names versions for some of its values (`ref`, LOG_REF_*): those values are not copied. */
+export function withoutReferenced(r: ChangeRow, ref: number): ChangeRow {
+  if (!ref) return r;
+  const byValue = (ref & (LOG_REF_VALUE | LOG_REF_SERIES)) !== 0;
+  const byPrevious = (ref & LOG_REF_PREVIOUS) !== 0;
+  return [r[0], r[1], r[2], r[3], r[4], byValue ? null : r[5], byPrevious ? null : r[6], byValue ? null : r[7], byPrevious ? null : r[8],
+    r[9], r[10]];
+}
+
 /** A log row as both drivers return it. */
 export interface ChangeLogRow {
   seq: number;
@@ -200,6 +209,45 @@ export function changeLogReferenceStatements(d: 'sqlite' | 'postgres', aspectTab
     `CREATE TRIGGER ${log}_refs_updated BEFORE UPDATE ON ${aspectTable}
       WHEN NOT (NEW.revision IS OLD.revision AND NEW.metadata IS OLD.metadata AND NEW.systemmetadata IS OLD.systemmetadata) AND NOT ${copied}
       BEGIN ${materialize} END`,
+  ];
+}
+
+/**
+ * PostgreSQL (migration 31): as SQLite's migration 16, a log entry of a new version names the stored version holding
+ * its value and system metadata (`refs` = LOG_REF_VALUE) instead of a copy, each version row keeping the offset of the
+ * entry that wrote it (`log_seq`). The previous value stays a copy: a group's versions are written by one statement
+ * with data-modifying parts (the latest copied to history, the upsert replacing it, the history trimmed, the log
+ * appended), whose triggers fire at its end, each over its own part's rows (transition tables) — the version before
+ * an entry's may go in one part (trimmed) and the entry's own in another (replaced), where neither trigger would see
+ * both. An entry's own version carries everything its reference needs: the statement-level AFTER triggers copy the
+ * values of each row that went or changed (a touch of system metadata, a latest replaced without a copy) into the
+ * entry that wrote it, unless a copy of the same version is left (the latest copied to history before its
+ * replacement, which they see: AFTER triggers run once the whole statement has). Entries written before keep their
+ * copies, and so do time-series entries. And the index by time goes (the trim walks the oldest entries by offset).
+ */
+export function pgChangeLogReferenceStatements(aspectTable: string): string[] {
+  const log = CHANGE_LOG_TABLE;
+  const fn = (name: string, from: string) => `CREATE FUNCTION ${log}_refs_${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      UPDATE ${log} l SET value = o.metadata, system_metadata = o.systemmetadata, refs = NULL
+      FROM ${from} AND o.log_seq = l.seq AND l.revision = o.revision AND l.refs = ${LOG_REF_VALUE}
+        AND NOT EXISTS (SELECT 1 FROM ${aspectTable} h WHERE o.version = 0 AND h.urn = o.urn AND h.aspect = o.aspect
+          AND h.version = o.revision AND h.revision = o.revision);
+      RETURN NULL;
+    END $$`;
+  const trigger = (name: string, event: string, tables: string) => `CREATE TRIGGER ${log}_refs_${name} AFTER ${event} ON ${aspectTable}
+    REFERENCING ${tables} FOR EACH STATEMENT EXECUTE FUNCTION ${log}_refs_${name}()`;
+  return [
+    `ALTER TABLE ${aspectTable} ADD COLUMN log_seq BIGINT`,
+    `ALTER TABLE ${log} ADD COLUMN refs SMALLINT`,
+    // The trim walks the oldest entries by offset, as SQLite's since its migration 19 (src/storage/postgres/change-log.ts).
+    `DROP INDEX IF EXISTS ${log}_at`,
+    fn('deleted', `gone o WHERE o.log_seq IS NOT NULL`),
+    // A row updated with nothing its entry reads changed (its revision, values and writer's entry) is left alone.
+    fn('updated', `gone o JOIN added n USING (urn, aspect, version) WHERE o.log_seq IS NOT NULL AND (n.revision IS DISTINCT FROM o.revision
+        OR n.log_seq IS DISTINCT FROM o.log_seq OR n.systemmetadata IS DISTINCT FROM o.systemmetadata OR n.metadata IS DISTINCT FROM o.metadata)`),
+    trigger('deleted', 'DELETE', 'OLD TABLE AS gone'),
+    trigger('updated', 'UPDATE', 'OLD TABLE AS gone NEW TABLE AS added'),
   ];
 }
 

@@ -22,7 +22,7 @@ import { clientWithStatementTimeout } from './postgres-connections.js';
 import { ReplicaSet, type ReadRoutingStats, type ReplicaStatus } from './postgres-replicas.js';
 import { FacetIndex, type FacetStart } from './facet-index.js';
 import { OwnEntries, SYSTEM_ACTOR, truncateChange, type ChangeRow } from './change-log.js';
-import { ASPECT_TABLE, ENTITY_TABLE, RELATIONSHIP_TABLE, timeseriesTables, type AspectRow } from './schema.js';
+import { ASPECT_TABLE, ENTITY_TABLE, timeseriesTables, type AspectRow } from './schema.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, ChangeRecord, EntityRow, FacetCount, FacetSpec, IndexGuard,
   IndexUpdate, LatestAspects, Relationship, RunAspectRow, RunSummary,
@@ -287,7 +287,7 @@ export class PostgresStore implements Store {
         log.push(truncateChange({ urn, entityType: t.entityType, aspect: t.aspect, rows: n, actor }, Date.now()));
       }
       await this.search.removeSearchDocs(c, [urn]);
-      await c.query(`DELETE FROM ${RELATIONSHIP_TABLE} WHERE source = $1`, [urn]);
+      await relations.deleteEdgesFrom(c, urn);
       await c.query(`DELETE FROM ${ENTITY_TABLE} WHERE urn = $1`, [urn]);
       await changeLog.appendChanges(c, log);
       return { rows, timeseriesRows };

@@ -1,15 +1,15 @@
 import type pg from 'pg';
 import { addLatest, aspectKey, checkUpdate, entityMissing, lockNames } from '../aspect-updates.js';
-import { deleteChange, SYSTEM_ACTOR, type ChangeRow, type StoredLatest } from '../change-log.js';
+import { deleteChange, LOG_REF_VALUE, SYSTEM_ACTOR, type ChangeRow, type StoredLatest } from '../change-log.js';
 import type { ParsedValues } from '../parsed-values.js';
 import { ASPECT_TABLE, ENTITY_TABLE, type AspectRow } from '../schema.js';
 import type {
   AspectKey, AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, LatestAspects, SystemMetadata, TimeseriesWrite,
 } from '../types.js';
-import { planVersions } from '../version-plan.js';
+import { logReferences, planVersions, type PlannedRow } from '../version-plan.js';
 import { deepFreeze } from '../../model/deep-freeze.js';
 import * as changeLog from './change-log.js';
-import { runTogether } from './change-log.js';
+import { drawOffsets, runTogether } from './change-log.js';
 import { lockInOrder, lockInOrderSql, prepared, textArray, type PostgresConnection } from './connection.js';
 import * as timeseries from './timeseries.js';
 import { COPY_FROM_ROWS, copyRows } from './copy.js';
@@ -278,6 +278,7 @@ export class PostgresAspectWrites {
       stored = new Map(rows.map((r) => [aspectKey(r), r as StoredLatest]));
     }
     const plan = planVersions(stored, writes, historyCap);
+    const firstEntry = log.length;
     log.push(...plan.log);
     if (plan.touches.length) {
       // Before the statement below, which may copy a touched row to history (one statement must not change a row twice).
@@ -288,16 +289,6 @@ export class PostgresAspectWrites {
     const copied = plan.copies;
     let out = plan.rows;
     const trims = plan.trims;
-    if (out.length >= COPY_FROM_ROWS) {
-      // Many rows (a bulk load's batch): the new latest rows of aspects stored for the first time go by COPY, as plain
-      // inserts — none can exist, as the read under their locks found none — before the statement below, which writes
-      // the rest as usual (none of its parts reads or writes those rows: they copy and trim history of stored aspects).
-      const fresh = out.filter((r) => r.version === 0 && !stored.has(aspectKey(r)));
-      if (fresh.length) {
-        await copyRows(c, ASPECT_TABLE, ASPECT_COLUMNS, fresh.map((r) => [r.urn, r.aspect, r.version, r.json, r.sys, r.createdOn, r.createdBy, r.revision]));
-        out = out.filter((r) => r.version !== 0 || stored.has(aspectKey(r)));
-      }
-    }
 
     // One statement, so one round trip under the aspects' locks: the entities, the stored latest copied to history
     // under its revision, the new rows, the history beyond the cap, and (`appendLog`) the log entries. Its parts see
@@ -310,31 +301,57 @@ export class PostgresAspectWrites {
     const series = timeseriesRows.length ? timeseries.timeseriesParts(timeseriesRows, log, $, byUrn) : [];
     if (series === null) await timeseries.upsertTimeseriesRows(c, [...timeseriesRows], log);
     else parts.push(...series);
+
+    // Logged here (`appendLog`), the entries name the versions written with them rather than copy their values
+    // (migration 31): each version row keeps the offset of its entry — drawn ahead for a batch that goes by COPY, else
+    // read from the statement's appended entries. Entries logged later (after deletions) copy their values.
+    const refs = appendLog ? new Array<number>(log.length).fill(0) : undefined;
+    // The value only: the previous one stays a copy (src/storage/change-log.ts pgChangeLogReferenceStatements).
+    if (refs) logReferences(plan).forEach((ref, i) => { refs[firstEntry + i] = ref & LOG_REF_VALUE; });
+    const seqs = appendLog && (log.length >= COPY_FROM_ROWS || out.length >= COPY_FROM_ROWS) ? await drawOffsets(c, log.length) : undefined;
+    const seqOf = seqs ? new Map<PlannedRow, number>(plan.logVersions.map((v, i) => [v.row, seqs[firstEntry + i]!])) : undefined;
+    if (out.length >= COPY_FROM_ROWS) {
+      // Many rows (a bulk load's batch): the new latest rows of aspects stored for the first time go by COPY, as plain
+      // inserts — none can exist, as the read under their locks found none — before the statement below, which writes
+      // the rest as usual (none of its parts reads or writes those rows: they copy and trim history of stored aspects).
+      const fresh = out.filter((r) => r.version === 0 && !stored.has(aspectKey(r)));
+      if (fresh.length) {
+        await copyRows(c, ASPECT_TABLE, [...ASPECT_COLUMNS, 'log_seq'], fresh.map((r) => [r.urn, r.aspect, r.version, r.json, r.sys, r.createdOn,
+          r.createdBy, r.revision, seqOf?.get(r) ?? null]));
+        out = out.filter((r) => r.version !== 0 || stored.has(aspectKey(r)));
+      }
+    }
     const now = Date.now();
     for (const [urn, type] of byUrn) if (!entities.has(urn)) entities.set(urn, [type, now]);
     parts.push(`entities AS (INSERT INTO ${ENTITY_TABLE} (urn, entity_type, created_on) SELECT * FROM UNNEST(${$([...entities.keys()])}::text[],
       ${$([...entities.values()].map((e) => e[0]))}::text[], ${$([...entities.values()].map((e) => e[1]))}::bigint[]) ON CONFLICT DO NOTHING)`);
     if (copied.length) {
-      parts.push(`history AS (INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
-        SELECT a.urn, a.aspect, k.version, a.metadata, a.systemmetadata, a.createdon, a.createdby, a.revision
+      parts.push(`history AS (INSERT INTO ${ASPECT_TABLE} (urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision, log_seq)
+        SELECT a.urn, a.aspect, k.version, a.metadata, a.systemmetadata, a.createdon, a.createdby, a.revision, a.log_seq
         FROM UNNEST(${$(copied.map((m) => m.urn))}::text[], ${$(copied.map((m) => m.aspect))}::text[], ${$(copied.map((m) => m.version))}::bigint[])
         AS k(urn, aspect, version) CROSS JOIN LATERAL (${LATEST_OF_KEY}) a)`);
     }
     if (out.length) {
       const [urn, aspect, version, metadata, sys, on, by, revision] = (['urn', 'aspect', 'version', 'json', 'sys', 'createdOn', 'createdBy', 'revision'] as const)
         .map((f) => $(out.map((r) => r[f])));
-      parts.push(`versions AS (INSERT INTO ${ASPECT_TABLE} (${ASPECT_COLUMNS.join(', ')})
-        SELECT * FROM UNNEST(${urn}::text[], ${aspect}::text[], ${version}::bigint[], ${metadata}::text[], ${sys}::text[], ${on}::bigint[],
-        ${by}::text[], ${revision}::bigint[])
+      // Each row's entry: its offset drawn ahead, or the entry of its revision the statement appends (`logged`).
+      const seq = seqOf ? `${$(out.map((r) => seqOf.get(r) ?? null))}::bigint[]` : undefined;
+      const unnest = `UNNEST(${urn}::text[], ${aspect}::text[], ${version}::bigint[], ${metadata}::text[], ${sys}::text[], ${on}::bigint[],
+        ${by}::text[], ${revision}::bigint[]${seq ? `, ${seq}` : ''})`;
+      const rows = seq ? `SELECT * FROM ${unnest}`
+        : appendLog && log.length ? `SELECT k.*, l.seq FROM ${unnest} AS k(urn, aspect, version, metadata, systemmetadata, createdon, createdby, revision)
+          LEFT JOIN logged l ON l.urn = k.urn AND l.aspect = k.aspect AND l.revision = k.revision`
+          : `SELECT *, NULL::bigint FROM ${unnest}`;
+      parts.push(`versions AS (INSERT INTO ${ASPECT_TABLE} (${ASPECT_COLUMNS.join(', ')}, log_seq) ${rows}
         ON CONFLICT (urn, aspect, version) DO UPDATE SET metadata = excluded.metadata, systemmetadata = excluded.systemmetadata,
-        createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision)`);
+        createdon = excluded.createdon, createdby = excluded.createdby, revision = excluded.revision, log_seq = excluded.log_seq)`);
     }
     if (trims.length) {
       parts.push(`trimmed AS (DELETE FROM ${ASPECT_TABLE} a USING UNNEST(${$(trims.map((x) => x.urn))}::text[], ${$(trims.map((x) => x.aspect))}::text[],
         ${$(trims.map((x) => x.upto))}::bigint[]) AS k(urn, aspect, upto) WHERE a.urn = k.urn AND a.aspect = k.aspect AND a.version > 0
         AND a.version <= k.upto)`);
     }
-    await runTogether(c, parts, params, $, appendLog ? log : []);
+    await runTogether(c, parts, params, $, appendLog ? log : [], refs, seqs);
     return plan.results;
   }
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { DEFERRED_INDEX_KEY, deferredIndexes } from '../deferred-indexes.js';
-import { ASPECT_TABLE, ENTITY_TABLE, RELATIONSHIP_TABLE, SEARCH_DOCS, SEARCH_TERM_DOCS, SEARCH_TERMS, SEARCH_TEXT, SEARCH_WORDS, SETTINGS_TABLE } from '../schema.js';
+import { ASPECT_TABLE, EDGE_TABLE, ENTITY_TABLE, SEARCH_DOCS, SEARCH_TERM_DOCS, SEARCH_TERMS, SEARCH_TEXT, SEARCH_WORDS, SETTINGS_TABLE, URN_TABLE } from '../schema.js';
 import { NO_TIME_LIMIT, timed, type PostgresConnection } from './connection.js';
 
 /** The indexes a bulk load drops while it writes and builds again at its end (src/storage/deferred-indexes.ts), on PostgreSQL. */
@@ -43,7 +43,7 @@ export async function dropDeferredIndexes(db: PostgresConnection): Promise<void>
 }
 
 /** The derived tables' indexes that a bulk load updates in place (their keys), rebuilt compact at its end unless it built them. */
-const REBUILT_AFTER_LOAD = [`${SEARCH_TERM_DOCS}_pkey`, `${SEARCH_WORDS}_pkey`, `${RELATIONSHIP_TABLE}_pkey`];
+const REBUILT_AFTER_LOAD = [`${SEARCH_TERM_DOCS}_pkey`, `${SEARCH_WORDS}_pkey`, `${EDGE_TABLE}_pkey`];
 
 /** Creates the indexes a bulk load dropped (deferIndexes), if any: after its catch-up, or at the next start after a crash. */
 export async function restoreIndexes(c: pg.PoolClient): Promise<void> {
@@ -64,11 +64,11 @@ export async function restoreIndexes(c: pg.PoolClient): Promise<void> {
   for (const index of REBUILT_AFTER_LOAD) if (!built.has(index)) await c.query(timed(`REINDEX INDEX ${index}`, NO_TIME_LIMIT));
   // The words too: without their statistics the planner guessed 9,530 rows for every prefix range at 20,000 bench
   // datasets, whether it held 1 or 35,074, and planned by that.
-  await c.query(`ANALYZE ${SEARCH_DOCS}, ${SEARCH_TEXT}, ${SEARCH_WORDS}, ${SEARCH_TERMS}, ${SEARCH_TERM_DOCS}, ${RELATIONSHIP_TABLE}`);
+  await c.query(`ANALYZE ${SEARCH_DOCS}, ${SEARCH_TEXT}, ${SEARCH_WORDS}, ${SEARCH_TERMS}, ${SEARCH_TERM_DOCS}, ${URN_TABLE}, ${EDGE_TABLE}`);
 }
 
 /** The derived tables whose reads are index-only scans: words (search), filter values (facets), edges (lineage). */
-const VACUUMED_AFTER_LOAD = [SEARCH_WORDS, SEARCH_TERM_DOCS, RELATIONSHIP_TABLE];
+const VACUUMED_AFTER_LOAD = [SEARCH_WORDS, SEARCH_TERM_DOCS, EDGE_TABLE];
 
 /**
  * After a bulk load's catch-up: VACUUM marks the freshly written pages all-visible, which index-only scans need. Until

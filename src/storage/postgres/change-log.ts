@@ -1,7 +1,8 @@
 import pg from 'pg';
-import { WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from '../schema.js';
+import { ASPECT_TABLE, WEBHOOK_DEAD_LETTER_TABLE, WEBHOOK_TABLE } from '../schema.js';
 import { deadLetterOf, webhookOf } from '../webhook-rows.js';
-import { CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, toChange, type ChangeLogRow, type ChangeRow, type OwnEntries } from '../change-log.js';
+import { CHANGE_CHANNEL, CHANGE_COLUMNS, CHANGE_LOG_TABLE, CONSUMER_TABLE, changeSelect, LOG_REF_PREVIOUS, LOG_REF_VALUE, toChange, withoutReferenced,
+  type ChangeLogRow, type ChangeRow, type OwnEntries } from '../change-log.js';
 import type { ChangeRecord, WebhookDeadLetter, WebhookRow } from '../types.js';
 import { prepared, unavailableOr, type PostgresConnection } from './connection.js';
 import { COPY_FROM_ROWS, copyRows } from './copy.js';
@@ -27,14 +28,18 @@ const WATCH_BACKOFF_MAX = 10_000;
 /**
  * Data-modifying parts (`name AS (...)`, parameters added through `$` to `params`) as one statement, with `log`'s
  * entries appended to the change log and announced to followers (NOTIFY, delivered on commit) when there are any.
+ * `refs`: what each entry names rather than copies (LOG_REF_*; migration 31), the versions written with the offsets of
+ * their entries — read from the part `logged` (the entries appended, listed first so that the parts can read it), or
+ * drawn ahead (`seqs`, drawOffsets: the entries then go by COPY with them).
  */
 export async function runTogether(c: pg.PoolClient, parts: string[], params: unknown[], $: (v: unknown) => string,
-  log: readonly ChangeRow[]): Promise<void> {
-  if (log.length >= COPY_FROM_ROWS) {
+  log: readonly ChangeRow[], refs?: readonly number[], seqs?: readonly number[]): Promise<void> {
+  if (seqs || log.length >= COPY_FROM_ROWS) {
+    if (refs && !seqs) throw new Error('entries by reference sent by COPY need their offsets drawn ahead');
     if (parts.length) await c.query(prepared(`WITH ${parts.join(',\n')} SELECT 1`, params));
-    await copyChanges(c, log);
+    await copyChanges(c, log, refs, seqs);
   } else if (log.length) {
-    parts.push(`logged AS (${logInsert(log, $)})`);
+    parts.unshift(`logged AS (${logInsert(log, $, refs)})`);
     // The announcement carries the entries (without values) when they fit, so that followers need not read them.
     const text = `WITH ${parts.join(',\n')} SELECT pg_notify(${$(CHANGE_CHANNEL)},
       CASE WHEN octet_length(x.entries) <= ${MAX_ANNOUNCED_BYTES} THEN x.entries ELSE x.last::text END), x.last, x.entries
@@ -52,9 +57,18 @@ export async function runTogether(c: pg.PoolClient, parts: string[], params: unk
  * then announced by their newest offset (too many to carry), the COMMIT sent with that when it is the transaction's
  * last statement. The lock is held over one round trip more than runTogether's single statement holds it.
  */
-async function copyChanges(c: pg.PoolClient, log: readonly ChangeRow[]): Promise<void> {
-  await c.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOG_LOCK]);
-  await copyRows(c, CHANGE_LOG_TABLE, CHANGE_COLUMNS, log);
+async function copyChanges(c: pg.PoolClient, log: readonly ChangeRow[], refs?: readonly number[], seqs?: readonly number[]): Promise<void> {
+  if (seqs) {
+    // Drawn under the lock, held since (drawOffsets).
+    if (seqs.length !== log.length) throw new Error(`${seqs.length} offsets drawn for ${log.length} entries`);
+    await copyRows(c, CHANGE_LOG_TABLE, ['seq', ...CHANGE_COLUMNS, 'refs'], log.map((r, i) => {
+      const ref = refs?.[i] ?? 0;
+      return [seqs[i]!, ...withoutReferenced(r, ref), ref || null];
+    }));
+  } else {
+    await c.query('SELECT pg_advisory_xact_lock($1)', [CHANGE_LOG_LOCK]);
+    await copyRows(c, CHANGE_LOG_TABLE, CHANGE_COLUMNS, log);
+  }
   // The offsets this session drew last (under the lock, so no other writer's came between).
   const text = `SELECT pg_notify($1, x.last::text), x.last FROM (SELECT currval(pg_get_serial_sequence('${CHANGE_LOG_TABLE}', 'seq')) AS last) x`;
   const { rows } = commitsWithLog.delete(c) ? await queryThenCommit(c, text, [CHANGE_CHANNEL]) : await c.query(text, [CHANGE_CHANNEL]);
@@ -138,11 +152,23 @@ export function announcedEntries(payload: string | undefined): { last?: number; 
  * logs: the log's lock is an InitPlan of the row filter, so it is taken before the first row draws its offset, and it
  * is held to the commit (offsets are committed in order).
  */
-function logInsert(rows: readonly ChangeRow[], $: (v: unknown) => string): string {
+function logInsert(rows: readonly ChangeRow[], $: (v: unknown) => string, refs?: readonly number[]): string {
   const types = ['bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint'];
-  const columns = CHANGE_COLUMNS.map((_, i) => `${$(rows.map((r) => r[i]))}::${types[i]}[]`);
-  return `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}) SELECT * FROM UNNEST(${columns.join(', ')})
+  const stored = refs ? rows.map((r, i) => withoutReferenced(r, refs[i] ?? 0)) : rows;
+  const columns = CHANGE_COLUMNS.map((_, i) => `${$(stored.map((r) => r[i]))}::${types[i]}[]`);
+  if (refs) columns.push(`${$(rows.map((_, i) => refs[i] || null))}::smallint[]`);
+  return `INSERT INTO ${CHANGE_LOG_TABLE} (${CHANGE_COLUMNS.join(', ')}${refs ? ', refs' : ''}) SELECT * FROM UNNEST(${columns.join(', ')})
     WHERE (SELECT pg_advisory_xact_lock(${$(CHANGE_LOG_LOCK)}) IS NOT NULL) RETURNING ${ANNOUNCED_COLUMNS}`;
+}
+
+/**
+ * Offsets for `n` entries, drawn ahead under the log's lock (held to the commit, as an append holds it), in order: a
+ * bulk batch's versions are written with the offsets of their entries (by COPY) before the entries are.
+ */
+export async function drawOffsets(c: pg.PoolClient, n: number): Promise<number[]> {
+  const { rows } = await c.query(`SELECT nextval(pg_get_serial_sequence('${CHANGE_LOG_TABLE}', 'seq')) AS seq FROM generate_series(1, $2)
+    WHERE (SELECT pg_advisory_xact_lock($1) IS NOT NULL)`, [CHANGE_LOG_LOCK, n]);
+  return rows.map((r) => Number(r.seq)).sort((a, b) => a - b);
 }
 
 /**
@@ -154,11 +180,27 @@ export async function appendChanges(c: pg.PoolClient, rows: readonly ChangeRow[]
   await runTogether(c, [], params, (v) => { params.push(v); return `$${params.length}`; }, rows);
 }
 
+/** An entry's values: its own, or those of the versions it names (migration 31), found by their primary key. */
+const version = (alias: string, ref: number, rev: string) => `LEFT JOIN LATERAL (SELECT a.metadata, a.systemmetadata FROM ${ASPECT_TABLE} a
+  WHERE l.refs & ${ref} <> 0 AND a.urn = l.urn AND a.aspect = l.aspect AND a.version IN (0, ${rev}) AND a.revision = ${rev} LIMIT 1) ${alias} ON true`;
+const CHANGES_AFTER_WITH_VALUES = `SELECT l.seq, l.at, l.urn, l.entity_type, l.aspect, l.change_type, l.actor, l.revision,
+    CASE WHEN l.refs & ${LOG_REF_VALUE} <> 0 THEN v.metadata ELSE l.value END AS value,
+    CASE WHEN l.refs & ${LOG_REF_VALUE} <> 0 THEN v.systemmetadata ELSE l.system_metadata END AS system_metadata,
+    CASE WHEN l.refs & ${LOG_REF_PREVIOUS} <> 0 THEN p.metadata ELSE l.previous_value END AS previous_value,
+    CASE WHEN l.refs & ${LOG_REF_PREVIOUS} <> 0 THEN p.systemmetadata ELSE l.previous_system_metadata END AS previous_system_metadata,
+    (l.refs & ${LOG_REF_VALUE} <> 0 AND v.metadata IS NULL) OR (l.refs & ${LOG_REF_PREVIOUS} <> 0 AND p.metadata IS NULL) AS missing
+  FROM ${CHANGE_LOG_TABLE} l ${version('v', LOG_REF_VALUE, 'l.revision')} ${version('p', LOG_REF_PREVIOUS, 'l.revision - 1')}
+  WHERE l.seq > $1 ORDER BY l.seq LIMIT $2`;
+
 export async function changesAfter(db: PostgresConnection, after: number, limit: number, withValues = false): Promise<ChangeRecord[]> {
-  const { rows } = await db.query(`SELECT ${changeSelect(withValues)} FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 ORDER BY seq LIMIT $2`,
-    [after, limit]);
+  // With values, prepared: the versions' lookups made its planning most of a small read's time.
+  const { rows } = await db.query(withValues ? prepared(CHANGES_AFTER_WITH_VALUES, [after, limit])
+    : { text: `SELECT ${changeSelect(false)} FROM ${CHANGE_LOG_TABLE} WHERE seq > $1 ORDER BY seq LIMIT $2`, values: [after, limit] });
   // Whoever applies these entries (dropping caches) must not then read a replica that has not replayed them.
   if (rows.length && db.replicas) await db.replicas.observePrimary().catch((e) => { throw unavailableOr(e); });
+  // The triggers of migration 31 keep every version an entry names until its values are copied into it.
+  const missing = withValues ? rows.find((r) => r.missing) : undefined;
+  if (missing) throw new Error(`change log entry ${missing.seq} names a version of ${missing.urn} ${missing.aspect} that is not stored`);
   return (rows as ChangeLogRow[]).map(toChange);
 }
 
@@ -197,9 +239,14 @@ export async function removeConsumer(db: PostgresConnection, name: string): Prom
   await db.query(`DELETE FROM ${CONSUMER_TABLE} WHERE name = $1`, [name]);
 }
 
+/**
+ * The oldest entries, up to the first not older than `beforeTime` (offsets follow time, bar a clock moved back: such an
+ * entry waits for the ones before it), walked by offset, as SQLite's: the log keeps no index by time (migration 31).
+ */
 export async function trimChanges(db: PostgresConnection, beforeTime: number, batchSize: number): Promise<number> {
-  const r = await db.query(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq IN (SELECT seq FROM ${CHANGE_LOG_TABLE}
-    WHERE at < $1 AND seq <= (SELECT COALESCE(MIN(seq), ${Number.MAX_SAFE_INTEGER}) FROM ${CONSUMER_TABLE}) ORDER BY seq LIMIT $2)`,
+  const r = await db.query(`WITH oldest AS (SELECT seq, at FROM ${CHANGE_LOG_TABLE}
+      WHERE seq <= (SELECT COALESCE(MIN(seq), ${Number.MAX_SAFE_INTEGER}) FROM ${CONSUMER_TABLE}) ORDER BY seq LIMIT $2)
+    DELETE FROM ${CHANGE_LOG_TABLE} WHERE seq <= COALESCE((SELECT MIN(seq) - 1 FROM oldest WHERE at >= $1), (SELECT MAX(seq) FROM oldest))`,
   [beforeTime, batchSize]);
   return r.rowCount ?? 0;
 }
