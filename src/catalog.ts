@@ -168,6 +168,7 @@ export async function openCatalog(config: Config, store?: Store, opts: { facetSt
   // cores, and \`almanac ingest\` of 2,500 generated datasets took 28 % more CPU with a decoding worker and no less of the
   // main thread's, where on SQLite the main thread's CPU fell 17 % for 3 % more in all (2026-11-28, 2 cores).
   entities.decodeInWorkers = changeLog.indexWorkers && s.engine !== 'postgres';
+  entities.batchDecoderStarter = async () => (await import('./services/record-decoding.js')).RecordDecoders.start(1);
   const tokens = await TokenService.create(s, entities, {
     secret: config.tokenSecret, cacheMs: config.tokenCacheMs, allowNoExpiry: config.allowNoExpiryTokens,
   });

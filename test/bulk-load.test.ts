@@ -375,7 +375,7 @@ forEachEngine('bulk load', (ctx) => {
         }
         // As a large load does: its indexes dropped, built again at its end (which gathers the statistics).
         const restore = await c.store.deferIndexes!(1_000_000);
-        assert.ok(restore);
+        assert.ok(restore, 'the indexes dropped for a large backlog');
         await c.entities.committed({ bulk: true });
         await restore();
         assert.deepEqual(await pagesPlan(), byRange, 'after a bulk load, whose end gathers statistics again');

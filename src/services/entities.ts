@@ -9,7 +9,6 @@ import type { AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, Entity
 import { SYSTEM_ACTOR_URN, type Actor } from '../model/actor.js';
 import type { ChangeItem } from './ingest-format.js';
 import { applyPatch, type Stamp } from './patch.js';
-import type { RecordDecoders } from './record-decoding.js';
 
 /** The stored values of some aspects, by name, typed by their definitions (a name not stored is absent). */
 export interface AspectValues<A extends AnyAspect> {
@@ -88,6 +87,12 @@ export interface IngestResult {
  * The catalog's rules for entities and aspects: registry checks, payload validation, key aspects for new
  * entities, versioned vs time-series routing. Every batch is all-or-nothing.
  */
+/** What decodes a REST batch body in a worker thread and checks its items (RecordDecoders, src/services/record-decoding.ts). */
+export interface BatchDecoder {
+  decodeProposalBatch(text: string, maxItems: number): Promise<{ items: ChangeItem[]; invalid?: string } | { unrecognised: string } | { malformed: true }>;
+  close(): Promise<void>;
+}
+
 /** EntityService.decodeBatchInWorkerFrom's default, in characters. */
 const DECODE_BATCH_IN_WORKER_FROM = 128 * 1024;
 
@@ -112,9 +117,14 @@ export class EntityService {
    * (decodeProposalBatch), when decodeInWorkers: about 60 of the benchmarks' generated proposals.
    */
   decodeBatchInWorkerFrom = DECODE_BATCH_IN_WORKER_FROM;
+  /**
+   * Starts the batch decoding worker (RecordDecoders of src/services/record-decoding.ts, handed in by the catalog:
+   * that file imports this one); none, batches are decoded by the route.
+   */
+  batchDecoderStarter: (() => Promise<BatchDecoder | null>) | null = null;
   /** The batch decoding worker: undefined before it is started, null when it could not start (or is closed). */
-  private batchDecoders: RecordDecoders | null | undefined;
-  private batchDecodersStarting: Promise<RecordDecoders | null> | null = null;
+  private batchDecoders: BatchDecoder | null | undefined;
+  private batchDecodersStarting: Promise<BatchDecoder | null> | null = null;
 
   /**
    * A REST ingestProposalBatch body (`{"proposals": [...]}`), decoded as the route decodes it and checked as `ingest`
@@ -141,8 +151,9 @@ export class EntityService {
 
   /** Starts the batch decoding worker (once); resolves to whether it runs. */
   async startBatchDecoder(): Promise<boolean> {
-    if (!this.decodeInWorkers) return false;
-    this.batchDecodersStarting ??= import('./record-decoding.js').then(({ RecordDecoders }) => RecordDecoders.start(1)).catch(() => null)
+    const start = this.batchDecoderStarter;
+    if (!this.decodeInWorkers || !start) return false;
+    this.batchDecodersStarting ??= start().catch(() => null)
       .then((d) => {
         // (Closed meanwhile: close() ends what it started.)
         if (this.batchDecoders === undefined) this.batchDecoders = d;
