@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { ChangeRecord, Store } from '../storage/types.js';
 import { BULK_STEP, entityPages, IndexSet, pagesIndexedWithoutEntity, type IndexComputer, type IndexConsumer } from './index-consumer.js';
 import { IndexWorker } from './index-workers.js';
@@ -406,9 +407,13 @@ export class ChangeLogService {
    * documents and edges, a fifth to a third of the main thread's CPU under ingestion — are computed in a worker thread
    * (src/changelog/index-workers.ts) on the other core, and only applied in this one (each guarded by the offsets,
    * as a bulk load's are; a worker that fails leaves the step to this thread). SQLite only, as for a bulk load's
-   * catch-up (bulk.workerFrom); Infinity: never.
+   * catch-up (bulk.workerFrom); Infinity: never. Only with more than two cores: it moves work off this thread but
+   * adds to the process's CPU (in process, 2026-11-29: main thread −16 %, process +3–19 % per aspect), and on two
+   * cores shared with the clients single-proposal ingest over HTTP lost about a tenth of its rate with it (3,275–3,566
+   * aspects/s, without it 3,654–3,986, alternated runs; 1,000-proposal batches gained about 5 %). Not measured on more
+   * cores.
    */
-  ongoingWorkerAfter = ONGOING_WORKER_AFTER;
+  ongoingWorkerAfter = os.availableParallelism() > 2 ? ONGOING_WORKER_AFTER : Infinity;
   /** The ongoing index worker: undefined before it is started, null when it could not start (or is closed). */
   private ongoing: IndexWorker | null | undefined;
   private ongoingStarting: Promise<IndexWorker | null> | null = null;
