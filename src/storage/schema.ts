@@ -244,7 +244,7 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
       // actor, entity type and aspect (1.5 kB); now numbered once, an edge a few integers, an entry's names four. And the
       // entities table keyed by its urn alone (WITHOUT ROWID): the urn was stored twice, in the rows and the key's index.
       version: 19,
-      statements: d === 'sqlite' ? [...edgeNumberStatements(), ...changeLogNumberStatements(), ...entityKeyStatements()] : [],
+      statements: d === 'sqlite' ? [...edgeNumberStatements(d), ...changeLogNumberStatements(), ...entityKeyStatements()] : [],
     },
     {
       // PostgreSQL: the large values (aspects, the log's copies of them, documents' words) compressed with LZ4 rather
@@ -297,7 +297,7 @@ export function migrations(d: Dialect): { version: number; statements: string[] 
       // a dataset); now numbered once, an edge four integers (and its stamps), each index entry three. The relationships
       // table becomes a view of the edges' numbers as text, for the statements that read it as before.
       version: 32,
-      statements: d === 'postgres' ? pgEdgeNumberStatements() : [],
+      statements: d === 'postgres' ? edgeNumberStatements(d) : [],
     },
   ];
 }
@@ -328,32 +328,6 @@ function pgSearchTermStatements(): string[] {
   ];
 }
 
-/**
- * PostgreSQL (migration 32): the relationships table replaced by numbered urns and edges of numbers (source, type,
- * destination keyed both ways, as before), with a view of the old name and columns over them (EDGE_VIEW_COLUMNS, as
- * SQLite's). The edge's integers first, then its stamps: no padding before the 8-byte times. A bulk load interrupted
- * with the old incoming index dropped kept its definition to build again: the new one is built here instead.
- */
-function pgEdgeNumberStatements(): string[] {
-  return [
-    `CREATE TABLE ${URN_TABLE} (id SERIAL PRIMARY KEY, urn TEXT NOT NULL UNIQUE)`,
-    `INSERT INTO ${URN_TABLE} (urn) SELECT source FROM ${RELATIONSHIP_TABLE} UNION SELECT type FROM ${RELATIONSHIP_TABLE}
-       UNION SELECT destination FROM ${RELATIONSHIP_TABLE} ORDER BY 1`,
-    `CREATE TABLE ${EDGE_TABLE} (source INTEGER NOT NULL, type INTEGER NOT NULL, destination INTEGER NOT NULL, manual INTEGER NOT NULL DEFAULT 0,
-       created_on BIGINT, updated_on BIGINT, created_actor TEXT, updated_actor TEXT, PRIMARY KEY (source, type, destination))`,
-    `INSERT INTO ${EDGE_TABLE} (source, type, destination, manual, created_on, updated_on, created_actor, updated_actor)
-       SELECT s.id, t.id, d.id, r.manual, r.created_on, r.updated_on, r.created_actor, r.updated_actor
-       FROM ${RELATIONSHIP_TABLE} r JOIN ${URN_TABLE} s ON s.urn = r.source JOIN ${URN_TABLE} t ON t.urn = r.type
-       JOIN ${URN_TABLE} d ON d.urn = r.destination ORDER BY 1, 2, 3`,
-    `DROP TABLE ${RELATIONSHIP_TABLE}`,
-    `DELETE FROM ${SETTINGS_TABLE} WHERE key = '${DEFERRED_INDEX_KEY}${RELATIONSHIP_TABLE}_incoming'`,
-    `CREATE INDEX ${RELATIONSHIP_TABLE}_incoming ON ${EDGE_TABLE} (destination, type, source)`,
-    `CREATE VIEW ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on, updated_actor, manual) AS
-       SELECT ${EDGE_VIEW_COLUMNS} FROM ${EDGE_TABLE} r ${edgeJoins()}`,
-    `ANALYZE ${URN_TABLE}, ${EDGE_TABLE}`,
-  ];
-}
-
 /** The columns of RELATIONSHIP_TABLE as SQLite's view gives them (EDGE_COLUMNS), read from EDGE_TABLE `r` by `edgeJoins`. */
 export const EDGE_VIEW_COLUMNS = 's.urn AS source, t.urn AS type, d.urn AS destination, r.created_on, r.created_actor, r.updated_on, r.updated_actor, r.manual';
 export const edgeJoins = (r = 'r') => `JOIN ${URN_TABLE} s ON s.id = ${r}.source JOIN ${URN_TABLE} t ON t.id = ${r}.type
@@ -371,20 +345,25 @@ function entityKeyStatements(): string[] {
 }
 
 /**
- * SQLite: the relationships table replaced by numbered urns and edges of numbers (source, type, destination keyed both
- * ways, as before), with a view of the old name and columns over them. A bulk load interrupted with the old incoming
- * index dropped kept its definition to build again (src/storage/deferred-indexes.ts): the new one is built here instead.
- * The actors of the stamps stay text (one edge in twelve has one).
+ * The relationships table replaced by numbered urns and edges of numbers (source, type, destination keyed both ways, as
+ * before), with a view of the old name and columns over them (EDGE_VIEW_COLUMNS): SQLite's migration 19, PostgreSQL's
+ * 32. On PostgreSQL the edge's integers come first, then its stamps (no padding before the 8-byte times). A bulk load
+ * interrupted with the old incoming index dropped kept its definition to build again (src/storage/deferred-indexes.ts):
+ * the new one is built here instead. The actors of the stamps stay text (one edge in twelve has one).
  */
-function edgeNumberStatements(): string[] {
+function edgeNumberStatements(d: Dialect): string[] {
+  const pg = d === 'postgres';
+  const columns = pg ? ['manual', 'created_on', 'updated_on', 'created_actor', 'updated_actor'] : ['created_on', 'created_actor', 'updated_on', 'updated_actor', 'manual'];
+  const types: Record<string, string> = { manual: 'INTEGER NOT NULL DEFAULT 0', created_on: pg ? 'BIGINT' : 'INTEGER', updated_on: pg ? 'BIGINT' : 'INTEGER',
+    created_actor: 'TEXT', updated_actor: 'TEXT' };
   return [
-    `CREATE TABLE ${URN_TABLE} (id INTEGER PRIMARY KEY, urn TEXT NOT NULL UNIQUE)`,
+    `CREATE TABLE ${URN_TABLE} (id ${pg ? 'SERIAL' : 'INTEGER'} PRIMARY KEY, urn TEXT NOT NULL UNIQUE)`,
     `INSERT INTO ${URN_TABLE} (urn) SELECT source FROM ${RELATIONSHIP_TABLE} UNION SELECT type FROM ${RELATIONSHIP_TABLE}
        UNION SELECT destination FROM ${RELATIONSHIP_TABLE} ORDER BY 1`,
-    `CREATE TABLE ${EDGE_TABLE} (source INTEGER NOT NULL, type INTEGER NOT NULL, destination INTEGER NOT NULL, created_on INTEGER,
-       created_actor TEXT, updated_on INTEGER, updated_actor TEXT, manual INTEGER NOT NULL DEFAULT 0,
-       PRIMARY KEY (source, type, destination)) WITHOUT ROWID`,
-    `INSERT INTO ${EDGE_TABLE} SELECT s.id, t.id, d.id, r.created_on, r.created_actor, r.updated_on, r.updated_actor, r.manual
+    `CREATE TABLE ${EDGE_TABLE} (source INTEGER NOT NULL, type INTEGER NOT NULL, destination INTEGER NOT NULL, ${columns.map((c) => `${c} ${types[c]}`).join(', ')},
+       PRIMARY KEY (source, type, destination))${pg ? '' : ' WITHOUT ROWID'}`,
+    `INSERT INTO ${EDGE_TABLE} (source, type, destination, ${columns.join(', ')})
+       SELECT s.id, t.id, d.id, ${columns.map((c) => `r.${c}`).join(', ')}
        FROM ${RELATIONSHIP_TABLE} r JOIN ${URN_TABLE} s ON s.urn = r.source JOIN ${URN_TABLE} t ON t.urn = r.type
        JOIN ${URN_TABLE} d ON d.urn = r.destination ORDER BY 1, 2, 3`,
     `DROP TABLE ${RELATIONSHIP_TABLE}`,
@@ -392,6 +371,7 @@ function edgeNumberStatements(): string[] {
     `CREATE INDEX ${RELATIONSHIP_TABLE}_incoming ON ${EDGE_TABLE} (destination, type, source)`,
     `CREATE VIEW ${RELATIONSHIP_TABLE} (source, type, destination, created_on, created_actor, updated_on, updated_actor, manual) AS
        SELECT ${EDGE_VIEW_COLUMNS} FROM ${EDGE_TABLE} r ${edgeJoins()}`,
+    ...(pg ? [`ANALYZE ${URN_TABLE}, ${EDGE_TABLE}`] : []),
   ];
 }
 
