@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { ChangeRecord, Store } from '../storage/types.js';
 import { BULK_STEP, entityPages, IndexSet, pagesIndexedWithoutEntity, type IndexComputer, type IndexConsumer } from './index-consumer.js';
 import { IndexWorker } from './index-workers.js';
+import { StartedOnce } from '../storage/module-workers.js';
 
 /** What a local listener hears: entries committed by any server, in offset order, without values. */
 export type ChangeListener = (entries: readonly ChangeRecord[]) => void;
@@ -253,9 +254,7 @@ export class ChangeLogService {
     await this.ownCurrent();
     // A step the timer started before is let finish: the store closes next.
     await this.indexes.idle();
-    const worker = this.ongoing === undefined && this.ongoingStarting ? await this.ongoingStarting : this.ongoing;
-    this.ongoing = null;
-    await worker?.close();
+    await this.ongoing.close();
   }
 
   /**
@@ -414,42 +413,32 @@ export class ChangeLogService {
    * cores.
    */
   ongoingWorkerAfter = os.availableParallelism() > 2 ? ONGOING_WORKER_AFTER : Infinity;
-  /** The ongoing index worker: undefined before it is started, null when it could not start (or is closed). */
-  private ongoing: IndexWorker | null | undefined;
-  private ongoingStarting: Promise<IndexWorker | null> | null = null;
+  /** The ongoing index worker (none where this process cannot start one, or once it stops). */
+  private readonly ongoing = new StartedOnce<IndexWorker>(async () => {
+    const url = !this.stopped && this.indexWorkers && this.bulk.workerFrom !== Infinity ? this.store.readerUrl?.() : null;
+    return url ? IndexWorker.start(url) : null;
+  });
 
   /** Steps the ongoing index worker computed (tests). */
   get ongoingWorkerSteps(): number {
-    return this.ongoing?.computed ?? 0;
+    return this.ongoing.current?.computed ?? 0;
   }
 
   /** The ongoing worker if it runs; starts it (in the background) once this process has indexed enough itself. */
   private ongoingWorker(): IndexWorker | undefined {
-    if (this.ongoing) {
-      if (this.ongoing.alive) return this.ongoing;
-      this.ongoing = null;
+    const worker = this.ongoing.current;
+    if (worker) {
+      if (worker.alive) return worker;
+      this.ongoing.drop();
       return undefined;
     }
-    if (this.ongoing === undefined && !this.ongoingStarting && this.indexes.computedHere >= this.ongoingWorkerAfter) {
-      this.startOngoingWorker().catch(() => {});
-    }
+    if (!this.ongoing.asked && this.indexes.computedHere >= this.ongoingWorkerAfter) this.startOngoingWorker().catch(() => {});
     return undefined;
   }
 
   /** Starts the ongoing index worker (once); resolves to whether it runs. */
   async startOngoingWorker(): Promise<boolean> {
-    const running = () => this.ongoing?.alive === true;
-    if (this.ongoing !== undefined) return running();
-    const url = !this.stopped && this.indexWorkers && this.bulk.workerFrom !== Infinity ? this.store.readerUrl?.() : null;
-    if (!url) {
-      this.ongoing = null;
-      return false;
-    }
-    this.ongoingStarting ??= IndexWorker.start(url).catch(() => null);
-    const worker = await this.ongoingStarting;
-    // (Once the catalog stops, stop() closes what it started.)
-    if (this.ongoing === undefined) this.ongoing = this.stopped ? null : worker;
-    return running();
+    return (await this.ongoing.started())?.alive === true;
   }
 
   /**

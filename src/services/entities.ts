@@ -9,6 +9,7 @@ import type { AspectRecord, AspectUpdate, AspectWrite, AspectWriteResult, Entity
 import { SYSTEM_ACTOR_URN, type Actor } from '../model/actor.js';
 import type { ChangeItem } from './ingest-format.js';
 import { applyPatch, type Stamp } from './patch.js';
+import { StartedOnce } from '../storage/module-workers.js';
 
 /** The stored values of some aspects, by name, typed by their definitions (a name not stored is absent). */
 export interface AspectValues<A extends AnyAspect> {
@@ -122,9 +123,8 @@ export class EntityService {
    * that file imports this one); none, batches are decoded by the route.
    */
   batchDecoderStarter: (() => Promise<BatchDecoder | null>) | null = null;
-  /** The batch decoding worker: undefined before it is started, null when it could not start (or is closed). */
-  private batchDecoders: BatchDecoder | null | undefined;
-  private batchDecodersStarting: Promise<BatchDecoder | null> | null = null;
+  /** The batch decoding worker (none where it cannot start, or once the service closes). */
+  private readonly batchDecoders = new StartedOnce<BatchDecoder>(async () => this.batchDecoderStarter?.() ?? null);
 
   /**
    * A REST ingestProposalBatch body (`{"proposals": [...]}`), decoded as the route decodes it and checked as `ingest`
@@ -135,12 +135,13 @@ export class EntityService {
    */
   async decodeProposalBatch(text: string, maxItems: number): Promise<ChangeItem[] | null> {
     if (!this.decodesBatchInWorker(text.length)) return null;
-    if (this.batchDecoders === undefined) {
+    const decoders = this.batchDecoders.current;
+    if (decoders === undefined) {
       this.startBatchDecoder().catch(() => {});
       return null;
     }
-    if (!this.batchDecoders) return null;
-    const decoded = await this.batchDecoders.decodeProposalBatch(text, maxItems);
+    if (!decoders) return null;
+    const decoded = await decoders.decodeProposalBatch(text, maxItems);
     if (!('items' in decoded) || decoded.invalid !== undefined) return null;
     this.batchesDecodedInWorker++;
     return decoded.items;
@@ -151,16 +152,8 @@ export class EntityService {
 
   /** Starts the batch decoding worker (once); resolves to whether it runs. */
   async startBatchDecoder(): Promise<boolean> {
-    const start = this.batchDecoderStarter;
-    if (!this.decodeInWorkers || !start) return false;
-    this.batchDecodersStarting ??= start().catch(() => null)
-      .then((d) => {
-        // (Closed meanwhile: close() ends what it started.)
-        if (this.batchDecoders === undefined) this.batchDecoders = d;
-        return d;
-      });
-    await this.batchDecodersStarting;
-    return !!this.batchDecoders;
+    if (!this.decodeInWorkers || !this.batchDecoderStarter) return false;
+    return (await this.batchDecoders.started()) !== null;
   }
 
   /** Whether a REST ingestProposalBatch body of this many characters is decoded in a worker thread (decodeProposalBatch). */
@@ -170,9 +163,7 @@ export class EntityService {
 
   /** Ends the batch decoding worker, if started (the catalog closes). */
   async close(): Promise<void> {
-    const started = this.batchDecoders === undefined && this.batchDecodersStarting ? await this.batchDecodersStarting : this.batchDecoders;
-    this.batchDecoders = null;
-    await started?.close();
+    await this.batchDecoders.close();
   }
 
   /** Called after every successful write or delete with the entity types it touched (cache invalidation). */
